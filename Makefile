@@ -1,0 +1,48 @@
+# Champollion Review — the two commands: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: run test install install-test migrate demo bench check-deploy worker beat clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+install-test: $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[test]"
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py load_demo
+
+## Install, migrate, load the human-authored demo data and serve on http://127.0.0.1:$(PORT)/
+run: demo
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+## Install test dependencies and run the whole suite (DATABASE_URL / CELERY_BROKER_URL select PostgreSQL / Redis)
+test: install-test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## Import benchmarks: prints a table and writes bench-results.json
+bench: install-test
+	$(BIN)/python scripts/bench_import.py
+
+check-deploy: install
+	DJANGO_ENV=production SECRET_KEY=$$(openssl rand -hex 32) ALLOWED_HOSTS=review.example.org \
+		$(BIN)/python manage.py check --deploy --fail-level WARNING
+
+worker: install
+	$(BIN)/celery -A config worker --loglevel=info
+
+beat: install
+	$(BIN)/celery -A config beat --loglevel=info
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3 .pytest_cache

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("", views.profile, name="profile"),
+    path("tokens/", views.create_token, name="create_token"),
+    path("tokens/<int:token_id>/revoke/", views.revoke_token, name="revoke_token"),
+]

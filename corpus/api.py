@@ -1,0 +1,165 @@
+"""REST API for corpora; every entry read goes through corpus.selectors."""
+
+from django.conf import settings
+from django.db.models import Prefetch
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import parsers, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from governance.models import Organization, Role
+from governance.selectors import organizations_where
+
+from . import selectors, services
+from .forms import EntryFilterForm
+from .models import DatasetVersion, Segment
+from .serializers import (
+    DatasetSerializer,
+    DatasetVersionSerializer,
+    EntrySerializer,
+    ImportErrorSerializer,
+    ImportResultSerializer,
+)
+from .validation import CorpusFileError, Problem
+from .views import filter_entries
+
+
+class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
+    """Datasets you may see: public ones, and those your organization stewards."""
+
+    serializer_class = DatasetSerializer
+    lookup_field = "identifier"
+    lookup_value_regex = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+
+    def get_queryset(self):
+        return selectors.visible_datasets(self.request.user).prefetch_related(
+            Prefetch("versions", queryset=DatasetVersion.objects.order_by("imported_at"))
+        )
+
+
+ENTRY_FILTERS = [
+    OpenApiParameter("segment", enum=Segment.values),
+    OpenApiParameter("difficulty", int),
+    OpenApiParameter("domain", str),
+    OpenApiParameter("register", str),
+    OpenApiParameter("provenance", str),
+    OpenApiParameter("q", str, description="Text search in source, reference, notes, or an exact id."),
+]
+
+
+class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = DatasetVersionSerializer
+
+    def get_queryset(self):
+        return selectors.visible_versions(self.request.user).order_by("dataset__identifier", "imported_at")
+
+    @extend_schema(
+        parameters=[OpenApiParameter("segment", enum=Segment.values, many=True)],
+        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+        description="The corpus file of this version, with only the entries you may see.",
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        version = self.get_object()
+        segments = request.query_params.getlist("segment")
+        unknown = [s for s in segments if s not in Segment.values]
+        if unknown:
+            raise ValidationError({"segment": f"unknown segment(s) {unknown}; expected: {', '.join(Segment.values)}"})
+        response = StreamingHttpResponse(
+            selectors.export_chunks(request.user, version, segments or None), content_type="application/json"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{version.dataset.identifier}-{version.version}.json"'
+        return response
+
+    @extend_schema(parameters=ENTRY_FILTERS, responses=EntrySerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def entries(self, request, pk=None):
+        version = self.get_object()
+        form = EntryFilterForm(request.query_params)
+        if not form.is_valid():
+            raise ValidationError(form.errors)
+        entries = filter_entries(selectors.visible_entries(request.user, version), form)
+        entries = entries.select_related("version__dataset").order_by("position")
+        page = self.paginate_queryset(entries)
+        return self.get_paginated_response(EntrySerializer(page, many=True).data)
+
+
+class EntryViewSet(viewsets.ReadOnlyModelViewSet):
+    """Entries you may see, by their numeric key (`pk`)."""
+
+    serializer_class = EntrySerializer
+
+    def get_queryset(self):
+        return selectors.visible_entries(self.request.user).select_related("version__dataset").order_by("pk")
+
+
+def problem_payload(problem: Problem) -> dict:
+    return {
+        "message": problem.message,
+        "field": problem.field,
+        "entry_index": problem.entry_index,
+        "entry_id": problem.entry_id,
+        "line": problem.line,
+        "column": problem.column,
+        "text": str(problem),
+    }
+
+
+class CorpusImportView(APIView):
+    """Import a corpus file (the raw JSON as the request body, or a multipart `file`)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [parsers.MultiPartParser, parsers.FileUploadParser]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("org", str, required=True, description="Slug of the steward organization.")],
+        request={"multipart/form-data": inline_serializer("CorpusUpload", {"file": serializers.FileField()}),
+                 "application/json": OpenApiTypes.OBJECT},
+        responses={201: ImportResultSerializer, 200: ImportResultSerializer, 400: ImportErrorSerializer},
+    )
+    def post(self, request):
+        slug = request.query_params.get("org", "")
+        organization = Organization.objects.filter(slug=slug).first()
+        if organization is None:
+            raise NotFound(f"Unknown organization {slug!r} (query parameter 'org').")
+        if not organizations_where(request.user, [Role.CURATOR, Role.GOVERNANCE]).filter(pk=organization.pk).exists():
+            raise PermissionDenied("Only curators and governance staff of the organization import its corpora.")
+        data = self.read_body(request)
+        try:
+            outcome = services.import_corpus(data, organization, imported_by=request.user)
+        except CorpusFileError as error:
+            return Response(
+                {"detail": f"{error.total} problem(s); nothing was stored.", "total": error.total,
+                 "problems": [problem_payload(p) for p in error.problems]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        body = {
+            "created": outcome.created,
+            "message": outcome.message,
+            "warnings": outcome.warnings,
+            "version": DatasetVersionSerializer(outcome.version).data,
+        }
+        return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
+
+    def read_body(self, request) -> bytes:
+        """The upload's bytes, refusing oversized ones before reading them."""
+        limit = settings.CORPUS_MAX_UPLOAD_BYTES
+        if request.content_type.startswith("multipart/"):
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise ValidationError({"file": "attach the corpus file as the multipart field 'file'"})
+            size = upload.size
+        else:
+            size = int(request.META.get("CONTENT_LENGTH") or 0)
+            upload = None
+        if size > limit:
+            raise ValidationError({"file": f"the file is {size:,} bytes; the limit is {limit:,} bytes"})
+        if upload is not None:
+            return upload.read()
+        # Read the stream, not request.body, which caps at DATA_UPLOAD_MAX_MEMORY_SIZE for form posts.
+        return request.stream.read() if request.stream is not None else b""

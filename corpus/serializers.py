@@ -1,0 +1,67 @@
+from rest_framework import serializers
+
+from .models import Dataset, DatasetVersion, Entry
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="identifier")
+    organization = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    versions = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Dataset
+        fields = ["id", "organization", "is_public", "versions"]
+
+    def get_versions(self, dataset) -> list[str]:
+        return [version.version for version in dataset.versions.all()]
+
+
+class DatasetVersionSerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="dataset.identifier")
+    organization = serializers.CharField(source="dataset.organization.slug")
+    frozen = serializers.BooleanField(source="is_frozen")
+
+    class Meta:
+        model = DatasetVersion
+        fields = [
+            "id", "dataset", "organization", "version", "language_pair", "source_language", "target_language",
+            "created", "license", "provenance", "sha256", "entry_count", "frozen", "frozen_at", "imported_at",
+        ]
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="entry_id", help_text="The entry's id within its dataset version.")
+    pk = serializers.IntegerField(read_only=True)
+    dataset = serializers.CharField(source="version.dataset.identifier")
+    version = serializers.CharField(source="version.version")
+    difficulty = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        model = Entry
+        fields = [
+            "pk", "id", "dataset", "version", "source", "reference", "segment", "difficulty", "provenance",
+            "register", "context", "domain", "morphological_analysis", "notes", "variant_class",
+        ]
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    message = serializers.CharField()
+    field = serializers.CharField()
+    entry_index = serializers.IntegerField(allow_null=True)
+    entry_id = serializers.CharField(allow_null=True)
+    line = serializers.IntegerField(allow_null=True)
+    column = serializers.IntegerField(allow_null=True)
+    text = serializers.CharField(help_text="The whole problem as one sentence.")
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    total = serializers.IntegerField()
+    problems = ImportProblemSerializer(many=True)
+
+
+class ImportResultSerializer(serializers.Serializer):
+    created = serializers.BooleanField(help_text="False when the same file was already imported.")
+    message = serializers.CharField()
+    warnings = serializers.ListField(child=serializers.CharField())
+    version = DatasetVersionSerializer()

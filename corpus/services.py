@@ -1,0 +1,241 @@
+"""Every write on the corpus. Imports are all-or-nothing; frozen versions never change."""
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from governance.models import Organization
+
+from .models import Dataset, DatasetVersion, Entry
+from .validation import (
+    CorpusFileError,
+    Problem,
+    ValidEntry,
+    decode_corpus_bytes,
+    validate_corpus,
+    validate_entry,
+)
+
+INSERT_BATCH_SIZE = 5000
+
+
+class FrozenVersionError(Exception):
+    """The version is frozen: a run card depends on it. Changes go into a new version."""
+
+
+@dataclass
+class ImportOutcome:
+    version: DatasetVersion
+    created: bool
+    entry_count: int
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def message(self) -> str:
+        if not self.created:
+            return f"{self.version} was already imported (same sha256); nothing changed."
+        return f"Imported {self.entry_count:,} entries into {self.version}."
+
+
+def corpus_file_chunks(envelope: str, documents: Iterable[str]) -> Iterator[bytes]:
+    """The corpus file format (SPEC §3.1), streamed: the stored envelope and entry objects verbatim."""
+    yield b'{\n  "dataset": ' + envelope.encode("utf-8") + b',\n  "entries": ['
+    separator = b"\n    "
+    for document in documents:
+        yield separator + document.encode("utf-8")
+        separator = b",\n    "
+    yield b"\n  ]\n}\n"
+
+
+def content_sha256(version: DatasetVersion) -> str:
+    digest = hashlib.sha256()
+    documents = version.entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
+    for chunk in corpus_file_chunks(version.envelope, documents):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def entry_row(version: DatasetVersion, valid: ValidEntry, position: int | None = None) -> Entry:
+    data = valid.data
+    return Entry(
+        version=version,
+        position=valid.position if position is None else position,
+        entry_id=valid.entry_id,
+        source=data["source"],
+        reference=data["reference"],
+        segment=valid.segment,
+        difficulty=valid.difficulty,
+        provenance=valid.provenance,
+        register=valid.register,
+        context=valid.context,
+        domain=valid.domain,
+        morphological_analysis=data.get("morphological_analysis") or "",
+        notes=data.get("notes") or "",
+        variant_class=data.get("variant_class") or "",
+        document=json.dumps(data, ensure_ascii=False),
+    )
+
+
+def import_corpus(data: bytes, organization: Organization, imported_by=None) -> ImportOutcome:
+    """Import a corpus file as a new dataset version of `organization`.
+
+    Every problem is reported at once (CorpusFileError) and nothing is stored on error. The same
+    file again is recognised by its sha256; the same id and version with other content is refused.
+    """
+    parsed, scan_text = decode_corpus_bytes(data, settings.CORPUS_MAX_UPLOAD_BYTES)
+    corpus = validate_corpus(parsed, scan_text=scan_text)
+    sha256 = hashlib.sha256(data).hexdigest()
+    fields = corpus.envelope_fields
+    with transaction.atomic():
+        dataset = Dataset.objects.select_for_update().filter(identifier=fields["identifier"]).first()
+        if dataset is not None and dataset.organization_id != organization.pk:
+            raise CorpusFileError([Problem(
+                f"dataset {fields['identifier']!r} is stewarded by another organization; "
+                "choose another dataset id", field="dataset.id")])
+        if dataset is None:
+            dataset = Dataset.objects.create(identifier=fields["identifier"], organization=organization)
+        existing = dataset.versions.filter(version=fields["version"]).first()
+        if existing is not None:
+            if existing.sha256 == sha256:
+                return ImportOutcome(existing, created=False, entry_count=existing.entry_count)
+            raise CorpusFileError([Problem(
+                f"version {fields['version']!r} of {fields['identifier']!r} is already stored with different "
+                f"content (sha256 {existing.sha256[:12]}…, this file {sha256[:12]}…); give the changed corpus "
+                "a new version number", field="dataset.version")])
+        version = DatasetVersion.objects.create(
+            dataset=dataset,
+            version=fields["version"],
+            language_pair=fields["language_pair"],
+            source_language=fields["source_language"],
+            target_language=fields["target_language"],
+            created=fields["created"],
+            license=fields["license"],
+            provenance=fields["provenance"],
+            envelope=json.dumps(corpus.envelope, ensure_ascii=False),
+            sha256=sha256,
+            entry_count=len(corpus.entries),
+            imported_by=imported_by,
+        )
+        for start in range(0, len(corpus.entries), INSERT_BATCH_SIZE):
+            batch = corpus.entries[start : start + INSERT_BATCH_SIZE]
+            Entry.objects.bulk_create([entry_row(version, valid) for valid in batch])
+    return ImportOutcome(version, created=True, entry_count=len(corpus.entries), warnings=corpus.warnings)
+
+
+def ensure_editable(version: DatasetVersion) -> None:
+    if version.is_frozen:
+        raise FrozenVersionError(
+            f"{version} is frozen since {version.frozen_at:%Y-%m-%d}: a run card references it. "
+            "Create a new version to change its entries."
+        )
+
+
+def refresh_version_content(version: DatasetVersion) -> None:
+    """Keep entry_count and sha256 equal to what exporting the version produces."""
+    version.entry_count = version.entries.count()
+    version.sha256 = content_sha256(version)
+    version.save(update_fields=["entry_count", "sha256"])
+
+
+def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position: int, exclude_pk=None) -> ValidEntry:
+    problems: list[Problem] = []
+    taken = dict.fromkeys(version.entries.exclude(pk=exclude_pk).values_list("entry_id", flat=True), -1)
+    valid = validate_entry(position, data, problems, taken)
+    if problems:
+        raise CorpusFileError(problems)
+    return valid
+
+
+@transaction.atomic
+def add_entry(version: DatasetVersion, data: dict[str, Any]) -> Entry:
+    """Append one entry, validated by the same rules as an imported one."""
+    version = DatasetVersion.objects.select_for_update().get(pk=version.pk)
+    ensure_editable(version)
+    last = version.entries.order_by("-position").values_list("position", flat=True).first()
+    position = 0 if last is None else last + 1
+    valid = validate_entry_data(data, version, position)
+    entry = entry_row(version, valid)
+    entry.save()
+    refresh_version_content(version)
+    return entry
+
+
+@transaction.atomic
+def update_entry(entry: Entry, changes: dict[str, Any]) -> Entry:
+    """Change fields of an entry; fields set to None are removed from its stored object."""
+    version = DatasetVersion.objects.select_for_update().get(pk=entry.version_id)
+    ensure_editable(version)
+    data = json.loads(entry.document)
+    for key, value in changes.items():
+        if value is None or value == "":
+            data.pop(key, None)
+        else:
+            data[key] = value
+    valid = validate_entry_data(data, version, entry.position, exclude_pk=entry.pk)
+    updated = entry_row(version, valid)
+    updated.pk = entry.pk
+    updated.save()
+    refresh_version_content(version)
+    return updated
+
+
+@transaction.atomic
+def freeze_version(version: DatasetVersion) -> DatasetVersion:
+    """Make a version immutable; later issues call this when a run card references it."""
+    locked = DatasetVersion.objects.select_for_update().get(pk=version.pk)
+    if locked.frozen_at is None:
+        locked.frozen_at = timezone.now()
+        locked.save(update_fields=["frozen_at"])
+    return locked
+
+
+@transaction.atomic
+def create_next_version(version: DatasetVersion, new_version: str, created_by=None) -> DatasetVersion:
+    """Copy a (typically frozen) version's entries into a new, editable version."""
+    new_version = new_version.strip()
+    if not new_version or len(new_version) > 50:
+        raise ValueError("The new version needs a version string of at most 50 characters.")
+    if version.dataset.versions.filter(version=new_version).exists():
+        raise ValueError(f"Version {new_version!r} of {version.dataset} already exists.")
+    envelope = json.loads(version.envelope)
+    envelope["version"] = new_version
+    today = timezone.now().date()
+    if "created" in envelope:
+        envelope["created"] = today.isoformat()
+    successor = DatasetVersion.objects.create(
+        dataset=version.dataset,
+        version=new_version,
+        language_pair=version.language_pair,
+        source_language=version.source_language,
+        target_language=version.target_language,
+        created=today,
+        license=version.license,
+        provenance=version.provenance,
+        envelope=json.dumps(envelope, ensure_ascii=False),
+        sha256=version.sha256,
+        entry_count=version.entry_count,
+        imported_by=created_by,
+    )
+    fields = [f.name for f in Entry._meta.concrete_fields if f.name not in ("id", "version")]
+    batch: list[Entry] = []
+    for values in version.entries.order_by("position").values(*fields).iterator(chunk_size=INSERT_BATCH_SIZE):
+        batch.append(Entry(version=successor, **values))
+        if len(batch) >= INSERT_BATCH_SIZE:
+            Entry.objects.bulk_create(batch)
+            batch = []
+    Entry.objects.bulk_create(batch)
+    refresh_version_content(successor)
+    return successor
+
+
+@transaction.atomic
+def set_dataset_public(dataset: Dataset, is_public: bool) -> Dataset:
+    dataset.is_public = is_public
+    dataset.save(update_fields=["is_public"])
+    return dataset

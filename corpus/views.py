@@ -1,0 +1,230 @@
+"""Corpus pages. Entries are always read through corpus.selectors.visible_entries."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from governance.models import Role
+from governance.selectors import has_role, organizations_where
+
+from . import selectors, services
+from .forms import CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm
+from .models import Segment
+from .validation import CorpusFileError, Problem
+
+
+def dataset_list(request):
+    versions = selectors.visible_versions(request.user).order_by("dataset__identifier", "-imported_at")
+    can_import = organizations_where(request.user, [Role.CURATOR, Role.GOVERNANCE]).exists()
+    return render(request, "corpus/dataset_list.html", {"versions": versions, "can_import": can_import})
+
+
+def get_visible_version(user, pk: int):
+    return get_object_or_404(selectors.visible_versions(user), pk=pk)
+
+
+def dataset_detail(request, identifier: str):
+    dataset = get_object_or_404(selectors.visible_datasets(request.user), identifier=identifier)
+    latest = dataset.versions.order_by("-imported_at").first()
+    if latest is None:
+        raise Http404("This dataset has no versions.")
+    return redirect("corpus:version", pk=latest.pk)
+
+
+def version_detail(request, pk: int):
+    version = get_visible_version(request.user, pk)
+    entries = selectors.visible_entries(request.user, version)
+    can_curate = selectors.can_curate(request.user, version.dataset)
+    context = {
+        "version": version,
+        "dataset": version.dataset,
+        "other_versions": version.dataset.versions.exclude(pk=version.pk).order_by("-imported_at"),
+        "readiness": selectors.readiness(version),
+        "visible_count": entries.count(),
+        "distributions": [
+            ("Segment", selectors.distribution(entries, "segment")),
+            ("Difficulty", selectors.distribution(entries, "difficulty")),
+            ("Register", selectors.distribution(entries, "register")),
+            ("Domain", selectors.distribution(entries, "domain")),
+        ],
+        "can_curate": can_curate,
+        "can_see_secret": selectors.can_see_secret_segments(request.user, version.dataset),
+        "is_governance": has_role(request.user, version.dataset.organization, Role.GOVERNANCE),
+        "next_version_form": NextVersionForm(),
+    }
+    return render(request, "corpus/version_detail.html", context)
+
+
+def filter_entries(entries, form: EntryFilterForm):
+    if not form.is_valid():
+        return entries
+    data = form.cleaned_data
+    for name in ("segment", "domain", "register", "provenance"):
+        if data.get(name):
+            entries = entries.filter(**{name: data[name]})
+    if data.get("difficulty") is not None:
+        entries = entries.filter(difficulty=data["difficulty"])
+    if data.get("q"):
+        query = data["q"]
+        entries = entries.filter(
+            Q(source__icontains=query) | Q(reference__icontains=query) | Q(entry_id=query) | Q(notes__icontains=query)
+        )
+    return entries
+
+
+def entry_list(request, pk: int):
+    version = get_visible_version(request.user, pk)
+    form = EntryFilterForm(request.GET or None)
+    entries = filter_entries(selectors.visible_entries(request.user, version), form)
+    page = Paginator(entries.order_by("position"), 50).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "corpus/entry_list.html",
+        {
+            "version": version,
+            "form": form,
+            "page": page,
+            "query_string": query.urlencode(),
+            "can_curate": selectors.can_curate(request.user, version.dataset),
+        },
+    )
+
+
+def entry_detail(request, pk: int):
+    entry = get_object_or_404(selectors.visible_entries(request.user).select_related("version__dataset"), pk=pk)
+    return render(
+        request,
+        "corpus/entry_detail.html",
+        {"entry": entry, "version": entry.version, "can_curate": selectors.can_curate(request.user, entry.version.dataset)},
+    )
+
+
+def export_version(request, pk: int):
+    version = get_visible_version(request.user, pk)
+    segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
+    suffix = "-" + "-".join(segments) if segments else ""
+    response = StreamingHttpResponse(
+        selectors.export_chunks(request.user, version, segments or None), content_type="application/json; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{version.dataset.identifier}-{version.version}{suffix}.json"'
+    return response
+
+
+@login_required
+def import_corpus(request):
+    organizations = list(organizations_where(request.user, [Role.CURATOR, Role.GOVERNANCE]))
+    if not organizations:
+        raise PermissionDenied("Only curators and governance staff of an organization import corpora.")
+    form = CorpusUploadForm(request.POST or None, request.FILES or None, organizations=organizations)
+    problems = None
+    total_problems = 0
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        organization = form.organizations[form.cleaned_data["organization"]]
+        upload = form.cleaned_data["file"]
+        try:
+            if upload.size > settings.CORPUS_MAX_UPLOAD_BYTES:
+                raise CorpusFileError([Problem(
+                    f"the file is {upload.size:,} bytes; the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes")])
+            outcome = services.import_corpus(upload.read(), organization, imported_by=request.user)
+        except CorpusFileError as error:
+            problems, total_problems, status = error.problems, error.total, 400
+        else:
+            messages.success(request, outcome.message)
+            for warning in outcome.warnings:
+                messages.warning(request, warning)
+            return redirect("corpus:version", pk=outcome.version.pk)
+    elif request.method == "POST":
+        status = 400
+    return render(
+        request,
+        "corpus/import.html",
+        {"form": form, "problems": problems, "total_problems": total_problems},
+        status=status,
+    )
+
+
+def curated_version(request, pk: int):
+    version = get_visible_version(request.user, pk)
+    if not selectors.can_curate(request.user, version.dataset):
+        raise PermissionDenied("Only curators and governance staff of the steward organization edit this corpus.")
+    return version
+
+
+def entry_form_view(request, version, entry=None):
+    initial = None
+    if entry is not None:
+        initial = {name: getattr(entry, name) for name in EntryForm.base_fields if name != "entry_id"}
+        initial.update(entry_id=entry.entry_id, difficulty=entry.difficulty or "")
+    form = EntryForm(request.POST or None, initial=initial)
+    problems = None
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                if entry is None:
+                    saved = services.add_entry(version, form.entry_data())
+                else:
+                    saved = services.update_entry(entry, form.entry_data())
+            except CorpusFileError as error:
+                problems = error.problems
+            except services.FrozenVersionError as error:
+                problems = [str(error)]
+            else:
+                messages.success(request, f"Entry {saved.entry_id} saved.")
+                return redirect("corpus:entry", pk=saved.pk)
+    return render(
+        request,
+        "corpus/entry_form.html",
+        {"form": form, "version": version, "entry": entry, "problems": problems},
+        status=status,
+    )
+
+
+@login_required
+def entry_create(request, pk: int):
+    return entry_form_view(request, curated_version(request, pk))
+
+
+@login_required
+def entry_edit(request, pk: int):
+    entry = get_object_or_404(selectors.visible_entries(request.user).select_related("version__dataset"), pk=pk)
+    return entry_form_view(request, curated_version(request, entry.version_id), entry)
+
+
+@login_required
+@require_POST
+def next_version(request, pk: int):
+    version = curated_version(request, pk)
+    form = NextVersionForm(request.POST)
+    if form.is_valid():
+        try:
+            successor = services.create_next_version(version, form.cleaned_data["new_version"], request.user)
+        except ValueError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Created {successor} from {version}.")
+            return redirect("corpus:version", pk=successor.pk)
+    else:
+        messages.error(request, "Give the new version a name, e.g. 1.1.")
+    return redirect("corpus:version", pk=version.pk)
+
+
+@login_required
+@require_POST
+def set_public(request, pk: int):
+    version = get_visible_version(request.user, pk)
+    if not has_role(request.user, version.dataset.organization, Role.GOVERNANCE):
+        raise PermissionDenied("Only governance staff of the steward organization decide publication.")
+    services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1")
+    messages.success(request, "Publication setting saved.")
+    return redirect("corpus:version", pk=version.pk)

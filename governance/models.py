@@ -1,0 +1,91 @@
+"""Language-community governance organizations, their members' roles, and invitations."""
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Role(models.TextChoices):
+    GOVERNANCE = "governance", "Governance staff"
+    CURATOR = "curator", "Corpus curator"
+    SPEAKER = "speaker", "Speaker"
+
+
+# Roles that may see the secret segments of the organization's corpora.
+SECRET_READER_ROLES = (Role.GOVERNANCE, Role.CURATOR)
+
+
+class Organization(models.Model):
+    """Represents a language community; stewards corpora and operates under recorded principles."""
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=60, unique=True)
+    languages = models.JSONField(default=list, blank=True, help_text="BCP 47 codes of the languages it stewards.")
+    principles = models.TextField(blank=True, help_text="The principles it operates under, e.g. OCAP®, CARE.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """One role of one user in one organization; a user with several roles has several rows."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["organization__name", "role"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "organization", "role"], name="membership_unique_role"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} — {self.get_role_display()} of {self.organization}"
+
+
+def new_invitation_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def default_invitation_expiry():
+    return timezone.now() + timedelta(days=14)
+
+
+class Invitation(models.Model):
+    """A sign-up link bound to one organization and role, sent to one e-mail address."""
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=20, choices=[(Role.CURATOR, "Corpus curator"), (Role.SPEAKER, "Speaker")])
+    token = models.CharField(max_length=64, unique=True, default=new_invitation_token)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(default=default_invitation_expiry)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(role__in=["curator", "speaker"]), name="invitation_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} as {self.role} of {self.organization}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.accepted_at is None and self.expires_at > timezone.now()

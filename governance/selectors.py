@@ -1,0 +1,47 @@
+"""Who holds which role where: the single source for role checks."""
+
+from django.db.models import QuerySet
+
+from .models import SECRET_READER_ROLES, Membership, Organization, Role
+
+
+def organizations_where(user, roles) -> QuerySet[Organization]:
+    """Organizations in which `user` holds any of `roles` (none for anonymous users)."""
+    if not user or not user.is_authenticated:
+        return Organization.objects.none()
+    return Organization.objects.filter(memberships__user=user, memberships__role__in=list(roles)).distinct()
+
+
+def secret_reader_org_ids(user) -> list[int]:
+    """Organizations whose secret segments `user` may read: governance staff and curators only."""
+    if not user or not user.is_authenticated:
+        return []
+    cached = getattr(user, "_secret_reader_org_ids", None)
+    if cached is None:
+        cached = list(
+            Membership.objects.filter(user=user, role__in=list(SECRET_READER_ROLES))
+            .values_list("organization_id", flat=True)
+            .distinct()
+        )
+        user._secret_reader_org_ids = cached
+    return cached
+
+
+def has_role(user, organization: Organization, *roles: Role) -> bool:
+    if not user or not user.is_authenticated:
+        return False
+    return Membership.objects.filter(user=user, organization=organization, role__in=list(roles)).exists()
+
+
+def memberships_of(user) -> dict[Organization, list[str]]:
+    """The user's organizations with the display names of their roles there."""
+    grouped: dict[Organization, list[str]] = {}
+    for membership in Membership.objects.filter(user=user).select_related("organization"):
+        grouped.setdefault(membership.organization, []).append(membership.get_role_display())
+    return grouped
+
+
+def open_invitations(organization: Organization):
+    from django.utils import timezone
+
+    return organization.invitations.filter(accepted_at__isnull=True, expires_at__gt=timezone.now())

@@ -1,0 +1,69 @@
+"""Writes on organizations, memberships and invitations."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.services import get_or_create_user
+
+from .models import Invitation, Membership, Organization, Role
+
+
+class InvitationError(Exception):
+    """An invitation that cannot be accepted, with a message for the person holding the link."""
+
+
+@transaction.atomic
+def create_organization(
+    slug: str, name: str, languages: list[str], principles: str = ""
+) -> tuple[Organization, bool]:
+    """Create the organization, or bring an existing one's name, languages and principles up to date."""
+    defaults = {"name": name, "languages": sorted(set(languages))}
+    if principles:
+        defaults["principles"] = principles
+    organization, created = Organization.objects.update_or_create(slug=slug, defaults=defaults)
+    return organization, created
+
+
+@transaction.atomic
+def add_member(email: str, organization: Organization, role: str, password: str | None = None):
+    """Give `email` the role in the organization, creating the (verified) user when missing."""
+    if role not in Role.values:
+        raise ValueError(f"Unknown role {role!r}; expected one of: {', '.join(Role.values)}.")
+    user, user_created = get_or_create_user(email, password)
+    _, membership_created = Membership.objects.get_or_create(user=user, organization=organization, role=role)
+    return user, user_created, membership_created
+
+
+@transaction.atomic
+def invite_member(organization: Organization, email: str, role: str, invited_by) -> Invitation:
+    """Record an invitation and e-mail its link once the transaction commits."""
+    from .tasks import send_invitation_email
+
+    invitation = Invitation.objects.create(
+        organization=organization, email=email.strip().lower(), role=role, invited_by=invited_by
+    )
+    transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk))
+    return invitation
+
+
+@transaction.atomic
+def accept_invitation(token: str, user) -> Membership:
+    """Grant the invited role to `user`, whose e-mail must be the invited one."""
+    invitation = Invitation.objects.select_for_update().filter(token=token).first()
+    if invitation is None:
+        raise InvitationError("This invitation link is not valid.")
+    if invitation.accepted_at is not None:
+        raise InvitationError("This invitation has already been used.")
+    if invitation.expires_at <= timezone.now():
+        raise InvitationError("This invitation has expired; ask the organization for a new one.")
+    if user.email.lower() != invitation.email.lower():
+        raise InvitationError(
+            f"This invitation was sent to {invitation.email}; sign in with that address to accept it."
+        )
+    membership, _ = Membership.objects.get_or_create(
+        user=user, organization=invitation.organization, role=invitation.role
+    )
+    invitation.accepted_at = timezone.now()
+    invitation.accepted_by = user
+    invitation.save(update_fields=["accepted_at", "accepted_by"])
+    return membership

@@ -1,0 +1,58 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+
+from accounts.adapter import PENDING_INVITATION_KEY
+
+from . import selectors, services
+from .forms import InvitationForm
+from .models import Invitation, Organization, Role
+
+
+def organization_detail(request, slug: str):
+    organization = get_object_or_404(Organization, slug=slug)
+    is_governance = selectors.has_role(request.user, organization, Role.GOVERNANCE)
+    form = InvitationForm(request.POST or None) if is_governance else None
+    if request.method == "POST":
+        if not is_governance:
+            raise PermissionDenied("Only governance staff invite members.")
+        if form.is_valid():
+            invitation = services.invite_member(
+                organization, form.cleaned_data["email"], form.cleaned_data["role"], request.user
+            )
+            messages.success(request, f"Invitation sent to {invitation.email}.")
+            return redirect("governance:organization", slug=slug)
+    context = {
+        "organization": organization,
+        "is_governance": is_governance,
+        "form": form,
+        "members": organization.memberships.select_related("user").order_by("user__email", "role")
+        if is_governance
+        else None,
+        "invitations": selectors.open_invitations(organization) if is_governance else None,
+    }
+    return render(request, "governance/organization_detail.html", context, status=400 if form and form.errors else 200)
+
+
+def invitation(request, token: str):
+    """The link from an invitation e-mail: accept when signed in, or sign up with the invited address."""
+    invitation = Invitation.objects.select_related("organization").filter(token=token).first()
+    if invitation is None or not invitation.is_open:
+        return render(request, "governance/invitation.html", {"invitation": None}, status=404)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"/accounts/login/?next={request.path}")
+        try:
+            services.accept_invitation(token, request.user)
+        except services.InvitationError as error:
+            messages.error(request, str(error))
+            return redirect("governance:invitation", token=token)
+        messages.success(request, f"You are now a {invitation.get_role_display().lower()} of {invitation.organization}.")
+        return redirect("accounts:profile")
+    if not request.user.is_authenticated:
+        from allauth.account.adapter import get_adapter
+
+        request.session[PENDING_INVITATION_KEY] = token
+        get_adapter(request).stash_verified_email(request, invitation.email)
+    return render(request, "governance/invitation.html", {"invitation": invitation})
