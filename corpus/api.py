@@ -64,7 +64,7 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         description="The corpus file of this version, with only the entries you may see.",
     )
     @action(detail=True, methods=["get"])
-    def export(self, request, pk=None):
+    def export(self, request, pk=None, format=None):
         version = self.get_object()
         segments = request.query_params.getlist("segment")
         unknown = [s for s in segments if s not in Segment.values]
@@ -78,7 +78,7 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(parameters=ENTRY_FILTERS, responses=EntrySerializer(many=True))
     @action(detail=True, methods=["get"])
-    def entries(self, request, pk=None):
+    def entries(self, request, pk=None, format=None):
         version = self.get_object()
         form = EntryFilterForm(request.query_params)
         if not form.is_valid():
