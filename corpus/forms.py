@@ -41,11 +41,21 @@ class EntryForm(forms.Form):
     variant_class = forms.CharField(max_length=200, required=False)
 
     def entry_data(self) -> dict:
-        """The entry object as the corpus file format has it; an id of digits becomes an integer."""
+        """The entry object as the corpus file format has it: an id of digits becomes an integer and
+        empty optional fields are left out rather than stored as empty strings."""
         data = dict(self.cleaned_data)
         raw_id = data.pop("entry_id").strip()
         data = {"id": int(raw_id) if raw_id.isdigit() else raw_id, **data}
-        return {key: value for key, value in data.items()}
+        return {key: value for key, value in data.items() if value not in (None, "")}
+
+
+    def entry_changes(self) -> dict:
+        """Like entry_data, but a field the curator emptied maps to None, which removes it."""
+        changes = self.entry_data()
+        for name in self.fields:
+            if name != "entry_id":
+                changes.setdefault(name, None)
+        return changes
 
 
 class NextVersionForm(forms.Form):

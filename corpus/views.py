@@ -174,7 +174,7 @@ def entry_form_view(request, version, entry=None):
                 if entry is None:
                     saved = services.add_entry(version, form.entry_data())
                 else:
-                    saved = services.update_entry(entry, form.entry_data())
+                    saved = services.update_entry(entry, form.entry_changes())
             except CorpusFileError as error:
                 problems = error.problems
             except services.FrozenVersionError as error:

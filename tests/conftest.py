@@ -24,6 +24,16 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def clean_cache():
+    """Rate-limit counters live in the cache; each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 def entry(entry_id, segment="development", **fields):
     """An entry whose texts carry the secret marker when its segment is secret."""
     marker = f"{SECRET_MARK}-{segment}-{entry_id}" if segment in ("gold_standard", "held_out") else f"public-{entry_id}"

@@ -1,0 +1,110 @@
+"""Accounts, roles, management commands and personal API tokens."""
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from accounts.models import ApiToken, User
+from governance.models import Membership, Organization
+
+from .conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_org_is_idempotent_and_says_what_it_did(capsys):
+    call_command("create_org", "nehiyaw", "--name", "Nêhiyaw Council", "--language", "crk", "--language", "crk-Cans")
+    call_command("create_org", "nehiyaw", "--name", "Nêhiyaw Council", "--language", "crk")
+    out = capsys.readouterr().out
+    assert "Created organization nehiyaw (Nêhiyaw Council); languages: crk, crk-Cans" in out
+    assert "Updated organization nehiyaw" in out
+    assert Organization.objects.get(slug="nehiyaw").languages == ["crk"]
+
+
+def test_add_member_creates_verified_user_and_is_idempotent(steward, capsys):
+    call_command("add_member", "New.Person@Example.org", "--org", "steward", "--role", "speaker", "--password", PASSWORD)
+    call_command("add_member", "new.person@example.org", "--org", "steward", "--role", "speaker")
+    call_command("add_member", "new.person@example.org", "--org", "steward", "--role", "curator")
+    out = capsys.readouterr().out
+    assert "Created user New.Person@example.org" in out
+    assert "already is speaker of steward; nothing changed" in out
+    assert "Added New.Person@example.org as curator of steward" in out
+    user = User.objects.get()
+    assert user.check_password(PASSWORD)
+    assert EmailAddress.objects.get(user=user).verified
+    assert sorted(Membership.objects.filter(user=user).values_list("role", flat=True)) == ["curator", "speaker"]
+
+
+def test_add_member_refuses_unknown_org_and_role(steward):
+    with pytest.raises(CommandError, match="No organization with slug 'nope'"):
+        call_command("add_member", "a@b.example", "--org", "nope", "--role", "speaker")
+    with pytest.raises(CommandError, match="invalid choice: 'chief'"):
+        call_command("add_member", "a@b.example", "--org", "steward", "--role", "chief")
+
+
+def test_create_api_token_prints_a_working_key(curator, client, capsys):
+    call_command("create_api_token", curator.email)
+    key = capsys.readouterr().out.strip()
+    assert len(key) == 40
+    token = ApiToken.objects.get(user=curator)
+    assert token.key_hash != key and key.startswith(token.prefix)
+    response = client.get("/api/v1/datasets/", HTTP_AUTHORIZATION=f"Token {key}")
+    assert response.status_code == 200
+    with pytest.raises(CommandError, match="No user"):
+        call_command("create_api_token", "ghost@example.org")
+
+
+def test_profile_shows_memberships_and_manages_tokens(client, curator, steward):
+    client.force_login(curator)
+    page = client.get("/accounts/profile/")
+    assert b"Steward Nation" in page.content and b"Corpus curator" in page.content
+    created = client.post("/accounts/profile/tokens/", {"name": "laptop"}, follow=True)
+    key = created.context["new_key"]
+    assert key and key.encode() in created.content
+    assert client.get("/accounts/profile/").context["new_key"] is None, "a key is shown only once"
+    assert client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
+    token = ApiToken.objects.get(user=curator)
+    client.post(f"/accounts/profile/tokens/{token.pk}/revoke/")
+    assert client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
+
+
+def test_a_user_cannot_revoke_someone_elses_token(client, curator, speaker):
+    from accounts.services import create_api_token
+
+    token, key = create_api_token(curator)
+    client.force_login(speaker)
+    client.post(f"/accounts/profile/tokens/{token.pk}/revoke/")
+    token.refresh_from_db()
+    assert token.is_active
+
+
+def test_login_by_email_through_allauth(client, curator):
+    response = client.post("/accounts/login/", {"login": curator.email, "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/accounts/profile/").status_code == 200
+
+
+def test_failed_logins_are_rate_limited(client, curator):
+    pages = [client.post("/accounts/login/", {"login": curator.email, "password": "wrong"}).content
+             for _ in range(6)]
+    assert b"Too many failed login attempts" not in pages[0]
+    assert b"Too many failed login attempts" in pages[-1]
+    blocked = client.post("/accounts/login/", {"login": curator.email, "password": PASSWORD})
+    assert blocked.status_code != 302, "the right password is refused too while the limit holds"
+
+
+def test_profile_requires_login(client):
+    response = client.get("/accounts/profile/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_only_governance_can_invite(client, steward, curator, governance_user):
+    client.force_login(curator)
+    assert client.post(f"/orgs/{steward.slug}/", {"email": "x@y.example", "role": "speaker"}).status_code == 403
+    client.force_login(governance_user)
+    page = client.get(f"/orgs/{steward.slug}/")
+    assert b"Invite a speaker or curator" in page.content
+    bad = client.post(f"/orgs/{steward.slug}/", {"email": "not-an-email", "role": "governance"})
+    assert bad.status_code == 400
+    assert b"Enter a valid email address" in bad.content and b"Select a valid choice" in bad.content
