@@ -1,5 +1,7 @@
 """Accounts, roles, management commands and personal API tokens."""
 
+import re
+
 import pytest
 from allauth.account.models import EmailAddress
 from django.core.management import call_command
@@ -108,3 +110,22 @@ def test_only_governance_can_invite(client, steward, curator, governance_user):
     bad = client.post(f"/orgs/{steward.slug}/", {"email": "not-an-email", "role": "governance"})
     assert bad.status_code == 400
     assert b"Enter a valid email address" in bad.content and b"Select a valid choice" in bad.content
+
+
+def test_password_reset_sends_a_link_that_sets_a_new_password(client, curator, mailoutbox):
+    response = client.post("/accounts/password/reset/", {"email": curator.email})
+    assert response.status_code == 302
+    assert len(mailoutbox) == 1 and mailoutbox[0].to == [curator.email]
+    link = re.search(r"https?://[^/]+(/accounts/password/reset/key/\S+)", mailoutbox[0].body).group(1)
+    form_page = client.get(link, follow=True)
+    new_password = "a brand new passphrase 77"
+    client.post(form_page.redirect_chain[-1][0] if form_page.redirect_chain else link,
+                {"password1": new_password, "password2": new_password})
+    curator.refresh_from_db()
+    assert curator.check_password(new_password)
+
+
+def test_mfa_setup_page_is_available_to_signed_in_users(client, governance_user):
+    client.force_login(governance_user)
+    response = client.get("/accounts/2fa/")
+    assert response.status_code == 200 and b"Authenticator" in response.content
