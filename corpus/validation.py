@@ -15,6 +15,9 @@ ENVELOPE_REQUIRED = (
 )
 OPTIONAL_TEXT_FIELDS = ("morphological_analysis", "notes", "variant_class")
 CHOICE_FIELDS = {"segment": Segment, "register": Register, "context": Context, "domain": Domain}
+# Django recomputes `Choices.values` on every access; entries look them up per field, so once here.
+CHOICE_VALUES = {name: frozenset(choices.values) for name, choices in CHOICE_FIELDS.items()}
+CHOICE_LISTS = {name: ", ".join(choices.values) for name, choices in CHOICE_FIELDS.items()}
 MAX_ID_LENGTH = 200
 MAX_PROBLEMS_KEPT = 1000
 UNSTORABLE_ESCAPE = re.compile(r"\\u(0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
@@ -271,12 +274,12 @@ def validate_entry(
         elif not value.strip():
             problem(name, "expected non-empty text, found an empty string")
     values: dict[str, str] = {}
-    for name, choices in CHOICE_FIELDS.items():
+    for name, allowed in CHOICE_VALUES.items():
         value = raw.get(name)
         if value is None:
             values[name] = ""
-        elif not isinstance(value, str) or value not in choices.values:
-            problem(name, f"unknown value {describe(value)}; expected one of: {', '.join(choices.values)}")
+        elif not isinstance(value, str) or value not in allowed:
+            problem(name, f"unknown value {describe(value)}; expected one of: {CHOICE_LISTS[name]}")
         else:
             values[name] = value
     difficulty = raw.get("difficulty")
