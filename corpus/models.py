@@ -158,3 +158,24 @@ class Entry(models.Model):
     @property
     def is_secret(self) -> bool:
         return self.segment in SECRET_SEGMENTS
+
+
+class StagedImport(models.Model):
+    """An uploaded CSV/XLSX kept server-side between the dry-run preview and its confirmation (corpus.bulk)."""
+
+    class Format(models.TextChoices):
+        CSV = "csv", "CSV"
+        XLSX = "xlsx", "XLSX"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="staged_imports")
+    format = models.CharField(max_length=10, choices=Format.choices)
+    filename = models.CharField(max_length=255, blank=True)
+    content = models.BinaryField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.filename or self.format} for {self.version_id} by {self.user_id}"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import bulk_views, views
 
 app_name = "corpus"
 
@@ -14,6 +14,10 @@ urlpatterns = [
     path("versions/<int:pk>/export.json", views.export_version, name="export"),
     path("versions/<int:pk>/next-version/", views.next_version, name="next_version"),
     path("versions/<int:pk>/publication/", views.set_public, name="set_public"),
+    path("versions/<int:pk>/bulk-import/", bulk_views.bulk_import, name="bulk_import"),
+    path("versions/<int:pk>/bulk-import/<int:staged_pk>/confirm/", bulk_views.bulk_import_confirm,
+         name="bulk_import_confirm"),
+    path("versions/<int:pk>/export/entries.<str:file_format>", bulk_views.bulk_export, name="bulk_export"),
     path("entries/<int:pk>/", views.entry_detail, name="entry"),
     path("entries/<int:pk>/edit/", views.entry_edit, name="entry_edit"),
 ]

@@ -277,3 +277,21 @@ def test_edits_keep_sha256_equal_to_the_exported_file(steward, governance_user):
         add_entry(version, entry(2))
     with pytest.raises(CorpusFileError, match="difficulty"):
         update_entry(updated, {"difficulty": 9})
+
+
+def test_database_refuses_changes_to_frozen_entries_on_postgresql(steward):
+    from django.db import IntegrityError, connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the trigger exists on PostgreSQL only")
+    version = freeze_version(import_corpus(corpus_bytes([entry(1), entry(2)]), steward).version)
+    for statement in (
+        "UPDATE corpus_entry SET source = 'tampered' WHERE version_id = %s",
+        "DELETE FROM corpus_entry WHERE version_id = %s",
+    ):
+        with pytest.raises(IntegrityError, match="frozen dataset version"), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(statement, [version.pk])
+    with pytest.raises(IntegrityError, match="frozen"), transaction.atomic():
+        Entry.objects.create(version=version, position=9, entry_id="9", source="s", reference="r", document="{}")
+    assert sorted(version.entries.values_list("source", flat=True)) == ["source public-1", "source public-2"]

@@ -1,0 +1,118 @@
+"""Pages of the CSV/XLSX bulk import (upload → dry-run preview → confirm) and of the tabular export.
+
+Thin: reading, validating and writing live in corpus.bulk and corpus.resources; rights come from
+views.curated_version (selectors.can_curate) and entries from selectors.visible_entries.
+"""
+
+import re
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.cache import patch_cache_control
+from django.views.decorators.http import require_POST
+
+from . import bulk, selectors
+from .resources import COLUMNS, CONTENT_TYPES, EXPORT_FORMATS, REQUIRED_COLUMNS, export_entries
+from .services import FrozenVersionError
+from .validation import CorpusFileError, Problem
+from .views import curated_version, get_visible_version
+
+PREVIEW_ROWS_SHOWN = 500
+
+
+class BulkImportForm(forms.Form):
+    # Empty files reach corpus.resources.read_table, whose message says what the file should hold.
+    file = forms.FileField(label="Spreadsheet file", help_text="The first row names the columns.",
+                           allow_empty_file=True)
+    format = forms.ChoiceField(
+        label="Format",
+        choices=[("csv", "CSV (UTF-8, comma-separated)"), ("xlsx", "XLSX (Excel workbook, first sheet)")],
+        initial="csv",
+        widget=forms.RadioSelect,
+    )
+
+
+def render_import_page(request, version, *, form=None, preview=None, file_problems=None, total_problems=0,
+                       refusal=None, status=200):
+    rows = preview.rows if preview is not None else []
+    return render(
+        request,
+        "corpus/bulk_import.html",
+        {
+            "version": version,
+            "form": form if form is not None else BulkImportForm(),
+            "preview": preview,
+            "rows_shown": rows[:PREVIEW_ROWS_SHOWN],
+            "file_problems": file_problems,
+            "total_problems": total_problems,
+            "refusal": refusal,
+            "columns": COLUMNS,
+            "required_columns": REQUIRED_COLUMNS,
+            "max_bytes": settings.CORPUS_MAX_UPLOAD_BYTES,
+        },
+        status=status,
+    )
+
+
+@login_required
+def bulk_import(request, pk: int):
+    """Upload step: a dry run whose preview is shown; a valid file is staged for the confirm step."""
+    version = curated_version(request, pk)
+    if request.method != "POST":
+        return render_import_page(request, version)
+    form = BulkImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return render_import_page(request, version, form=form, status=400)
+    upload = form.cleaned_data["file"]
+    try:
+        if upload.size > settings.CORPUS_MAX_UPLOAD_BYTES:
+            raise CorpusFileError([Problem(
+                f"the file is {upload.size:,} bytes; the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes")])
+        preview = bulk.stage_bulk_import(
+            request.user, version, upload.read(), form.cleaned_data["format"], upload.name or ""
+        )
+    except FrozenVersionError as error:
+        return render_import_page(request, version, form=form, refusal=str(error), status=409)
+    except CorpusFileError as error:
+        return render_import_page(request, version, form=form, file_problems=error.problems,
+                                  total_problems=error.total, status=400)
+    return render_import_page(request, version, form=form, preview=preview, status=200 if preview.is_valid else 400)
+
+
+@login_required
+@require_POST
+def bulk_import_confirm(request, pk: int, staged_pk: int):
+    """Confirm step: apply the staged bytes (validated again), all rows or none."""
+    version = curated_version(request, pk)
+    staged = bulk.staged_import_for(request.user, version, staged_pk)
+    if staged is None:
+        messages.error(request, "This upload has expired or was already applied. Upload the file again.")
+        return redirect("corpus:bulk_import", pk=version.pk)
+    try:
+        preview = bulk.apply_staged_import(staged)
+    except FrozenVersionError as error:
+        return render_import_page(request, version, refusal=str(error), status=409)
+    except CorpusFileError as error:
+        return render_import_page(request, version, file_problems=error.problems, total_problems=error.total,
+                                  status=400)
+    except bulk.BulkImportRejected as error:
+        return render_import_page(request, version, preview=error.preview, status=400)
+    messages.success(request, f"Imported into {version}: {preview.summary}.")
+    return redirect("corpus:version", pk=version.pk)
+
+
+def bulk_export(request, pk: int, file_format: str):
+    """The entries the user may see (selectors.visible_entries), one row each, as CSV, XLSX or JSON."""
+    if file_format not in EXPORT_FORMATS:
+        raise Http404("Unknown export format.")
+    version = get_visible_version(request.user, pk)
+    content = export_entries(selectors.visible_entries(request.user, version), file_format)
+    response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{version.dataset.identifier}-{version.version}-entries")
+    response["Content-Disposition"] = f'attachment; filename="{name}.{file_format}"'
+    patch_cache_control(response, private=True, no_store=True)
+    return response

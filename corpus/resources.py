@@ -1,0 +1,308 @@
+"""Spreadsheet formats of a version's entries: reading CSV/XLSX uploads and writing CSV/XLSX/JSON tables.
+
+What django-import-export does here, and what it does not:
+
+* Export goes through an import_export `Resource` (`EntryResource`) into a tablib Dataset. Its
+  widgets neutralise spreadsheet formulas for CSV and XLSX (`neutralise_formula`: an apostrophe in
+  front, undone on import) and give native types (ints, nulls) to XLSX and JSON. tablib writes CSV
+  and JSON; XLSX is streamed by openpyxl (`write_xlsx`). import_export's own format classes are not
+  used for writing: their IMPORT_EXPORT_ESCAPE_FORMULAE_ON_EXPORT setting deletes a leading "=",
+  only "=", and turns every cell, None included, into text.
+* Import does NOT use `Resource.import_data`: its row-by-row save, per-row instance lookups and
+  its own field cleaning fight the two rules that matter here, all-or-nothing and the SAME
+  validation as the JSON import (`corpus.validation.validate_entry`). tablib's readers are not
+  used either: its CSV reader silently drops blank lines and its readers refuse ragged rows
+  without saying which one, so the row numbers shown to curators would drift from the
+  spreadsheet's. `read_table` reads CSV with the standard `csv` module and XLSX with openpyxl,
+  keeping the spreadsheet's own row numbers; `corpus.bulk` validates and writes.
+"""
+
+import codecs
+import csv
+import io
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import tablib
+from django.db.models import QuerySet
+from import_export import fields, resources, widgets
+from import_export.formats import base_formats
+
+from .models import Entry
+from .validation import CorpusFileError, Problem
+
+COLUMNS = (
+    "id", "source", "reference", "segment", "difficulty", "provenance", "register", "context", "domain",
+    "morphological_analysis", "notes", "variant_class",
+)
+REQUIRED_COLUMNS = ("id", "source", "reference")
+FORMATS = ("csv", "xlsx")
+EXPORT_FORMATS = ("csv", "xlsx", "json")
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": base_formats.XLSX.CONTENT_TYPE,
+    "json": "application/json; charset=utf-8",
+}
+# OWASP "CSV injection": cells starting with these are run as formulas by spreadsheet programs
+# (the full-width forms too, by some). An apostrophe in front makes them text.
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+CSV_DELIMITERS = (",", ";", "\t")
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def canonical_int(text: str) -> int | None:
+    """The int a text of ASCII digits stands for, if writing that int back gives the same text ("7", not "007")."""
+    if text.isascii() and text.isdigit() and str(int(text)) == text:
+        return int(text)
+    return None
+
+
+def neutralise_formula(text: str) -> str:
+    """Prefix an apostrophe to text a spreadsheet would run as a formula.
+
+    Text that already starts with apostrophes before a trigger gets one more, so that
+    `restore_formula` can undo exactly one and a re-import gives back the stored text.
+    """
+    return "'" + text if text.lstrip("'").startswith(FORMULA_TRIGGERS) else text
+
+
+def restore_formula(text: str) -> str:
+    """Undo `neutralise_formula` on an imported cell (a typed "'-ak" also loses its apostrophe)."""
+    if text.startswith("'") and text.lstrip("'").startswith(FORMULA_TRIGGERS):
+        return text[1:]
+    return text
+
+
+def xlsx_safe(text: str) -> str:
+    """XLSX cannot hold most C0 control characters; they become U+FFFD (openpyxl would refuse the file)."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", text)
+
+
+class TextWidget(widgets.CharWidget):
+    """Text for export. Keyword arguments of `Resource.export` select the format's needs:
+    `neutralise_formulae` (CSV, XLSX), `xlsx` (control characters), `force_native_type` (empty → None)."""
+
+    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> str | None:
+        text = "" if value is None else str(value)
+        if not text:
+            return None if kwargs.get("force_native_type") else ""
+        if kwargs.get("xlsx"):
+            text = xlsx_safe(text)
+        if kwargs.get("neutralise_formulae"):
+            text = neutralise_formula(text)
+        return text
+
+
+class EntryIdWidget(TextWidget):
+    """The entry id; as a number in typed formats (XLSX, JSON) when it is one, as in the corpus file."""
+
+    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> str | int | None:
+        if kwargs.get("force_native_type") and isinstance(value, str):
+            number = canonical_int(value)
+            if number is not None:
+                return number
+        return super().render(value, obj, **kwargs)
+
+
+class DifficultyWidget(widgets.IntegerWidget):
+    def render(self, value: Any, obj: Any = None, **kwargs: Any) -> str | int | None:
+        if kwargs.get("force_native_type"):
+            return value
+        return "" if value is None else str(value)
+
+
+class EntryResource(resources.Resource):
+    """One row per entry with the columns of `COLUMNS`; export only (see the module docstring)."""
+
+    id = fields.Field(attribute="entry_id", column_name="id", widget=EntryIdWidget())
+    source = fields.Field(attribute="source", column_name="source", widget=TextWidget())
+    reference = fields.Field(attribute="reference", column_name="reference", widget=TextWidget())
+    segment = fields.Field(attribute="segment", column_name="segment", widget=TextWidget())
+    difficulty = fields.Field(attribute="difficulty", column_name="difficulty", widget=DifficultyWidget())
+    provenance = fields.Field(attribute="provenance", column_name="provenance", widget=TextWidget())
+    register = fields.Field(attribute="register", column_name="register", widget=TextWidget())
+    context = fields.Field(attribute="context", column_name="context", widget=TextWidget())
+    domain = fields.Field(attribute="domain", column_name="domain", widget=TextWidget())
+    morphological_analysis = fields.Field(
+        attribute="morphological_analysis", column_name="morphological_analysis", widget=TextWidget()
+    )
+    notes = fields.Field(attribute="notes", column_name="notes", widget=TextWidget())
+    variant_class = fields.Field(attribute="variant_class", column_name="variant_class", widget=TextWidget())
+
+    class Meta:
+        export_order = COLUMNS
+        chunk_size = 2000
+
+    def get_export_fields(self, selected_fields=None):
+        """The same fields for every row: computed once per resource, not once per row."""
+        if selected_fields:
+            return super().get_export_fields(selected_fields)
+        if not hasattr(self, "_export_fields"):
+            self._export_fields = super().get_export_fields()
+        return self._export_fields
+
+    def export_field(self, field, instance, **kwargs):
+        # No dehydrate_<field> methods here, so skip import_export's per-cell lookup of one.
+        return field.export(instance, **kwargs)
+
+
+EXPORT_OPTIONS: dict[str, dict[str, bool]] = {
+    "csv": {"neutralise_formulae": True},
+    "xlsx": {"neutralise_formulae": True, "xlsx": True, "force_native_type": True},
+    "json": {"force_native_type": True},
+}
+
+
+def export_entries(entries: QuerySet[Entry], file_format: str) -> bytes:
+    """The entries as a CSV (UTF-8 with BOM, for Excel), XLSX or JSON (list of row objects) file.
+
+    Callers pass entries already restricted by `selectors.visible_entries`; only the listed
+    columns are read, as dicts (no model instances), in one query.
+    """
+    if file_format not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {file_format!r}")
+    rows = entries.order_by("position").values("entry_id", *COLUMNS[1:])
+    dataset = EntryResource().export(rows, **EXPORT_OPTIONS[file_format])
+    dataset.title = "entries"
+    if file_format == "csv":
+        return codecs.BOM_UTF8 + dataset.export("csv").encode("utf-8")
+    if file_format == "xlsx":
+        return write_xlsx(dataset)
+    return dataset.export("json").encode("utf-8")
+
+
+def write_xlsx(dataset: tablib.Dataset) -> bytes:
+    """The dataset as one sheet, bold frozen header, streamed by openpyxl's write-only mode.
+
+    tablib's XLSX writer (behind import_export's XLSX format) addresses every cell of an in-memory
+    sheet and measures every column: three times slower for 100,000 entries. Every text cell is
+    typed as a string, so even an unneutralised "=…" could never become a formula.
+    """
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet(dataset.title or "entries")
+    sheet.freeze_panes = "A2"
+    bold = Font(bold=True)
+    header = []
+    for name in dataset.headers:
+        cell = WriteOnlyCell(sheet, value=name)
+        cell.font = bold
+        header.append(cell)
+    sheet.append(header)
+    for row in dataset:
+        cells = []
+        for value in row:
+            if isinstance(value, str) and value.startswith("="):
+                cell = WriteOnlyCell(sheet, value=value)
+                cell.data_type = "s"
+                cells.append(cell)
+            else:
+                cells.append(value)
+        sheet.append(cells)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+@dataclass
+class Table:
+    """An uploaded sheet: lowercased header names and the data rows with their spreadsheet row numbers."""
+
+    headers: list[str]
+    rows: list[tuple[int, list[Any]]] = field(default_factory=list)
+
+
+def read_table(data: bytes, file_format: str, max_bytes: int) -> Table:
+    """Read a CSV or XLSX upload; every unreadable file is a CorpusFileError with one clear Problem."""
+    if file_format not in FORMATS:
+        raise CorpusFileError([Problem(f"unknown format {file_format!r}; choose CSV or XLSX")])
+    if len(data) > max_bytes:
+        raise CorpusFileError([Problem(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
+    if not data.strip():
+        raise CorpusFileError([Problem("the file is empty; expected a header row (id, source, reference, …) "
+                                       "and one row per entry")])
+    table = read_csv(data) if file_format == "csv" else read_xlsx(data)
+    if not any(table.headers):
+        raise CorpusFileError([Problem("the first row is empty; it must name the columns "
+                                       "(id, source, reference, …)", line=1, column=1)])
+    return table
+
+
+def sniff_delimiter(header_line: str) -> str:
+    """Comma, or the semicolon / tab that spreadsheet programs use in some locales, if the header says so."""
+    for delimiter in CSV_DELIMITERS:
+        names = {name.strip().strip('"').strip().lower() for name in header_line.split(delimiter)}
+        if {"id", "source"} <= names:
+            return delimiter
+    return ","
+
+
+def read_csv(data: bytes) -> Table:
+    if data.startswith(ZIP_MAGIC):
+        raise CorpusFileError([Problem("this is not a CSV file but a spreadsheet workbook (XLSX); "
+                                       "choose the XLSX format, or save it as CSV UTF-8")])
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise CorpusFileError([Problem(
+            f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as "
+            "\"CSV UTF-8\" (Excel) or with the UTF-8 encoding (LibreOffice)", line=line, column=column)]) from None
+    delimiter = sniff_delimiter(text.split("\n", 1)[0])
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows: list[tuple[int, list[Any]]] = []
+    headers: list[str] | None = None
+    number = 0  # records, not lines: a quoted cell may span lines but stays one spreadsheet row
+    try:
+        for number, record in enumerate(reader, start=1):
+            if headers is None:
+                headers = [cell.strip().lower() for cell in record]
+            else:
+                rows.append((number, record))
+    except csv.Error as exc:
+        row = number + 1
+        hint = " (often a quote that is never closed)" if "field larger" in str(exc) else ""
+        raise CorpusFileError([Problem(f"row {row}: the CSV cannot be read: {exc}{hint}")]) from None
+    return Table(headers=headers or [], rows=rows)
+
+
+def read_xlsx(data: bytes) -> Table:
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    if not data.startswith(ZIP_MAGIC):
+        hint = "; if it is a CSV file, choose the CSV format" if b"," in data[:4096] or b";" in data[:4096] else ""
+        raise CorpusFileError([Problem("this is not an XLSX workbook (Excel 2007 or later); old .xls and .ods files "
+                                       f"are not supported, save as .xlsx or CSV UTF-8{hint}")])
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+        raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
+                                       "open it in a spreadsheet program and save it again as .xlsx")]) from None
+    try:
+        sheet = book.active if book.active is not None else book.worksheets[0]
+        headers: list[str] | None = None
+        rows: list[tuple[int, list[Any]]] = []
+        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            if headers is None:
+                headers = ["" if value is None else str(value).strip().lower() for value in values]
+            else:
+                rows.append((number, list(values)))
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, IndexError) as exc:
+        raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
+                                       "open it in a spreadsheet program and save it again as .xlsx")]) from None
+    finally:
+        book.close()
+    return Table(headers=headers or [], rows=rows)
+
+
+def is_blank(values: Iterable[Any]) -> bool:
+    return all(value is None or (isinstance(value, str) and not value.strip()) for value in values)
