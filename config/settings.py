@@ -230,4 +230,14 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
+    # Behind the proxy REMOTE_ADDR is the proxy's, so allauth's per-IP rate limits take the client address from
+    # X-Forwarded-For, the TRUSTED_PROXY_COUNT-th entry from the right (the one the nearest proxy appended).
+    ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "1"))
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = ["rest_framework.renderers.JSONRenderer"]
+    # An unreachable mail server fails the send (and the task retries) instead of hanging a worker.
+    EMAIL_TIMEOUT = 30
+    # One log stream on stdout, with timestamps, for web, worker and beat alike.
+    LOGGING["formatters"] = {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"}}
+    LOGGING["handlers"]["console"].update(stream="ext://sys.stdout", formatter="plain")
+    # Celery keeps the handler above instead of installing its own (which writes to stderr).
+    CELERY_WORKER_HIJACK_ROOT_LOGGER = False
