@@ -1,0 +1,187 @@
+"""Journeys in a real headless Chromium against the live server: a curator's import, what an anonymous
+visitor sees, and keyboard use. Screenshots (desktop 1280×900, phone 390×844) land in screenshots/ as a
+side effect; every test asserts on page content.
+
+Skipped when /usr/bin/chromium (or playwright) is missing, unless REQUIRE_BROWSER=1, which makes that a failure.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from corpus.models import Dataset, Entry
+
+from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+CREE_SRO = "niwâpamâw atim"
+CREE_SYLLABICS = "ᓂᐚᐸᒫᐤ ᐊᑎᒼ"
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def unavailable(reason: str):
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"{CHROMIUM} is not installed")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed")
+    # Playwright's sync API keeps an event loop running in this thread; Django would otherwise refuse the
+    # test's own ORM calls as "async-unsafe". Only for as long as the browser runs.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(10_000)
+    yield context.new_page()
+    context.close()
+
+
+def expect(locator):
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+def screenshot_both(page, name: str) -> None:
+    """Full-page screenshots at desktop and phone width; the phone one must not scroll sideways."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=SCREENSHOTS / f"{name}-desktop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=SCREENSHOTS / f"{name}-phone.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], f"{name} overflows a phone"
+    page.set_viewport_size(DESKTOP)
+
+
+def upload(page, data: bytes) -> None:
+    page.set_input_files("input[name=file]", files=[
+        {"name": "corpus.json", "mimeType": "application/json", "buffer": data}])
+    with page.expect_navigation():
+        page.get_by_role("button", name="Import").click()
+
+
+def test_curator_signs_in_sees_every_problem_then_imports(live_server, page, curator):
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=login]", curator.email)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("My account")
+    expect(page.locator("main")).to_contain_text(curator.email)
+
+    page.goto(f"{live_server.url}/datasets/import/")
+    expect(page.get_by_label("Steward organization")).to_have_value("steward")
+    bad = corpus_bytes([entry(1, difficulty=6), entry(1, domain="astrology"), entry(2, difficulty=2)])
+    upload(page, bad)
+    report = page.get_by_role("alert")
+    expect(report.get_by_role("heading")).to_have_text("3 problems found — nothing was imported")
+    problems = report.locator("ol.problem-list > li")
+    expect(problems).to_have_text([
+        "entry #0, id 1, field 'difficulty': expected an integer from 1 to 5, found 6",
+        "entry #1, id 1, field 'id': duplicate id: entry #0 already uses it",
+        re.compile(r"^entry #1, id 1, field 'domain': unknown value \"astrology\"; expected one of: conv, .*\blegal\b"),
+    ])
+    expect(page.get_by_role("heading", name="Upload the corrected file")).to_be_visible()
+    assert Dataset.objects.count() == 0 and Entry.objects.count() == 0
+    screenshot_both(page, "import-errors")
+
+    good = corpus_bytes([
+        entry(1, difficulty=1, domain="conv", register="conversational", provenance="elicited",
+              source="I see the dog", reference=CREE_SRO),
+        entry(2, difficulty=1, domain="conv", register="conversational", provenance="elicited",
+              source="I see the dog", reference=CREE_SYLLABICS),
+        entry(42, "gold_standard", difficulty=2, register="formal", provenance="gold_standard"),
+    ])
+    upload(page, good)
+    expect(page.get_by_role("heading", level=1)).to_contain_text("test-en-crk")
+    expect(page.get_by_role("status")).to_contain_text("Imported 3 entries")
+    checklist = page.locator("section[aria-labelledby=ready]")
+    expect(checklist.get_by_role("heading")).to_have_text("Benchmark readiness")
+    gold_row = checklist.locator("tbody tr", has_text="Gold standard entries")
+    expect(gold_row).to_contain_text("≥ 50")
+    expect(gold_row.locator("td.found")).to_have_text("1")
+    expect(gold_row).to_contain_text("not yet")
+    expect(checklist.locator("tbody tr", has_text="Every entry has a provenance")).to_contain_text("pass")
+    assert {CREE_SRO, CREE_SYLLABICS} <= set(Entry.objects.values_list("reference", flat=True))
+    screenshot_both(page, "dataset-page")
+
+    page.get_by_role("link", name="Browse entries").click()
+    expect(page.locator("tbody")).to_contain_text(CREE_SRO)
+    expect(page.locator("tbody")).to_contain_text(CREE_SYLLABICS)
+    expect(page.locator("tbody")).to_contain_text(SECRET_MARK)  # the steward's curator sees the secret entry
+
+
+def test_anonymous_visitor_sees_public_entries_but_no_secret_text(live_server, page, public_version):
+    page.goto(f"{live_server.url}/datasets/")
+    page.get_by_role("link", name="test-en-crk").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("test-en-crk")
+    expect(page.locator("main")).to_contain_text("Gold-standard and held-out entries are secret")
+    assert SECRET_MARK not in page.content()
+
+    page.get_by_role("link", name="Browse entries").click()
+    expect(page.get_by_role("status")).to_have_text("2 entries")
+    rows = page.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0)).to_contain_text("source public-1")
+    expect(rows.nth(1)).to_contain_text("reference public-2")
+    assert SECRET_MARK not in page.content()
+    table = page.locator("tbody").inner_text()
+    assert "Gold standard" not in table and "Held out" not in table
+
+    secret = Entry.objects.get(version=public_version, segment="gold_standard")
+    assert page.goto(f"{live_server.url}/datasets/entries/{secret.pk}/").status == 404
+    assert SECRET_MARK not in page.content()
+    export = page.request.get(f"{live_server.url}/datasets/versions/{public_version.pk}/export.json")
+    assert export.ok and "public-1" in export.text() and SECRET_MARK not in export.text()
+
+
+def test_keyboard_skip_link_first_and_filter_submits_with_enter(live_server, page, public_version):
+    page.goto(f"{live_server.url}/datasets/versions/{public_version.pk}/entries/")
+    page.keyboard.press("Tab")
+    focused = page.locator(":focus")
+    expect(focused).to_have_text("Skip to content")
+    box = focused.bounding_box()
+    assert box and box["x"] >= 0 and box["y"] >= 0, "the skip link is on screen once focused"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+
+    page.keyboard.press("Tab")  # the breadcrumb's first link, with a visible focus ring
+    expect(page.locator(":focus")).to_have_text("Datasets")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_attribute("name", "q")
+    page.keyboard.type("public-2")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**q=public-2**")
+    expect(page.get_by_role("status")).to_have_text("1 entry")
+    expect(page.locator("tbody tr")).to_have_count(1)
+    expect(page.locator("tbody")).to_contain_text("source public-2")
