@@ -27,7 +27,6 @@ def profile(request):
 def create_token(request):
     _, key = services.create_api_token(request.user, request.POST.get("name", "").strip())
     request.session["new_api_token_key"] = key
-    messages.success(request, "Token created. Copy it now: it will not be shown again.")
     return redirect("accounts:profile")
 
 

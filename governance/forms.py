@@ -4,5 +4,5 @@ from .models import Role
 
 
 class InvitationForm(forms.Form):
-    email = forms.EmailField(label="E-mail address")
+    email = forms.EmailField(label="E-mail address", widget=forms.EmailInput(attrs={"autocomplete": "email"}))
     role = forms.ChoiceField(choices=[(Role.SPEAKER, "Speaker"), (Role.CURATOR, "Corpus curator")])

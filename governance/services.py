@@ -6,6 +6,7 @@ from django.utils import timezone
 from accounts.services import get_or_create_user
 
 from .models import Invitation, Membership, Organization, Role
+from .selectors import open_invitations
 
 
 class InvitationError(Exception):
@@ -36,13 +37,16 @@ def add_member(email: str, organization: Organization, role: str, password: str 
 
 @transaction.atomic
 def invite_member(organization: Organization, email: str, role: str, invited_by) -> Invitation:
-    """Record an invitation and e-mail its link once the transaction commits."""
+    """Record an invitation (or reuse the open one for the same address and role) and e-mail its link
+    once the transaction commits. A broker outage is logged, not raised: the invitation stays listed,
+    with its link, on the organization page."""
     from .tasks import send_invitation_email
 
-    invitation = Invitation.objects.create(
-        organization=organization, email=email.strip().lower(), role=role, invited_by=invited_by
-    )
-    transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk))
+    email = email.strip().lower()
+    invitation = open_invitations(organization).filter(email=email, role=role).first()
+    if invitation is None:
+        invitation = Invitation.objects.create(organization=organization, email=email, role=role, invited_by=invited_by)
+    transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk), robust=True)
     return invitation
 
 

@@ -129,3 +129,22 @@ def test_mfa_setup_page_is_available_to_signed_in_users(client, governance_user)
     client.force_login(governance_user)
     response = client.get("/accounts/2fa/")
     assert response.status_code == 200 and b"Authenticator" in response.content
+
+
+def test_inviting_twice_reuses_the_open_invitation_and_survives_a_broker_outage(
+    steward, governance_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    from governance import tasks
+    from governance.models import Invitation
+    from governance.services import invite_member
+
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(tasks.send_invitation_email, "delay", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = invite_member(steward, "Speaker@Example.org", "speaker", governance_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = invite_member(steward, "speaker@example.org ", "speaker", governance_user)
+    assert first.pk == second.pk and Invitation.objects.count() == 1
+    assert first.email == "speaker@example.org"
