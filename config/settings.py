@@ -241,3 +241,7 @@ if PRODUCTION:
     LOGGING["handlers"]["console"].update(stream="ext://sys.stdout", formatter="plain")
     # Celery keeps the handler above instead of installing its own (which writes to stderr).
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# Run cards: bodies up to this size; cards with more results than this are verified by a Celery task.
+RUN_CARD_MAX_BYTES = int(os.environ.get("RUN_CARD_MAX_BYTES", str(100 * 1024 * 1024)))
+RUN_CARD_INLINE_MAX_RESULTS = int(os.environ.get("RUN_CARD_INLINE_MAX_RESULTS", "2000"))

@@ -11,6 +11,10 @@ class DatasetAdmin(admin.ModelAdmin):
     list_display = ["identifier", "organization", "is_public"]
     list_filter = ["is_public", "organization"]
     search_fields = ["identifier"]
+    readonly_fields = ["identifier", "organization", "is_public", "created_at"]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(DatasetVersion)

@@ -3,7 +3,6 @@
 from django.conf import settings
 from django.db.models import Prefetch
 from django.http import StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import parsers, permissions, serializers, status, viewsets
@@ -16,6 +15,7 @@ from governance.models import Organization, Role
 from governance.selectors import organizations_where
 
 from . import selectors, services
+from .downloads import as_download
 from .forms import EntryFilterForm
 from .models import DatasetVersion, Segment
 from .serializers import (
@@ -26,7 +26,6 @@ from .serializers import (
     ImportResultSerializer,
 )
 from .validation import CorpusFileError, Problem
-from .views import filter_entries
 
 
 class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
@@ -73,8 +72,7 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         response = StreamingHttpResponse(
             selectors.export_chunks(request.user, version, segments or None), content_type="application/json"
         )
-        response["Content-Disposition"] = f'attachment; filename="{version.dataset.identifier}-{version.version}.json"'
-        return response
+        return as_download(response, f"{version.dataset.identifier}-{version.version}", "json")
 
     @extend_schema(parameters=ENTRY_FILTERS, responses=EntrySerializer(many=True))
     @action(detail=True, methods=["get"])
@@ -83,7 +81,7 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         form = EntryFilterForm(request.query_params)
         if not form.is_valid():
             raise ValidationError(form.errors)
-        entries = filter_entries(selectors.visible_entries(request.user, version), form)
+        entries = selectors.filter_entries(selectors.visible_entries(request.user, version), form.cleaned_data)
         entries = entries.select_related("version__dataset").order_by("position")
         page = self.paginate_queryset(entries)
         return self.get_paginated_response(EntrySerializer(page, many=True).data)
@@ -155,7 +153,8 @@ class CorpusImportView(APIView):
                 raise ValidationError({"file": "attach the corpus file as the multipart field 'file'"})
             size = upload.size
         else:
-            size = int(request.META.get("CONTENT_LENGTH") or 0)
+            length = request.META.get("CONTENT_LENGTH") or "0"
+            size = int(length) if length.isdigit() else 0
             upload = None
         if size > limit:
             raise ValidationError({"file": f"the file is {size:,} bytes; the limit is {limit:,} bytes"})

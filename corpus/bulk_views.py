@@ -4,7 +4,6 @@ Thin: reading, validating and writing live in corpus.bulk and corpus.resources; 
 views.curated_version (selectors.can_curate) and entries from selectors.visible_entries.
 """
 
-import re
 
 from django import forms
 from django.conf import settings
@@ -12,11 +11,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
 from . import bulk, selectors
-from .resources import COLUMNS, CONTENT_TYPES, EXPORT_FORMATS, REQUIRED_COLUMNS, export_entries
+from .downloads import as_download
+from .resources import (
+    COLUMNS,
+    CONTENT_TYPES,
+    EXPORT_FORMATS,
+    REQUIRED_COLUMNS,
+    export_entries,
+)
 from .services import FrozenVersionError
 from .validation import CorpusFileError, Problem
 from .views import curated_version, get_visible_version
@@ -112,7 +117,4 @@ def bulk_export(request, pk: int, file_format: str):
     version = get_visible_version(request.user, pk)
     content = export_entries(selectors.visible_entries(request.user, version), file_format)
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{version.dataset.identifier}-{version.version}-entries")
-    response["Content-Disposition"] = f'attachment; filename="{name}.{file_format}"'
-    patch_cache_control(response, private=True, no_store=True)
-    return response
+    return as_download(response, f"{version.dataset.identifier}-{version.version}-entries", file_format)

@@ -1,6 +1,8 @@
 from django import forms
 
 from .models import Context, Domain, Register, Segment
+from .resources import canonical_int
+from .validation import VERSION
 
 
 def optional_choices(choices) -> list[tuple[str, str]]:
@@ -45,7 +47,8 @@ class EntryForm(forms.Form):
         empty optional fields are left out rather than stored as empty strings."""
         data = dict(self.cleaned_data)
         raw_id = data.pop("entry_id").strip()
-        data = {"id": int(raw_id) if raw_id.isdigit() else raw_id, **data}
+        number = canonical_int(raw_id)
+        data = {"id": raw_id if number is None else number, **data}
         return {key: value for key, value in data.items() if value not in (None, "")}
 
 
@@ -59,7 +62,10 @@ class EntryForm(forms.Form):
 
 
 class NextVersionForm(forms.Form):
-    new_version = forms.CharField(label="New version", max_length=50)
+    new_version = forms.RegexField(
+        label="New version", regex=VERSION, max_length=50,
+        error_messages={"invalid": "Use letters, digits, '.', '_', '+' and '-', e.g. 1.1."},
+    )
 
 
 class EntryFilterForm(forms.Form):

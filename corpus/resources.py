@@ -49,12 +49,17 @@ CONTENT_TYPES = {
 # (the full-width forms too, by some). An apostrophe in front makes them text.
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 CSV_DELIMITERS = (",", ";", "\t")
+# A cell may be as long as a JSON import allows (the whole upload); the csv module's default is 128 KiB.
+csv.field_size_limit(2**31 - 1)
+# XLSX is zipped XML: bound what it may expand to and how many rows it may hold (zip bombs).
+XLSX_MAX_EXPANSION = 20
+XLSX_MAX_ROWS = 1_000_000
 ZIP_MAGIC = b"PK\x03\x04"
 
 
 def canonical_int(text: str) -> int | None:
     """The int a text of ASCII digits stands for, if writing that int back gives the same text ("7", not "007")."""
-    if text.isascii() and text.isdigit() and str(int(text)) == text:
+    if len(text) <= 18 and text.isascii() and text.isdigit() and str(int(text)) == text:
         return int(text)
     return None
 
@@ -269,8 +274,7 @@ def read_csv(data: bytes) -> Table:
                 rows.append((number, record))
     except csv.Error as exc:
         row = number + 1
-        hint = " (often a quote that is never closed)" if "field larger" in str(exc) else ""
-        raise CorpusFileError([Problem(f"row {row}: the CSV cannot be read: {exc}{hint}")]) from None
+        raise CorpusFileError([Problem(f"row {row}: the CSV cannot be read: {exc}")]) from None
     return Table(headers=headers or [], rows=rows)
 
 
@@ -283,15 +287,27 @@ def read_xlsx(data: bytes) -> Table:
         raise CorpusFileError([Problem("this is not an XLSX workbook (Excel 2007 or later); old .xls and .ods files "
                                        f"are not supported, save as .xlsx or CSV UTF-8{hint}")])
     try:
+        expanded = sum(info.file_size for info in zipfile.ZipFile(io.BytesIO(data)).infolist())
+    except zipfile.BadZipFile:
+        expanded = 0
+    if expanded > XLSX_MAX_EXPANSION * len(data) and expanded > 50 * 1024 * 1024:
+        raise CorpusFileError([Problem(f"the XLSX workbook expands to {expanded:,} bytes, more than "
+                                       f"{XLSX_MAX_EXPANSION} times its size; save it again or use CSV")])
+    try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
         raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
                                        "open it in a spreadsheet program and save it again as .xlsx")]) from None
     try:
-        sheet = book.active if book.active is not None else book.worksheets[0]
+        sheets = [book.active, *book.worksheets]
+        sheet = next((s for s in sheets if s is not None and hasattr(s, "iter_rows")), None)
+        if sheet is None:
+            raise CorpusFileError([Problem("the XLSX workbook has no worksheet with rows (only charts?)")])
         headers: list[str] | None = None
         rows: list[tuple[int, list[Any]]] = []
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            if number > XLSX_MAX_ROWS:
+                raise CorpusFileError([Problem(f"the worksheet has more than {XLSX_MAX_ROWS:,} rows; split it")])
             if headers is None:
                 headers = ["" if value is None else str(value).strip().lower() for value in values]
             else:

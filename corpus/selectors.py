@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
-from governance.selectors import secret_reader_org_ids
+from governance.selectors import governance_org_ids, secret_reader_org_ids
 
 from .models import PUBLIC_SEGMENTS, Dataset, DatasetVersion, Entry, Segment
 
@@ -107,3 +107,33 @@ def export_chunks(user, version: DatasetVersion, segments: list[str] | None = No
         entries = entries.filter(segment__in=segments)
     documents = entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
     return corpus_file_chunks(version.envelope, documents)
+
+
+def mt_output_visibility(user, entry_path: str = "entry") -> Q:
+    """Machine-translation output for an entry: as visible as the entry when it is public; for secret
+    entries, governance staff of the steward only (SPEC §2 principle 3)."""
+    public = Q(**{f"{entry_path}__segment__in": PUBLIC_SEGMENTS, f"{entry_path}__version__dataset__is_public": True})
+    governed = governance_org_ids(user)
+    if governed:
+        public |= Q(**{f"{entry_path}__version__dataset__organization_id__in": governed})
+    reader_orgs = secret_reader_org_ids(user)
+    if reader_orgs:
+        public |= Q(**{f"{entry_path}__segment__in": PUBLIC_SEGMENTS,
+                       f"{entry_path}__version__dataset__organization_id__in": reader_orgs})
+    return public
+
+
+def filter_entries(entries: QuerySet[Entry], filters: dict) -> QuerySet[Entry]:
+    """Narrow already-visible entries by the entry filters (segment, difficulty, domain, register,
+    provenance, and `q`: text in source, reference or notes, or an exact id)."""
+    for name in ("segment", "domain", "register", "provenance"):
+        if filters.get(name):
+            entries = entries.filter(**{name: filters[name]})
+    if filters.get("difficulty") is not None:
+        entries = entries.filter(difficulty=filters["difficulty"])
+    if filters.get("q"):
+        query = filters["q"]
+        entries = entries.filter(
+            Q(source__icontains=query) | Q(reference__icontains=query) | Q(entry_id=query) | Q(notes__icontains=query)
+        )
+    return entries

@@ -9,6 +9,7 @@ from typing import Any
 from .models import Context, Domain, Register, Segment
 
 DATASET_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,49}$")
 BCP47 = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$")
 ENVELOPE_REQUIRED = (
     "id", "version", "language_pair", "source_language", "target_language", "created", "license", "provenance",
@@ -91,6 +92,20 @@ def describe(value: Any) -> str:
     return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
 
 
+def refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number; write a number or null")
+
+
+def refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json.loads keeps the last of duplicate keys silently; a corpus file must not be ambiguous."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {duplicate!r} appears twice in one object")
+    return result
+
+
 def decode_corpus_bytes(data: bytes, max_bytes: int) -> tuple[Any, bool]:
     """Check size and encoding, then parse JSON; each failure is one located Problem.
 
@@ -111,11 +126,13 @@ def decode_corpus_bytes(data: bytes, max_bytes: int) -> tuple[Any, bool]:
                      "save it as UTF-8", line=line, column=column)]
         ) from None
     try:
-        parsed = json.loads(text)
+        parsed = json.loads(text, parse_constant=refuse_constant, object_pairs_hook=refuse_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise CorpusFileError(
             [Problem(f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)]
         ) from None
+    except ValueError as exc:
+        raise CorpusFileError([Problem(f"invalid JSON: {exc}")]) from None
     except RecursionError:
         raise CorpusFileError([Problem("invalid JSON: nested too deeply")]) from None
     return parsed, bool(UNSTORABLE_ESCAPE.search(text))
@@ -176,9 +193,9 @@ def validate_envelope(envelope: Any, problems: list[Problem]) -> dict[str, Any]:
             fields["identifier"] = identifier
     version = envelope.get("version")
     if version is not None:
-        if not isinstance(version, str) or not version.strip() or len(version) > 50:
-            problems.append(Problem(f"expected a version string such as \"1.0\", found {describe(version)}",
-                                    field="dataset.version"))
+        if not isinstance(version, str) or not VERSION.match(version):
+            problems.append(Problem("expected a version such as \"1.0\" (letters, digits, '.', '_', '+', '-'; "
+                                    f"at most 50), found {describe(version)}", field="dataset.version"))
         else:
             fields["version"] = version
     pair = envelope.get("language_pair")
@@ -257,12 +274,14 @@ def validate_entry(
         problem("id", "required field is missing")
     elif isinstance(raw_id, bool) or not isinstance(raw_id, (int, str)):
         problem("id", f"expected an integer (or an identifier string), found {describe(raw_id)}")
-    elif isinstance(raw_id, str) and (not raw_id.strip() or len(raw_id) > MAX_ID_LENGTH):
+    elif (isinstance(raw_id, str) and not raw_id.strip()) or len(str(raw_id)) > MAX_ID_LENGTH:
         problem("id", f"expected a non-empty identifier of at most {MAX_ID_LENGTH} characters")
     else:
         entry_id = str(raw_id)
         if entry_id in seen_ids:
-            problem("id", f"duplicate id: entry #{seen_ids[entry_id]} already uses it")
+            earlier = seen_ids[entry_id]
+            problem("id", f"duplicate id: entry #{earlier} already uses it" if earlier >= 0
+                    else "duplicate id: another entry of this version already uses it")
         else:
             seen_ids[entry_id] = position
     for name in ("source", "reference"):

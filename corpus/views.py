@@ -14,6 +14,7 @@ from governance.models import Role
 from governance.selectors import has_role, organizations_where
 
 from . import selectors, services
+from .downloads import as_download
 from .forms import CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm
 from .models import Segment
 from .validation import CorpusFileError, Problem
@@ -61,27 +62,12 @@ def version_detail(request, pk: int):
     return render(request, "corpus/version_detail.html", context)
 
 
-def filter_entries(entries, form: EntryFilterForm):
-    if not form.is_valid():
-        return entries
-    data = form.cleaned_data
-    for name in ("segment", "domain", "register", "provenance"):
-        if data.get(name):
-            entries = entries.filter(**{name: data[name]})
-    if data.get("difficulty") is not None:
-        entries = entries.filter(difficulty=data["difficulty"])
-    if data.get("q"):
-        query = data["q"]
-        entries = entries.filter(
-            Q(source__icontains=query) | Q(reference__icontains=query) | Q(entry_id=query) | Q(notes__icontains=query)
-        )
-    return entries
-
-
 def entry_list(request, pk: int):
     version = get_visible_version(request.user, pk)
     form = EntryFilterForm(request.GET or None)
-    entries = filter_entries(selectors.visible_entries(request.user, version), form)
+    form.is_valid()  # an invalid filter is shown with its error; the valid ones still apply
+    filters = form.cleaned_data if form.is_bound else {}
+    entries = selectors.filter_entries(selectors.visible_entries(request.user, version), filters)
     page = Paginator(entries.order_by("position"), 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
@@ -114,8 +100,7 @@ def export_version(request, pk: int):
     response = StreamingHttpResponse(
         selectors.export_chunks(request.user, version, segments or None), content_type="application/json; charset=utf-8"
     )
-    response["Content-Disposition"] = f'attachment; filename="{version.dataset.identifier}-{version.version}{suffix}.json"'
-    return response
+    return as_download(response, f"{version.dataset.identifier}-{version.version}{suffix}", "json")
 
 
 @login_required

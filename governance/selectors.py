@@ -27,6 +27,19 @@ def secret_reader_org_ids(user) -> list[int]:
     return cached
 
 
+def governance_org_ids(user) -> list[int]:
+    """Organizations in which `user` is governance staff (the only readers of secret MT output)."""
+    if not user or not user.is_authenticated:
+        return []
+    cached = getattr(user, "_governance_org_ids", None)
+    if cached is None:
+        cached = list(
+            Membership.objects.filter(user=user, role=Role.GOVERNANCE).values_list("organization_id", flat=True)
+        )
+        user._governance_org_ids = cached
+    return cached
+
+
 def has_role(user, organization: Organization, *roles: Role) -> bool:
     if not user or not user.is_authenticated:
         return False

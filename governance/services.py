@@ -38,8 +38,8 @@ def add_member(email: str, organization: Organization, role: str, password: str 
 @transaction.atomic
 def invite_member(organization: Organization, email: str, role: str, invited_by) -> Invitation:
     """Record an invitation (or reuse the open one for the same address and role) and e-mail its link
-    once the transaction commits. A broker outage is logged, not raised: the invitation stays listed,
-    with its link, on the organization page."""
+    once the transaction commits. A broker outage is logged, not raised: the invitation stays listed
+    on the organization page, and inviting the address again resends it."""
     from .tasks import send_invitation_email
 
     email = email.strip().lower()

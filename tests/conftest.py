@@ -5,7 +5,6 @@ import os
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
 
 from corpus.services import import_corpus, set_dataset_public
 from governance.services import add_member, create_organization

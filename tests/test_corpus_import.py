@@ -95,7 +95,7 @@ def test_envelope_problems_name_the_field(steward):
     messages = problems_of(data, steward)
     assert "field 'dataset.provenance': required field is missing" in messages
     assert any(m.startswith("field 'dataset.id': expected letters, digits") for m in messages)
-    assert any(m.startswith("field 'dataset.version': expected a version string") for m in messages)
+    assert any(m.startswith("field 'dataset.version': expected a version such as") for m in messages)
     assert any(m.startswith("field 'dataset.target_language': expected a BCP 47") for m in messages)
     assert any(m.startswith("field 'dataset.created': expected an ISO 8601 date") for m in messages)
     assert_nothing_stored()
@@ -295,3 +295,34 @@ def test_database_refuses_changes_to_frozen_entries_on_postgresql(steward):
     with pytest.raises(IntegrityError, match="frozen"), transaction.atomic():
         Entry.objects.create(version=version, position=9, entry_id="9", source="s", reference="r", document="{}")
     assert sorted(version.entries.values_list("source", flat=True)) == ["source public-1", "source public-2"]
+
+
+@pytest.mark.parametrize(("raw", "fragment"), [
+    (b'{"dataset": {"id": "x", "id": "y"}, "entries": []}', "invalid JSON: the key 'id' appears twice in one object"),
+    (b'{"dataset": {}, "entries": [{"id": 1, "difficulty": NaN}]}', "invalid JSON: NaN is not a JSON number"),
+    (b'{"dataset": {}, "entries": [{"id": ' + b"9" * 5000 + b"}]}", "invalid JSON: Exceeds the limit"),
+])
+def test_ambiguous_or_unrepresentable_json_is_refused(steward, raw, fragment):
+    messages = problems_of(raw, steward)
+    assert any(fragment in m for m in messages), messages
+    assert_nothing_stored()
+
+
+@pytest.mark.parametrize("version", ["9\r\nX-Evil: 1", '1"; x="', "1 0", "", "a" * 51])
+def test_versions_that_cannot_be_named_safely_are_refused(steward, version):
+    messages = problems_of(corpus_bytes([entry(1)], version=version), steward)
+    assert any(m.startswith("field 'dataset.version': expected a version") for m in messages), messages
+
+
+def test_long_integer_ids_are_refused(steward):
+    messages = problems_of(corpus_bytes([entry(int("7" * 250))]), steward)
+    assert any("field 'id': expected a non-empty identifier of at most 200 characters" in m for m in messages)
+
+
+def test_reimporting_an_exported_copy_is_recognised(steward, governance_user):
+    original = corpus_bytes([entry(1, notes="niwâpamâw"), entry(2, "gold_standard")])
+    version = import_corpus(original, steward).version
+    exported = b"".join(export_chunks(governance_user, version))
+    assert exported != original
+    again = import_corpus(exported, steward)
+    assert not again.created and again.version == version

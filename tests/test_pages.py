@@ -177,3 +177,24 @@ def test_page_queries_do_not_grow_with_data(client, steward, curator, django_ass
                 f"/datasets/entries/{first.pk}/", "/accounts/profile/", f"/orgs/{steward.slug}/"):
         with django_assert_max_num_queries(14):
             assert client.get(url).status_code == 200, url
+
+
+def test_invalid_filter_is_reported_and_valid_ones_still_apply(client, public_version):
+    url = f"/datasets/versions/{public_version.pk}/entries/"
+    page = client.get(url, {"segment": "diagnostic", "difficulty": "hard"})
+    assert page.context["page"].paginator.count == 1
+    assert b"Select a valid choice" in page.content
+
+
+def test_downloads_are_never_cached_by_proxies(client, public_version):
+    response = client.get(f"/datasets/versions/{public_version.pk}/export.json")
+    assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
+
+
+def test_entry_form_keeps_leading_zero_ids_as_text(client, curator, public_version):
+    client.force_login(curator)
+    data = {"entry_id": "007", "source": "s", "reference": "r", "segment": "development", "provenance": "elicited"}
+    assert client.post(f"/datasets/versions/{public_version.pk}/entries/new/", data).status_code == 302
+    assert '"id": "007"' in Entry.objects.get(version=public_version, entry_id="007").document
+    duplicate = client.post(f"/datasets/versions/{public_version.pk}/entries/new/", data)
+    assert b"another entry of this version already uses it" in duplicate.content
