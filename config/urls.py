@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from corpus import api as corpus_api
+from leaderboard import api as leaderboard_api
 
 from . import views
 
@@ -14,6 +15,15 @@ router.register("entries", corpus_api.EntryViewSet, basename="entry")
 
 api_urls = [
     path("corpus-imports/", corpus_api.CorpusImportView.as_view(), name="corpus-import"),
+    path("run-cards/", leaderboard_api.RunCardListView.as_view(), name="run-card-list"),
+    path("run-cards/<uuid:public_id>/", leaderboard_api.RunCardDetailView.as_view(), name="run-card-detail"),
+    path("run-cards/<uuid:public_id>/results/", leaderboard_api.RunCardResultsView.as_view(), name="run-card-results"),
+    path("run-cards/<uuid:public_id>/gds-verification/", leaderboard_api.GdsVerificationView.as_view(),
+         name="run-card-gds-verification"),
+    path("leaderboard/", leaderboard_api.LeaderboardView.as_view(), name="leaderboard-api"),
+    path("leaderboard/<uuid:public_id>/method-config/", leaderboard_api.MethodConfigView.as_view(),
+         name="leaderboard-method-config"),
+    path("methods/", leaderboard_api.MethodListView.as_view(), name="method-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include(router.urls)),
@@ -22,6 +32,7 @@ api_urls = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("datasets/", include("corpus.urls")),
+    path("leaderboard/", include("leaderboard.urls")),
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("governance.urls")),

@@ -9,7 +9,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from accounts.services import create_api_token
 from corpus.models import Entry
 from governance.services import invite_member
+from leaderboard.services import submit_run_card
 
+from .cards import body, make_card
 from .conftest import SECRET_MARK, corpus_bytes, entry
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +60,13 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
     private = import_corpus(corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
                                          id="private-set"), steward).version
     invitation = invite_member(steward, "new@person.example", "speaker", governance_user)
+    public_entries = list(Entry.objects.filter(version=public, segment="development"))
+    secret_entries = list(Entry.objects.filter(version=public, segment__in=["gold_standard", "held_out"]))
+    cards = [
+        submit_run_card(body(make_card(public, public_entries, model_slug="open")), speaker),
+        submit_run_card(body(make_card(public, secret_entries, model_slug="sandboxed",
+                                       predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")), governance_user),
+    ]
     entries = list(Entry.objects.all())
     token, _ = create_api_token(curator, "ci")
     pks = [str(e.pk) for e in entries] + [str(public.pk), str(private.pk), str(token.pk)]
@@ -68,10 +77,11 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
         "token": [invitation.token],
         "token_id": [str(token.pk)],
         "format": ["json"],
-        "app_label": ["corpus", "governance", "accounts"],
-        "object_id": [str(e.pk) for e in entries],
+        "app_label": ["corpus", "governance", "accounts", "leaderboard"],
+        "object_id": sorted({str(e.pk) for e in entries} | {str(card.pk) for card in cards}),
         "content_type_id": [str(ContentType.objects.get_for_model(Entry).pk)],
         "path": ["static/css/app.css"],
+        "public_id": [str(card.public_id) for card in cards],
     }
     return {"public": public, "private": private, "values": values}
 
@@ -93,9 +103,9 @@ def test_no_secret_text_reaches_anyone_but_the_steward(client, world, persona, r
     if user is not None:
         client.force_login(user)
     checked = 0
-    for url, status, body in every_response(client, world):
-        assert SECRET_MARK.encode() not in body, f"{persona} saw secret text at {url} ({status})"
-        assert b"private-set" not in body or url.startswith("/admin/"), f"{persona} saw the private dataset at {url}"
+    for url, status, content in every_response(client, world):
+        assert SECRET_MARK.encode() not in content, f"{persona} saw secret text at {url} ({status})"
+        assert b"private-set" not in content or url.startswith("/admin/"), f"{persona} saw the private dataset at {url}"
         checked += 1
     assert checked > 50
 
@@ -107,6 +117,9 @@ def test_steward_staff_see_secret_segments(client, world, persona, request):
     assert any(url.startswith(f"/datasets/versions/{world['public'].pk}/entries/") for url in seen_at)
     assert any(url.startswith("/api/v1/entries/") for url in seen_at)
     assert any("/export" in url for url in seen_at)
+    if persona == "governance_user":
+        assert any(url.startswith("/leaderboard/cards/") for url in seen_at)
+        assert any(url.startswith("/api/v1/run-cards/") and "/results/" in url for url in seen_at)
 
 
 @pytest.mark.parametrize("persona", ["anonymous", "outsider"])

@@ -1,0 +1,173 @@
+"""REST API: run-card submission and status, leaderboard rows, verbatim method_config, methods."""
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from . import selectors, services
+from .models import RunCard
+
+PROBLEM_FIELDS = {"path": serializers.CharField(), "message": serializers.CharField()}
+RejectionSerializer = inline_serializer("RunCardRejection", {
+    "detail": serializers.CharField(), "problems": inline_serializer("FieldProblem", PROBLEM_FIELDS, many=True)})
+SubmissionSerializer = inline_serializer("RunCardSubmission", {
+    "id": serializers.UUIDField(), "run_id": serializers.UUIDField(), "status": serializers.CharField(),
+    "status_url": serializers.CharField(), "fingerprint": serializers.CharField(),
+    "hash_verified": serializers.BooleanField(), "hash_status": serializers.CharField(),
+    "discrepancies": serializers.ListField(child=serializers.DictField()),
+})
+
+
+def rejection(error: services.RunCardRejected) -> Response:
+    detail = {400: "the run card was refused", 403: "not allowed", 409: "already stored"}[error.status]
+    return Response({"detail": f"{detail}; nothing was stored",
+                     "problems": [p.as_dict() for p in error.problems]}, status=error.status)
+
+
+def card_summary(request, card: RunCard) -> dict:
+    return {
+        "id": str(card.public_id),
+        "run_id": str(card.run_id),
+        "status": card.status,
+        "status_url": request.build_absolute_uri(reverse("run-card-detail", args=[card.public_id])),
+        "page_url": request.build_absolute_uri(reverse("leaderboard:card", args=[card.public_id])),
+        "fingerprint": card.fingerprint,
+        "hash_verified": card.hash_status == RunCard.HashStatus.VERIFIED,
+        "hash_status": card.hash_status,
+        "verification_tier": card.verification_tier,
+        "dataset": card.dataset_version.dataset.identifier,
+        "dataset_version": card.dataset_version.version,
+        "segment": card.segment,
+        "discrepancies": card.discrepancies,
+        "verification_error": card.verification_error,
+    }
+
+
+class RunCardListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request={"application/json": OpenApiTypes.OBJECT},
+        responses={201: SubmissionSerializer, 202: SubmissionSerializer, 400: RejectionSerializer,
+                   403: RejectionSerializer, 409: RejectionSerializer},
+        description="Submit a run card (the JSON body exactly as `mt-eval publish` writes it). Small cards are "
+        "verified before the answer (201); large ones answer 202 and are verified by a background task: poll "
+        "`status_url`.",
+    )
+    def post(self, request):
+        body = request.stream.read() if request.stream is not None else b""
+        try:
+            card = services.submit_run_card(body, request.user)
+        except services.RunCardRejected as error:
+            return rejection(error)
+        code = status.HTTP_201_CREATED if card.status != RunCard.Status.PROCESSING else status.HTTP_202_ACCEPTED
+        response = Response(card_summary(request, card), status=code)
+        response["Location"] = card_summary(request, card)["status_url"]
+        return response
+
+
+class RunCardDetailView(APIView):
+    @extend_schema(responses={200: SubmissionSerializer})
+    def get(self, request, public_id):
+        card = selectors.visible_card(request.user, public_id)
+        if card is None:
+            raise NotFound("No such run card.")
+        return Response(card_summary(request, card))
+
+
+class RunCardResultsView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT},
+                   description="Per-entry results you may see: public entries' results to whoever sees the entry, "
+                   "secret entries' results to the steward's governance staff only.")
+    def get(self, request, public_id):
+        card = selectors.visible_card(request.user, public_id)
+        if card is None:
+            raise NotFound("No such run card.")
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.visible_results(request.user, card), request, view=self)
+        return paginator.get_paginated_response([
+            {"entry_id": r.entry.entry_id, "position": r.position, **r.data} for r in page])
+
+
+class GdsVerificationView(APIView):
+    permission_classes = [permissions.IsAdminUser]
+
+    @extend_schema(request=inline_serializer("Reproduction", {"reproduction": serializers.UUIDField()}),
+                   responses={200: SubmissionSerializer, 400: RejectionSerializer})
+    def post(self, request, public_id):
+        original = get_object_or_404(RunCard, public_id=public_id)
+        reproduction_id = request.data.get("reproduction") if isinstance(request.data, dict) else None
+        reproduction = RunCard.objects.filter(public_id=str(reproduction_id or "")).first() if _is_uuid(
+            reproduction_id) else None
+        if reproduction is None:
+            raise ValidationError({"reproduction": "expected the id of the maintainer's reproduction run card"})
+        try:
+            card = services.record_reproduction(original, reproduction, request.user)
+        except services.RunCardRejected as error:
+            return rejection(error)
+        return Response(card_summary(request, card))
+
+
+def _is_uuid(value) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+LEADERBOARD_PARAMETERS = [
+    OpenApiParameter("standard", enum=list(selectors.STANDARDS), description="Ranking standard (never mixed)."),
+    OpenApiParameter("language_pair", str), OpenApiParameter("dataset", str), OpenApiParameter("version", str),
+    OpenApiParameter("segment", str), OpenApiParameter("domain", str,
+                                                       description="Rank by scores over this domain's entries only."),
+    OpenApiParameter("sort", enum=list(selectors.SORTS)),
+]
+
+
+class LeaderboardView(APIView):
+    @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT},
+                   description="Every score is an automated proxy; human review is the ground truth.")
+    def get(self, request):
+        query = selectors.LeaderboardQuery.from_params(request.query_params)
+        if query.errors:
+            raise ValidationError(query.errors)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.leaderboard(request.user, query), request, view=self)
+        offset = (paginator.page.number - 1) * paginator.page.paginator.per_page
+        return paginator.get_paginated_response(
+            [selectors.row_view(card, offset + index) for index, card in enumerate(page, 1)])
+
+
+class MethodConfigView(APIView):
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT},
+                   description="The run card's method_config block, byte for byte as submitted.")
+    def get(self, request, public_id):
+        card = selectors.visible_card(request.user, public_id)
+        if card is None or not card.method_config:
+            raise NotFound("No method_config for this row.")
+        return HttpResponse(card.method_config.encode("utf-8"), content_type="application/json; charset=utf-8")
+
+
+class MethodListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request={"application/json": OpenApiTypes.OBJECT},
+                   responses={201: OpenApiTypes.OBJECT, 400: RejectionSerializer},
+                   description='Register a method: {"method_card": {...}, "method": {...dependency manifest...}}.')
+    def post(self, request):
+        try:
+            method = services.register_method(request.data, request.user)
+        except services.RunCardRejected as error:
+            return rejection(error)
+        return Response({"method_id": method.method_id, "name": method.name, "class": method.method_class,
+                         "dependency_class": method.dependency_class or None}, status=status.HTTP_201_CREATED)

@@ -1,0 +1,218 @@
+"""Structure and type checks of a run card (SPEC §4), every problem with its JSON path."""
+
+import json
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from .problems import FieldProblem
+
+SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+REQUIRED_TOP = {"run_id": str, "harness_version": str, "timestamp": str}
+REQUIRED_CONFIG = {
+    "model_slug": str,
+    "condition": str,
+    "temperature": (int, float),
+    "system_prompt_sha256": str,
+    "system_prompt_used": (str, bool),
+}
+DATASET_FIELDS = {"id": str, "version": str, "language_pair": (str, dict), "sha256": str, "entry_count": int}
+RATE_SCORES = (
+    "exact_match_rate", "equivalent_match_rate", "fst_acceptance_rate", "morphological_accuracy", "semantic_score",
+    "code_switching_rate", "hallucination_rate", "terminology_adherence", "composite",
+)
+NON_NEGATIVE_SCORES = (
+    "total", "exact_matches", "equivalent_matches", "fst_accepted", "errors", "ter", "length_ratio",
+    "tokens_per_second", "entries_per_minute", "avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds",
+)
+NON_NEGATIVE_TOTALS = (
+    "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "total_cost_usd", "cost_per_entry_usd",
+    "cost_per_source_char",
+)
+RESULT_TEXT_FIELDS = ("source", "expected", "raw_predicted", "predicted")
+RESULT_BOOL_FIELDS = ("exact_match", "fst_valid", "equivalent_match", "code_switching_detected", "hallucination_detected")
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def type_name(expected) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", dict: "an object", list: "a list"}
+    if isinstance(expected, tuple):
+        if expected == (int, float):
+            return "a number"
+        return " or ".join(names[t] for t in expected)
+    return names[expected]
+
+
+def found(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value[:40] + ("…" if len(value) > 40 else ""), ensure_ascii=False)
+    if is_number(value):
+        return repr(value)
+    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+
+
+def matches(value: Any, expected) -> bool:
+    if isinstance(value, bool):
+        return expected is bool or (isinstance(expected, tuple) and bool in expected)
+    if expected == (int, float):
+        return is_number(value)
+    return isinstance(value, expected)
+
+
+def check_fields(block: dict, spec: dict, prefix: str, problems: list[FieldProblem], required: bool = True) -> None:
+    for name, expected in spec.items():
+        path = f"{prefix}{name}"
+        if name not in block or block[name] is None:
+            if required:
+                problems.append(FieldProblem(path, "required field is missing"))
+        elif not matches(block[name], expected):
+            problems.append(FieldProblem(path, f"expected {type_name(expected)}, found {found(block[name])}"))
+
+
+def check_range(block: dict, names, prefix: str, low: float, high: float | None, problems: list[FieldProblem]) -> None:
+    for name in names:
+        value = block.get(name)
+        if value is None:
+            continue
+        bounds = f"from {low:g} to {high:g}" if high is not None else f"≥ {low:g}"
+        if not is_number(value):
+            problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds} or null, found {found(value)}"))
+        elif value < low or (high is not None and value > high):
+            problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds}, found {value!r}"))
+
+
+def validate_card(card: Any) -> list[FieldProblem]:
+    """Every structural problem of a parsed run card, at once."""
+    if not isinstance(card, dict):
+        return [FieldProblem("", f"expected a JSON object (a run card), found {found(card)}")]
+    problems: list[FieldProblem] = []
+    check_fields(card, REQUIRED_TOP, "", problems)
+    check_fields(card, REQUIRED_CONFIG, "", problems)
+    check_fields(card, {"model_id": str, "fst_version": str, "coaching_data_sha256": str, "batch_size": int,
+                        "max_retries": int, "elapsed_seconds": (int, float), "run_card_hash": str,
+                        "method_config": dict, "method_card": dict, "method": dict},
+                 "", problems, required=False)
+    if isinstance(card.get("run_id"), str):
+        try:
+            uuid.UUID(card["run_id"])
+        except ValueError:
+            problems.append(FieldProblem("run_id", f"expected a UUID, found {found(card['run_id'])}"))
+    if isinstance(card.get("timestamp"), str):
+        try:
+            datetime.fromisoformat(card["timestamp"].replace("Z", "+00:00"))
+        except ValueError:
+            problems.append(FieldProblem("timestamp", f"expected an ISO 8601 date-time, found {found(card['timestamp'])}"))
+    if isinstance(card.get("system_prompt_sha256"), str) and not SHA256_HEX.match(card["system_prompt_sha256"]):
+        problems.append(FieldProblem("system_prompt_sha256", "expected 64 lowercase hexadecimal characters"))
+    if is_number(card.get("temperature")) and not 0 <= card["temperature"] <= 5:
+        problems.append(FieldProblem("temperature", f"expected a number from 0 to 5, found {card['temperature']!r}"))
+    check_range(card, ["elapsed_seconds"], "", 0, None, problems)
+
+    dataset = card.get("dataset")
+    if not isinstance(dataset, dict):
+        problems.append(FieldProblem("dataset", "required object is missing" if dataset is None
+                                     else f"expected an object, found {found(dataset)}"))
+    else:
+        check_fields(dataset, DATASET_FIELDS, "dataset.", problems)
+        if isinstance(dataset.get("sha256"), str) and not SHA256_HEX.match(dataset["sha256"]):
+            problems.append(FieldProblem("dataset.sha256", "expected 64 lowercase hexadecimal characters"))
+
+    scores = card.get("scores")
+    if not isinstance(scores, dict):
+        problems.append(FieldProblem("scores", "required object is missing" if scores is None
+                                     else f"expected an object, found {found(scores)}"))
+    else:
+        check_range(scores, RATE_SCORES, "scores.", 0, 1, problems)
+        check_range(scores, ["chrf_plus_plus"], "scores.", 0, 100, problems)
+        check_range(scores, NON_NEGATIVE_SCORES, "scores.", 0, None, problems)
+        standard = scores.get("scoring_standard")
+        if standard is not None and not isinstance(standard, str):
+            problems.append(FieldProblem("scores.scoring_standard", f"expected a string, found {found(standard)}"))
+        if standard is None and scores.get("composite") is None:
+            problems.append(FieldProblem("scores.composite", "required for a legacy-composite card (no scoring_standard)"))
+    totals = card.get("totals")
+    if totals is not None:
+        if not isinstance(totals, dict):
+            problems.append(FieldProblem("totals", f"expected an object, found {found(totals)}"))
+        else:
+            check_range(totals, NON_NEGATIVE_TOTALS, "totals.", 0, None, problems)
+
+    results = card.get("results")
+    if not isinstance(results, list):
+        problems.append(FieldProblem("results", "required list is missing" if results is None
+                                     else f"expected a list, found {found(results)}"))
+    else:
+        if not results:
+            problems.append(FieldProblem("results", "expected at least one result"))
+        seen: dict[str, int] = {}
+        for index, result in enumerate(results):
+            validate_result(index, result, seen, problems)
+        if isinstance(dataset, dict) and isinstance(dataset.get("entry_count"), int) \
+                and not isinstance(dataset["entry_count"], bool) and dataset["entry_count"] != len(results):
+            problems.append(FieldProblem("dataset.entry_count",
+                                         f"is {dataset['entry_count']} but results holds {len(results)} entries"))
+    return problems
+
+
+def validate_result(index: int, result: Any, seen: dict[str, int], problems: list[FieldProblem]) -> None:
+    prefix = f"results[{index}]."
+    if not isinstance(result, dict):
+        problems.append(FieldProblem(f"results[{index}]", f"expected an object, found {found(result)}"))
+        return
+    entry_id = result.get("entry_id")
+    if entry_id is None:
+        problems.append(FieldProblem(prefix + "entry_id", "required field is missing"))
+    elif isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)):
+        problems.append(FieldProblem(prefix + "entry_id", f"expected a string or an integer, found {found(entry_id)}"))
+    else:
+        key = str(entry_id)
+        if key in seen:
+            problems.append(FieldProblem(prefix + "entry_id", f"duplicate: results[{seen[key]}] scores the same entry"))
+        else:
+            seen[key] = index
+    for name in RESULT_TEXT_FIELDS:
+        value = result.get(name)
+        if value is not None and not isinstance(value, str):
+            problems.append(FieldProblem(prefix + name, f"expected a string or null, found {found(value)}"))
+    for name in RESULT_BOOL_FIELDS:
+        value = result.get(name)
+        if value is not None and not isinstance(value, bool):
+            problems.append(FieldProblem(prefix + name, f"expected true, false or null, found {found(value)}"))
+    check_range(result, ["chrf_score", "bleu_score"], prefix, 0, 100, problems)
+    check_range(result, ["latency_s", "cost_usd", "tool_call_count"], prefix, 0, None, problems)
+    difficulty = result.get("difficulty")
+    if difficulty is not None and (isinstance(difficulty, bool) or not isinstance(difficulty, int) or not 1 <= difficulty <= 5):
+        problems.append(FieldProblem(prefix + "difficulty", f"expected an integer from 1 to 5 or null, found {found(difficulty)}"))
+
+
+def top_level_value_text(text: str, key: str) -> str | None:
+    """The exact source text of a top-level key's value in a JSON object, so it can be served verbatim.
+
+    Steps over the (already parsed) JSON text member by member; like json.loads, the last of
+    duplicate keys wins. Returns None when the key is absent.
+    """
+    decoder = json.JSONDecoder()
+    index = text.index("{") + 1
+    length = len(text)
+    value = None
+    while index < length:
+        while index < length and text[index] in " \t\r\n,":
+            index += 1
+        if index >= length or text[index] == "}":
+            break
+        name, index = decoder.raw_decode(text, index)
+        while text[index] in " \t\r\n:":
+            index += 1
+        start = index
+        _, index = decoder.raw_decode(text, index)
+        if name == key:
+            value = text[start:index]
+    return value

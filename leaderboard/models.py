@@ -1,0 +1,157 @@
+"""Run cards as received, their per-entry results, per-domain scores, and method descriptions."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from corpus.models import DatasetVersion, Entry
+
+
+class Method(models.Model):
+    """A method card (what a method is) and, when given, its dependency manifest with the derived class."""
+
+    method_id = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200)
+    method_class = models.CharField(max_length=20)
+    dependency_class = models.CharField(max_length=2, blank=True, help_text="Derived from the manifest when given.")
+    card = models.JSONField(help_text="The method card as submitted.")
+    manifest = models.JSONField(null=True, blank=True, help_text="The dependency manifest (method.json) as submitted.")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(method_class__in=["raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human"]),
+                name="method_class_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(dependency_class__in=["", "S", "O", "A1", "A2", "X"]), name="method_dependency_class_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RunCard(models.Model):
+    """One evaluation run, stored whole (`raw`, the exact text received) with the columns pages need."""
+
+    class HashStatus(models.TextChoices):
+        VERIFIED = "verified", "Hash verified"
+        UNSEALED = "unsealed", "Unsealed (no hash)"
+
+    class Status(models.TextChoices):
+        PROCESSING = "processing", "Verifying"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Verification failed"
+
+    run_id = models.UUIDField(unique=True)
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    raw = models.TextField(help_text="The run card exactly as received (UTF-8 text).")
+    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="run_cards")
+    method = models.ForeignKey(Method, null=True, blank=True, on_delete=models.SET_NULL, related_name="run_cards")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="run_cards")
+    submitted_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PROCESSING)
+    hash_status = models.CharField(max_length=10, choices=HashStatus.choices)
+    is_secret = models.BooleanField(help_text="Scores gold_standard or held_out entries: per-entry results stay secret.")
+    segment = models.CharField(max_length=20, help_text="Corpus segment of the scored entries, or 'mixed'.")
+    # Harness configuration.
+    harness_version = models.CharField(max_length=50)
+    timestamp = models.DateTimeField()
+    model_slug = models.CharField(max_length=200)
+    model_id = models.CharField(max_length=200, blank=True)
+    condition = models.CharField(max_length=200)
+    temperature = models.FloatField()
+    system_prompt_sha256 = models.CharField(max_length=64)
+    tools_enabled = models.JSONField(null=True, blank=True)
+    batch_size = models.IntegerField(null=True, blank=True)
+    fingerprint = models.CharField(max_length=64, help_text="Recomputed here from the card's components.")
+    method_config = models.TextField(blank=True, help_text="The card's method_config block, verbatim.")
+    # Scores as submitted (what the leaderboard shows) and what verification found.
+    scoring_standard = models.CharField(max_length=40, default="legacy-composite")
+    composite = models.FloatField(null=True, blank=True)
+    chrf_plus_plus = models.FloatField(null=True, blank=True)
+    exact_match_rate = models.FloatField(null=True, blank=True)
+    fst_acceptance_rate = models.FloatField(null=True, blank=True)
+    semantic_score = models.FloatField(null=True, blank=True)
+    cost_per_entry_usd = models.FloatField(null=True, blank=True)
+    avg_latency_seconds = models.FloatField(null=True, blank=True)
+    cost_adjusted = models.FloatField(null=True, blank=True)
+    result_count = models.PositiveIntegerField()
+    discrepancies = models.JSONField(default=list)
+    verification_error = models.TextField(blank=True)
+    verified_by_card = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="A maintainer's reproduction with the same fingerprint (GDS Verified).",
+    )
+    community_validated_at = models.DateTimeField(null=True, blank=True, help_text="Set by the review gate only.")
+
+    class Meta:
+        ordering = ["-submitted_at"]
+        indexes = [models.Index(fields=["status", "scoring_standard"], name="runcard_status_standard")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(composite__isnull=True) | Q(composite__gte=0, composite__lte=1), name="runcard_composite_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(chrf_plus_plus__isnull=True) | Q(chrf_plus_plus__gte=0, chrf_plus_plus__lte=100),
+                name="runcard_chrf_0_100",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_slug} on {self.dataset_version} ({self.run_id})"
+
+    @property
+    def verification_tier(self) -> str:
+        """§9.4. An unsealed card never shows above Self-benchmarked."""
+        if self.hash_status != self.HashStatus.VERIFIED:
+            return "Self-benchmarked"
+        if self.community_validated_at is not None:
+            return "Community Validated"
+        if self.verified_by_card_id is not None:
+            return "GDS Verified"
+        return "Self-benchmarked"
+
+
+class RunCardResult(models.Model):
+    """One `results[]` row, linked to the corpus entry it scores."""
+
+    run_card = models.ForeignKey(RunCard, on_delete=models.CASCADE, related_name="results")
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField()
+    predicted = models.TextField(blank=True)
+    exact_match = models.BooleanField(null=True)
+    chrf_score = models.FloatField(null=True)
+    latency_s = models.FloatField(null=True)
+    error = models.TextField(blank=True)
+    data = models.JSONField(help_text="The result object as submitted.")
+
+    class Meta:
+        ordering = ["run_card", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run_card", "entry"], name="runcardresult_one_per_entry"),
+        ]
+
+
+class DomainScore(models.Model):
+    """Scores of one card over the entries of one domain, computed on arrival for domain-filtered ranking."""
+
+    run_card = models.ForeignKey(RunCard, on_delete=models.CASCADE, related_name="domain_scores")
+    domain = models.CharField(max_length=20)
+    result_count = models.PositiveIntegerField()
+    composite = models.FloatField(null=True)
+    chrf_plus_plus = models.FloatField(null=True)
+    exact_match_rate = models.FloatField(null=True)
+    fst_acceptance_rate = models.FloatField(null=True)
+    semantic_score = models.FloatField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run_card", "domain"], name="domainscore_unique")]
+        indexes = [models.Index(fields=["domain"], name="domainscore_domain")]

@@ -1,0 +1,151 @@
+"""Reads with rules: which run cards are listed, how they rank, whose per-entry results show."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, F, FilteredRelation, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from corpus.selectors import mt_output_visibility, visible_datasets
+from governance.models import Role
+from governance.selectors import has_role
+
+from .models import RunCard, RunCardResult
+from .verification import quality_tier
+
+STANDARDS = {"legacy-composite": "composite", "standard/1": "chrf_plus_plus"}
+SORTS = ("primary", "cost_adjusted")
+DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score")
+
+
+@dataclass
+class LeaderboardQuery:
+    """Validated filters; `errors` names each bad parameter and what it accepts."""
+
+    standard: str = "legacy-composite"
+    language_pair: str = ""
+    dataset: str = ""
+    version: str = ""
+    segment: str = ""
+    domain: str = ""
+    sort: str = "primary"
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_params(cls, params) -> "LeaderboardQuery":
+        from corpus.models import Domain, Segment
+
+        query = cls(**{name: (params.get(name) or "").strip()[:100] for name in (
+            "language_pair", "dataset", "version", "segment", "domain")})
+        query.standard = (params.get("standard") or "legacy-composite").strip()
+        query.sort = (params.get("sort") or "primary").strip()
+        if query.standard not in STANDARDS:
+            query.errors["standard"] = f"unknown standard; expected one of: {', '.join(STANDARDS)}"
+        if query.sort not in SORTS:
+            query.errors["sort"] = f"unknown sort; expected one of: {', '.join(SORTS)}"
+        if query.segment and query.segment not in [*Segment.values, "mixed"]:
+            query.errors["segment"] = f"unknown segment; expected one of: {', '.join(Segment.values)}, mixed"
+        if query.domain and query.domain not in Domain.values:
+            query.errors["domain"] = f"unknown domain; expected one of: {', '.join(Domain.values)}"
+        return query
+
+
+def listed_cards(user) -> QuerySet[RunCard]:
+    """Verified-and-processed cards of datasets the user may see; class X methods are never listed."""
+    return (
+        RunCard.objects.filter(status=RunCard.Status.READY, dataset_version__dataset__in=visible_datasets(user))
+        .exclude(method__dependency_class="X")
+    )
+
+
+def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
+    """One row per method and fingerprint (its best card), ranked by the standard's primary metric,
+    or by that metric over one domain's entries when a domain is chosen."""
+    metric = STANDARDS[query.standard]
+    cards = listed_cards(user).filter(scoring_standard=query.standard)
+    if query.language_pair:
+        cards = cards.filter(dataset_version__language_pair=query.language_pair)
+    if query.dataset:
+        cards = cards.filter(dataset_version__dataset__identifier=query.dataset)
+    if query.version:
+        cards = cards.filter(dataset_version__version=query.version)
+    if query.segment:
+        cards = cards.filter(segment=query.segment)
+    if query.domain:
+        cards = cards.annotate(in_domain=FilteredRelation("domain_scores", condition=Q(domain_scores__domain=query.domain)))
+        cards = cards.filter(in_domain__isnull=False).annotate(
+            domain_count=F("in_domain__result_count"),
+            **{f"shown_{name}": F(f"in_domain__{name}") for name in DOMAIN_METRICS},
+        )
+    else:
+        cards = cards.annotate(domain_count=F("result_count"), **{f"shown_{name}": F(name) for name in DOMAIN_METRICS})
+    ranking = F(f"shown_{metric}").desc(nulls_last=True)
+    group = [F("method_id"), F("fingerprint")]
+    cards = cards.filter(**{f"shown_{metric}__isnull": False}).annotate(
+        place_in_group=Window(RowNumber(), partition_by=group, order_by=[ranking, F("submitted_at").asc()]),
+        group_size=Window(Count("pk"), partition_by=group),
+    ).filter(place_in_group=1)
+    order = [F("cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
+    return cards.select_related("method", "dataset_version__dataset").order_by(*order, ranking, "submitted_at", "pk")
+
+
+def row_view(card: RunCard, rank: int) -> dict[str, Any]:
+    """The columns of SPEC §7 for one leaderboard row."""
+    composite = getattr(card, "shown_composite", card.composite)
+    tier = quality_tier(composite)
+    validated = card.verification_tier == "Community Validated"
+    method = card.method
+    return {
+        "rank": rank,
+        "id": str(card.public_id),
+        "method": method.name if method else f"{card.model_slug} · {card.condition}",
+        "method_class": method.method_class if method else None,
+        "dependency_class": method.dependency_class if method and method.dependency_class else None,
+        "external_dependency": bool(method and method.dependency_class == "A2"),
+        "model": card.model_id or card.model_slug,
+        "configuration": None if method else {
+            "model": card.model_slug, "condition": card.condition, "temperature": card.temperature,
+            "tools_enabled": card.tools_enabled, "system_prompt_sha256": card.system_prompt_sha256[:12],
+        },
+        "composite": composite,
+        "chrf_plus_plus": getattr(card, "shown_chrf_plus_plus", card.chrf_plus_plus),
+        "fst_acceptance_rate": getattr(card, "shown_fst_acceptance_rate", card.fst_acceptance_rate),
+        "exact_match_rate": getattr(card, "shown_exact_match_rate", card.exact_match_rate),
+        "semantic_score": getattr(card, "shown_semantic_score", card.semantic_score),
+        "cost_per_entry_usd": card.cost_per_entry_usd,
+        "avg_latency_seconds": card.avg_latency_seconds,
+        "cost_adjusted": card.cost_adjusted,
+        "quality_tier": tier,
+        "quality_tier_provisional": tier in ("Deployable", "Fluent") and not validated,
+        "verification_tier": card.verification_tier,
+        "scoring_standard": card.scoring_standard,
+        "dataset": card.dataset_version.dataset.identifier,
+        "dataset_version": card.dataset_version.version,
+        "language_pair": card.dataset_version.language_pair,
+        "segment": card.segment,
+        "entries_scored": getattr(card, "domain_count", card.result_count),
+        "cards_in_group": getattr(card, "group_size", 1),
+        "date": card.timestamp,
+    }
+
+
+def visible_card(user, public_id) -> RunCard | None:
+    return listed_cards(user).select_related("method", "dataset_version__dataset__organization").filter(
+        public_id=public_id).first() or RunCard.objects.filter(
+        public_id=public_id, submitted_by=user.pk if user.is_authenticated else None).first()
+
+
+def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:
+    return card.results.filter(mt_output_visibility(user)).select_related("entry").order_by("position")
+
+
+def can_read_raw_card(user, card: RunCard) -> bool:
+    """The whole card holds every result's source and output: secret cards only for steward governance."""
+    if not card.is_secret:
+        return True
+    return has_role(user, card.dataset_version.dataset.organization, Role.GOVERNANCE)
+
+
+def same_setup_cards(user, card: RunCard) -> QuerySet[RunCard]:
+    return listed_cards(user).filter(fingerprint=card.fingerprint, method_id=card.method_id).exclude(pk=card.pk).order_by(
+        "-submitted_at")

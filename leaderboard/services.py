@@ -1,0 +1,289 @@
+"""Run-card ingestion: validate everything the card claims, store it whole, verify its aggregates."""
+
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from corpus.models import SECRET_SEGMENTS, DatasetVersion
+from corpus.selectors import visible_entries, visible_versions
+from corpus.services import freeze_version
+from governance.models import Role
+from governance.selectors import has_role
+
+from . import methods, verification
+from .cards import top_level_value_text, validate_card
+from .models import DomainScore, Method, RunCard, RunCardResult
+from .problems import FieldProblem
+
+RESULT_BATCH_SIZE = 2000
+
+
+class RunCardRejected(Exception):
+    """The card is refused; `status` is the HTTP status that says why (400, 403, 409)."""
+
+    def __init__(self, status: int, problems: list[FieldProblem]):
+        self.status = status
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems[:5]))
+
+
+@dataclass
+class ParsedCard:
+    text: str
+    card: dict
+
+
+def parse_card(body: bytes) -> ParsedCard:
+    """Decode and parse a request body, locating any encoding or JSON error."""
+    limit = settings.RUN_CARD_MAX_BYTES
+    if len(body) > limit:
+        raise RunCardRejected(400, [FieldProblem("", f"the card is {len(body):,} bytes; the limit is {limit:,} bytes")])
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunCardRejected(400, [FieldProblem("", f"not valid UTF-8 (byte offset {exc.start})")]) from None
+    try:
+        card = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RunCardRejected(
+            400, [FieldProblem("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
+        ) from None
+    except RecursionError:
+        raise RunCardRejected(400, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
+    problems = validate_card(card)
+    if problems:
+        raise RunCardRejected(400, problems)
+    return ParsedCard(text=text, card=card)
+
+
+def check_method(card: dict, problems: list[FieldProblem]) -> str | None:
+    """Validate an embedded method card and manifest; return the derived dependency class."""
+    derived = None
+    if isinstance(card.get("method"), dict):
+        derived, manifest_problems = methods.validate_manifest(card["method"], "method")
+        problems += manifest_problems
+    if isinstance(card.get("method_card"), dict):
+        problems += methods.validate_method_card(card["method_card"], "method_card")
+        if derived is not None:
+            problems += methods.check_card_against_manifest(card["method_card"], derived, "method_card")
+    return derived
+
+
+def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVersion | None:
+    """The stored version the card names, among those the submitter may see; a problem otherwise."""
+    versions = visible_versions(user).filter(dataset__identifier=dataset["id"])
+    if not versions.exists():
+        problems.append(FieldProblem("dataset.id", f"unknown dataset {dataset['id'][:60]!r}"))
+        return None
+    version = versions.filter(version=dataset["version"]).first()
+    if version is None:
+        known = ", ".join(versions.values_list("version", flat=True)[:10])
+        problems.append(FieldProblem("dataset.version", f"unknown version {dataset['version'][:50]!r} of "
+                                     f"{dataset['id']!r}; stored versions: {known}"))
+        return None
+    if version.sha256 != dataset["sha256"]:
+        problems.append(FieldProblem("dataset.sha256", f"does not match {version}: stored sha256 is {version.sha256}"))
+        return None
+    return version
+
+
+@transaction.atomic
+def submit_run_card(body: bytes, user) -> RunCard:
+    """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
+    one card per run_id (409). Accepting freezes the dataset version; verification of the aggregates
+    runs inline for small cards and in a Celery task for large ones."""
+    parsed = parse_card(body)
+    card = parsed.card
+    problems: list[FieldProblem] = []
+    hash_status = verification.verify_hash(card)
+    if hash_status == "mismatch":
+        problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
+                                     f"{verification.card_hash(card)}; it was changed after it was sealed"))
+    dependency_class = check_method(card, problems)
+    version = find_version(user, card["dataset"], problems)
+    claimed_secret = any(isinstance(r.get("segment"), str) and r["segment"] in SECRET_SEGMENTS for r in card["results"])
+    entries = {}
+    if version is not None:
+        entries = {
+            entry_id: (pk, segment, domain)
+            for entry_id, pk, segment, domain in visible_entries(user, version).values_list(
+                "entry_id", "pk", "segment", "domain")
+        }
+        for index, result in enumerate(card["results"]):
+            if str(result["entry_id"]) not in entries:
+                problems.append(FieldProblem(f"results[{index}].entry_id", f"no entry {str(result['entry_id'])[:60]!r} "
+                                             f"in {version.dataset.identifier} {version.version}"))
+    if problems:
+        raise RunCardRejected(400, problems)
+    segments = sorted({entries[str(r["entry_id"])][1] for r in card["results"]})
+    is_secret = claimed_secret or any(segment in SECRET_SEGMENTS for segment in segments)
+    if is_secret and not has_role(user, version.dataset.organization, Role.GOVERNANCE):
+        raise RunCardRejected(403, [FieldProblem("results", "cards for gold_standard or held_out entries are "
+                                                 "submitted by governance staff of the steward organization only")])
+    if RunCard.objects.filter(run_id=card["run_id"]).exists():
+        raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+
+    freeze_version(version)
+    scores = card["scores"]
+    totals = card.get("totals") if isinstance(card.get("totals"), dict) else {}
+    fingerprint = verification.compute_fingerprint(card)
+    run_card = RunCard.objects.create(
+        run_id=uuid.UUID(card["run_id"]),
+        raw=parsed.text,
+        dataset_version=version,
+        method=save_method(card, dependency_class, user),
+        submitted_by=user,
+        hash_status=RunCard.HashStatus.VERIFIED if hash_status == "verified" else RunCard.HashStatus.UNSEALED,
+        is_secret=is_secret,
+        segment=segments[0] if len(segments) == 1 else "mixed",
+        harness_version=card["harness_version"],
+        timestamp=datetime.fromisoformat(card["timestamp"].replace("Z", "+00:00")),
+        model_slug=card["model_slug"][:200],
+        model_id=(card.get("model_id") or "")[:200],
+        condition=card["condition"][:200],
+        temperature=card["temperature"],
+        system_prompt_sha256=card["system_prompt_sha256"],
+        tools_enabled=card.get("tools_enabled"),
+        batch_size=card.get("batch_size"),
+        fingerprint=fingerprint,
+        method_config=top_level_value_text(parsed.text, "method_config") or "",
+        scoring_standard=scores.get("scoring_standard") or "legacy-composite",
+        composite=scores.get("composite"),
+        chrf_plus_plus=scores.get("chrf_plus_plus"),
+        exact_match_rate=scores.get("exact_match_rate"),
+        fst_acceptance_rate=scores.get("fst_acceptance_rate"),
+        semantic_score=scores.get("semantic_score"),
+        cost_per_entry_usd=totals.get("cost_per_entry_usd"),
+        avg_latency_seconds=scores.get("avg_latency_seconds"),
+        cost_adjusted=verification.cost_adjusted(scores.get("composite"), totals.get("cost_per_entry_usd")),
+        result_count=len(card["results"]),
+    )
+    store_results(run_card, card["results"], entries)
+    if len(card["results"]) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
+        verify_run_card(run_card.pk)
+        run_card.refresh_from_db()
+    else:
+        from .tasks import verify_run_card_task
+
+        transaction.on_commit(lambda: verify_run_card_task.delay(run_card.pk))
+    return run_card
+
+
+def save_method(card: dict, dependency_class: str | None, user) -> Method | None:
+    method_card = card.get("method_card")
+    if not isinstance(method_card, dict):
+        return None
+    method, _ = Method.objects.update_or_create(
+        method_id=str(method_card["method_id"])[:200],
+        defaults={
+            "name": str(method_card.get("name") or method_card["method_id"])[:200],
+            "method_class": method_card["class"],
+            "dependency_class": dependency_class or method_card.get("dependency_class") or "",
+            "card": method_card,
+            "manifest": card.get("method") if isinstance(card.get("method"), dict) else None,
+            "submitted_by": user,
+            "updated_at": timezone.now(),
+        },
+    )
+    return method
+
+
+def store_results(run_card: RunCard, results: list[dict], entries: dict) -> None:
+    batch = []
+    for position, result in enumerate(results):
+        batch.append(RunCardResult(
+            run_card=run_card,
+            entry_id=entries[str(result["entry_id"])][0],
+            position=position,
+            predicted=result.get("predicted") or "",
+            exact_match=result.get("exact_match"),
+            chrf_score=result.get("chrf_score"),
+            latency_s=result.get("latency_s"),
+            error=str(result.get("error") or ""),
+            data=result,
+        ))
+        if len(batch) >= RESULT_BATCH_SIZE:
+            RunCardResult.objects.bulk_create(batch)
+            batch = []
+    RunCardResult.objects.bulk_create(batch)
+
+
+@transaction.atomic
+def verify_run_card(run_card_pk: int) -> RunCard:
+    """Recompute what results[] determines, record disagreements, and score each domain's subset."""
+    run_card = RunCard.objects.select_for_update().get(pk=run_card_pk)
+    card = json.loads(run_card.raw)
+    results = card["results"]
+    _, fingerprint_discrepancies = verification.check_fingerprint(card)
+    recomputed = verification.recompute_scores(results)
+    discrepancies = fingerprint_discrepancies + verification.compare_scores(card["scores"], recomputed)
+    domains = dict(run_card.results.values_list("position", "entry__domain"))
+    by_domain: dict[str, list[dict]] = {}
+    for position, result in enumerate(results):
+        domain = domains.get(position) or ""
+        if domain:
+            by_domain.setdefault(domain, []).append(result)
+    run_card.domain_scores.all().delete()
+    DomainScore.objects.bulk_create([
+        DomainScore(run_card=run_card, domain=domain, result_count=len(subset), **{
+            name: value for name, value in verification.subset_scores(subset).items()
+            if name in ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score")
+        })
+        for domain, subset in sorted(by_domain.items())
+    ])
+    run_card.discrepancies = [d.as_dict() for d in discrepancies]
+    run_card.status = RunCard.Status.READY
+    run_card.save(update_fields=["discrepancies", "status"])
+    return run_card
+
+
+@transaction.atomic
+def mark_verification_failed(run_card_pk: int, reason: str) -> None:
+    RunCard.objects.filter(pk=run_card_pk).update(status=RunCard.Status.FAILED, verification_error=reason[:2000])
+
+
+GDS_TOLERANCE = 0.02
+
+
+@transaction.atomic
+def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) -> RunCard:
+    """Mark `original` GDS Verified by a maintainer's own sealed card of the same setup whose composite
+    (or chrF++ for standard/1 cards) is within ±2 % of the original's (§1.3)."""
+    if not maintainer.is_staff:
+        raise PermissionError("Only maintainers (site staff) verify reproductions.")
+    problems = []
+    if reproduction.submitted_by_id != maintainer.pk:
+        problems.append(FieldProblem("reproduction", "must be a card the maintainer submitted"))
+    if reproduction.pk == original.pk:
+        problems.append(FieldProblem("reproduction", "a card cannot reproduce itself"))
+    if RunCard.HashStatus.VERIFIED not in (original.hash_status,) or reproduction.hash_status != RunCard.HashStatus.VERIFIED:
+        problems.append(FieldProblem("reproduction", "both cards must carry a verified run_card_hash"))
+    if reproduction.fingerprint != original.fingerprint:
+        problems.append(FieldProblem("reproduction", "has another fingerprint: it is not the same setup"))
+    metric = "composite" if original.scoring_standard == "legacy-composite" else "chrf_plus_plus"
+    mine, theirs = getattr(original, metric), getattr(reproduction, metric)
+    if mine is None or theirs is None or abs(mine - theirs) > GDS_TOLERANCE * abs(mine):
+        problems.append(FieldProblem(f"reproduction.{metric}",
+                                     f"{theirs} is not within ±2% of the original's {mine}"))
+    if problems:
+        raise RunCardRejected(400, problems)
+    original.verified_by_card = reproduction
+    original.save(update_fields=["verified_by_card"])
+    return original
+
+
+@transaction.atomic
+def register_method(body: dict, user) -> Method:
+    """Store a method card (and manifest) submitted on its own."""
+    problems: list[FieldProblem] = []
+    if not isinstance(body, dict) or not isinstance(body.get("method_card"), dict):
+        raise RunCardRejected(400, [FieldProblem("method_card", "required object is missing")])
+    dependency_class = check_method(body, problems)
+    if problems:
+        raise RunCardRejected(400, problems)
+    return save_method(body, dependency_class, user)

@@ -1,0 +1,466 @@
+"""Verification of a parsed run card: its tamper seal (§3.9), its fingerprint (§3.8), the aggregates that
+results[] determines (§3.4, §3.6), and the legacy composite, quality tier and cost-adjusted score
+(§4.2, §4.3, §5; SPEC §9).
+
+Everything here works on the card exactly as `json.loads` returned it — never on a copy re-serialized
+from the database, whose numbers and key order may differ. The rules, and why each was chosen, are in
+docs/run-cards.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+from sacrebleu.metrics import CHRF
+
+FINGERPRINT_V1_COMPONENTS = (
+    "dataset_sha256", "model_slug", "condition", "system_prompt_sha256", "temperature", "batch_size",
+    "tools_enabled", "harness_version",
+)
+# Where each v1 component lives on the card itself.
+COMPONENT_SOURCES = {name: name for name in FINGERPRINT_V1_COMPONENTS} | {"dataset_sha256": "dataset.sha256"}
+
+# Tolerances of compare_scores (docs/run-cards.md, "Recomputed aggregates and tolerances").
+RATE_TOLERANCE = 0.001
+CHRF_TOLERANCE = 0.05
+LATENCY_TOLERANCE_SECONDS = 0.01
+LATENCY_TOLERANCE_RELATIVE = 0.01
+
+# What compare_scores checks, and with which tolerance. The verdict-based rates (equivalent match, FST,
+# code-switching, hallucination) are recomputed but not compared: the harness takes them from plugin
+# aggregates (word-level FST acceptance, mean per-entry token rates), not from the per-entry booleans.
+COMPARED_SCORES = {
+    "total": "count", "evaluated": "count", "errors": "count", "exact_matches": "count",
+    "exact_match_rate": "rate", "length_ratio": "rate", "chrf_plus_plus": "chrf",
+    "avg_latency_seconds": "latency", "median_latency_seconds": "latency", "p95_latency_seconds": "latency",
+}
+COMPARED_GROUP_FIELDS = {
+    "count": "count", "error_count": "count", "exact_match_count": "count", "miss_count": "count",
+    "exact_match_rate": "rate", "avg_chrf": "chrf", "chrf_plus_plus": "chrf", "avg_latency_s": "latency",
+}
+BREAKDOWNS = ("by_difficulty", "by_domain", "by_provenance")
+
+# Legacy composite weights (SPEC §9): profile A with an FST analyzer, profile B without.
+PROFILE_A_WEIGHTS = {
+    "fst_acceptance_rate": 0.25, "morphological_accuracy": 0.15, "chrf_plus_plus": 0.15, "semantic_score": 0.15,
+    "equivalent_match_rate": 0.10, "code_switching_rate": 0.05, "terminology_adherence": 0.05,
+    "hallucination_rate": 0.05, "exact_match_rate": 0.05,
+}
+PROFILE_B_WEIGHTS = {
+    "semantic_score": 0.25, "chrf_plus_plus": 0.25, "equivalent_match_rate": 0.15, "exact_match_rate": 0.10,
+    "code_switching_rate": 0.10, "terminology_adherence": 0.05, "hallucination_rate": 0.05,
+}
+INVERTED_METRICS = ("code_switching_rate", "hallucination_rate")
+
+# Lower bounds, highest first; a composite on a boundary belongs to the tier above it.
+QUALITY_TIERS = ((0.85, "Fluent"), (0.70, "Deployable"), (0.50, "Functional"), (0.30, "Emerging"))
+LOWEST_TIER = "Baseline"
+
+# The harness's verdict weights for its semantic score (mt_eval_harness publish.derive_scores); every
+# other verdict (MISMATCH, UNKNOWN, WRONG, NO_OUTPUT, ERROR, anything unknown) weighs 0.
+SEMANTIC_VERDICT_WEIGHTS = {"EXACT_MATCH": 1.0, "VALID": 1.0, "GRAMMAR_ISSUES": 0.7, "PARTIAL": 0.4, "INCOMPLETE": 0.3}
+
+# Turns statistics into scores, which keeps no state; extracting statistics takes a fresh CHRF each time,
+# since extraction records the reference count on the instance.
+_METRIC = CHRF(word_order=2)
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """A submitted value that the card's own data does not reproduce. Shown on the run card; not an error."""
+
+    path: str
+    submitted: Any
+    recomputed: Any
+    tolerance: float | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hash (§3.9)
+# ---------------------------------------------------------------------------------------------------------
+
+def card_hash(card: dict) -> str:
+    """The harness's seal: SHA-256 (lowercase hex) of `json.dumps(card, sort_keys=True, ensure_ascii=False)`
+    with `run_card_hash` set to "", encoded as UTF-8."""
+    sealed = dict(card)  # only a top-level key changes, so a shallow copy keeps `card` untouched
+    sealed["run_card_hash"] = ""
+    text = json.dumps(sealed, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def verify_hash(card: dict) -> str:
+    """Return "verified", "unsealed" (no `run_card_hash`, or an empty one) or "mismatch"."""
+    claimed = card.get("run_card_hash")
+    if claimed is None or claimed == "":
+        return "unsealed"
+    if isinstance(claimed, str) and claimed.lower() == card_hash(card):
+        return "verified"
+    return "mismatch"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Fingerprint (§3.8)
+# ---------------------------------------------------------------------------------------------------------
+
+def fingerprint_components(card: dict) -> dict[str, Any]:
+    """The eight v1 components as the card gives them (a missing field is null)."""
+    dataset = card.get("dataset")
+    components = {name: card.get(name) for name in FINGERPRINT_V1_COMPONENTS}
+    components["dataset_sha256"] = dataset.get("sha256") if isinstance(dataset, dict) else None
+    return components
+
+
+def components_hash(components: dict) -> str:
+    """SHA-256 of `json.dumps(components, sort_keys=True, ensure_ascii=False)` in UTF-8, as the harness hashes."""
+    text = json.dumps(components, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def compute_fingerprint(card: dict) -> str:
+    """The v1 fingerprint recomputed from the card's own fields."""
+    return components_hash(fingerprint_components(card))
+
+
+def check_fingerprint(card: dict) -> tuple[str, list[Discrepancy]]:
+    """("absent" | "verified" | "mismatch", discrepancies) for either form a card may carry.
+
+    A string is compared with the v1 fingerprint of the card's fields. An object `{hash, components,
+    version}` must hash its own components (v2 extras included), and each v1 component in it must equal
+    the card's own field.
+    """
+    given = card.get("fingerprint")
+    if given is None or given == "":
+        return "absent", []
+    if isinstance(given, str):
+        recomputed = compute_fingerprint(card)
+        if given.lower() == recomputed:
+            return "verified", []
+        return "mismatch", [Discrepancy(
+            "fingerprint", given, recomputed, None,
+            "does not match the SHA-256 of the card's v1 components (dataset.sha256, model_slug, condition, "
+            "system_prompt_sha256, temperature, batch_size, tools_enabled, harness_version)")]
+    if not isinstance(given, dict) or not isinstance(given.get("components"), dict):
+        return "mismatch", [Discrepancy(
+            "fingerprint", given, None, None, "expected a hex string or an object {hash, components, version}")]
+
+    components = given["components"]
+    discrepancies = []
+    recomputed = components_hash(components)
+    claimed = given.get("hash")
+    if not (isinstance(claimed, str) and claimed.lower() == recomputed):
+        discrepancies.append(Discrepancy(
+            "fingerprint.hash", claimed, recomputed, None, "is not the SHA-256 of fingerprint.components"))
+    for name, own in fingerprint_components(card).items():
+        path, source = f"fingerprint.components.{name}", COMPONENT_SOURCES[name]
+        if name not in components:
+            discrepancies.append(Discrepancy(
+                path, None, own, None, f"v1 component missing (the card's {source} is {_show(own)})"))
+        elif not _same_json(components[name], own):
+            discrepancies.append(Discrepancy(
+                path, components[name], own, None,
+                f"is {_show(components[name])} but the card's {source} is {_show(own)}"))
+    return ("mismatch" if discrepancies else "verified"), discrepancies
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON text, so 0 and 0.0, or 1 and true, differ — exactly when they would change the hash."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Recomputed aggregates (§3.4, §3.6)
+# ---------------------------------------------------------------------------------------------------------
+
+class _Row(NamedTuple):
+    entry: dict
+    stats: list[int] | None  # sacrebleu chrF++ statistics; None for an errored entry
+    sentence_chrf: float | None
+
+
+def recompute_scores(results: list[dict]) -> dict[str, Any]:
+    """Every `scores` field that results[] determines, unrounded, with the harness's definitions.
+
+    Errored entries count in `total` and `errors` only. chrF++ is read with one sacrebleu pass: the
+    per-entry n-gram statistics are extracted once and summed per group, so the whole-run score, every
+    breakdown and every sentence score cost about one `corpus_score` call. Measured on 10,000 entries
+    (sacrebleu 2.6.0, Python 3.11, shared 2-CPU machine): `CHRF(word_order=2).corpus_score` alone
+    2.55–2.87 s, `recompute_scores` 2.15–3.01 s (ratio 0.80–1.15); one `corpus_score` per group would
+    take about 3× (docs/run-cards.md).
+    """
+    rows = _rows(results)
+    evaluated = [row for row in rows if row.stats is not None]
+    entries = [row.entry for row in evaluated]
+    exact = sum(1 for entry in entries if entry.get("exact_match") is True)
+    equivalent, equivalent_rate = _verdict_share(entries, "equivalent_match")
+    fst_accepted, fst_rate = _verdict_share(entries, "fst_valid")
+    ratios = [len(_text(e.get("predicted"))) / len(_text(e.get("expected")))
+              for e in entries if _text(e.get("expected"))]
+    avg_latency, median_latency, p95_latency = _latencies(entries)
+    scores = {
+        "total": len(rows),
+        "evaluated": len(evaluated),
+        "errors": len(rows) - len(evaluated),
+        "exact_matches": exact,
+        "exact_match_rate": exact / len(evaluated) if evaluated else None,
+        "equivalent_matches": equivalent,
+        "equivalent_match_rate": equivalent_rate,
+        "fst_accepted": fst_accepted,
+        "fst_acceptance_rate": fst_rate,
+        "code_switching_rate": _verdict_share(entries, "code_switching_detected")[1],
+        "hallucination_rate": _verdict_share(entries, "hallucination_detected")[1],
+        "chrf_plus_plus": _corpus_chrf([row.stats for row in evaluated]),
+        "length_ratio": sum(ratios) / len(ratios) if ratios else None,
+        "avg_latency_seconds": avg_latency,
+        "median_latency_seconds": median_latency,
+        "p95_latency_seconds": p95_latency,
+        "by_difficulty": _breakdown(rows, "difficulty"),
+        "by_domain": _breakdown(rows, "domain"),
+    }
+    if any(isinstance(row.entry.get("provenance"), str) for row in rows):
+        scores["by_provenance"] = _breakdown(rows, "provenance")
+    return scores
+
+
+def _rows(results: list[dict]) -> list[_Row]:
+    """Each entry with its chrF++ statistics, from one sacrebleu pass over the non-errored entries."""
+    entries = _entries(results)
+    scored = [entry for entry in entries if not entry.get("error")]
+    stats = iter(_statistics(scored))
+    rows = []
+    for entry in entries:
+        if entry.get("error"):
+            rows.append(_Row(entry, None, None))
+        else:
+            entry_stats = next(stats)
+            rows.append(_Row(entry, entry_stats, _METRIC._compute_f_score(entry_stats)))
+    return rows
+
+
+def _statistics(entries: list[dict]) -> list[list[int]]:
+    """sacrebleu's per-segment chrF++ statistics. Private API of the pinned sacrebleu 2.6.0; the tests
+    check the summed statistics give exactly `corpus_score`'s number."""
+    if not entries:
+        return []
+    hypotheses = [_text(entry.get("predicted")) for entry in entries]
+    references = [_text(entry.get("expected")) for entry in entries]
+    return CHRF(word_order=2)._extract_corpus_statistics(hypotheses, [references])
+
+
+def _corpus_chrf(stats: list[list[int]]) -> float | None:
+    return _METRIC._aggregate_and_compute(stats).score if stats else None
+
+
+def _breakdown(rows: list[_Row], field: str) -> dict[str, dict[str, Any]]:
+    """Per-group figures keyed like the harness's breakdowns (count, error_count, exact_match_count,
+    miss_count, avg_chrf, avg_latency_s), plus the group's rate and corpus-level chrF++."""
+    groups: dict[str, list[_Row]] = defaultdict(list)
+    for row in rows:
+        value = row.entry.get(field)
+        groups["" if value is None else str(value)].append(row)
+    summary = {}
+    for key, members in sorted(groups.items()):
+        evaluated = [row for row in members if row.stats is not None]
+        exact = sum(1 for row in evaluated if row.entry.get("exact_match") is True)
+        latencies = _numbers(row.entry.get("latency_s") for row in evaluated)
+        summary[key] = {
+            "count": len(members),
+            "error_count": len(members) - len(evaluated),
+            "exact_match_count": exact,
+            "miss_count": len(evaluated) - exact,
+            "exact_match_rate": exact / len(evaluated) if evaluated else None,
+            "avg_chrf": sum(row.sentence_chrf for row in evaluated) / len(evaluated) if evaluated else None,
+            "chrf_plus_plus": _corpus_chrf([row.stats for row in evaluated]),
+            "avg_latency_s": sum(latencies) / len(latencies) if latencies else None,
+        }
+    return summary
+
+
+def _entries(results: list[dict]) -> list[dict]:
+    """The entries, a malformed (non-object) one read as empty so that it still counts in `total`."""
+    return [entry if isinstance(entry, dict) else {} for entry in results]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+def _number(value: Any) -> float | None:
+    """A finite JSON number, else None (booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return value
+
+
+def _numbers(values) -> list[float]:
+    return [number for number in map(_number, values) if number is not None]
+
+
+def _verdict_share(entries: list[dict], field: str) -> tuple[int | None, float | None]:
+    """(count of true, share of true) among the entries that carry a boolean verdict; (None, None) if none does."""
+    verdicts = [entry[field] for entry in entries if isinstance(entry.get(field), bool)]
+    if not verdicts:
+        return None, None
+    accepted = sum(verdicts)
+    return accepted, accepted / len(verdicts)
+
+
+def _latencies(entries: list[dict]) -> tuple[float | None, float | None, float | None]:
+    """Mean, median and p95 the way the harness writes them: the median is the order statistic at index
+    n // 2 and the p95 the one at index min(int(0.95 n), n − 1) of the sorted latencies (0-based)."""
+    ordered = sorted(_numbers(entry.get("latency_s") for entry in entries))
+    n = len(ordered)
+    if not n:
+        return None, None, None
+    return sum(ordered) / n, ordered[n // 2], ordered[min(int(n * 0.95), n - 1)]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Comparison
+# ---------------------------------------------------------------------------------------------------------
+
+def compare_scores(submitted: dict, recomputed: dict) -> list[Discrepancy]:
+    """Discrepancies between a card's `scores` and `recompute_scores(results)`, beyond the tolerances.
+
+    A value missing on either side is not compared; a breakdown is compared only for groups and fields
+    present in both; nothing of any shape raises.
+    """
+    if not isinstance(submitted, dict) or not isinstance(recomputed, dict):
+        return []
+    discrepancies = [
+        found for name, kind in COMPARED_SCORES.items()
+        if (found := _compare(f"scores.{name}", kind, submitted.get(name), recomputed.get(name)))
+    ]
+    for name in BREAKDOWNS:
+        given, derived = submitted.get(name), recomputed.get(name)
+        if not isinstance(given, dict) or not isinstance(derived, dict):
+            continue
+        for group, figures in derived.items():
+            given_group = given.get(group)
+            if not isinstance(given_group, dict):
+                continue
+            prefix = _key_path(f"scores.{name}", group)
+            discrepancies.extend(
+                found for field, kind in COMPARED_GROUP_FIELDS.items()
+                if (found := _compare(f"{prefix}.{field}", kind, given_group.get(field), figures.get(field)))
+            )
+    return discrepancies
+
+
+def _tolerance(kind: str, recomputed: float) -> float:
+    """Counts exact; rates ±0.001; chrF++ ±0.05 points; latencies the larger of 0.01 s and 1 %."""
+    return {
+        "count": 0.0,
+        "rate": RATE_TOLERANCE,
+        "chrf": CHRF_TOLERANCE,
+        "latency": max(LATENCY_TOLERANCE_SECONDS, LATENCY_TOLERANCE_RELATIVE * abs(recomputed)),
+    }[kind]
+
+
+def _compare(path: str, kind: str, submitted: Any, recomputed: Any) -> Discrepancy | None:
+    if submitted is None or recomputed is None:
+        return None
+    allowed = _tolerance(kind, recomputed)
+    value = _number(submitted)
+    if value is None:
+        return Discrepancy(path, submitted, recomputed, allowed, f"expected a number, found {_show(submitted)}")
+    # The 1e-9 absorbs binary floating point at the exact edge of the tolerance (45.65 vs 45.6).
+    if abs(value - recomputed) <= allowed + 1e-9:
+        return None
+    shown = f"{recomputed:g}" if kind == "count" else f"{recomputed:.6g}"
+    bound = "exactly" if kind == "count" else f"within ±{allowed:g}"
+    return Discrepancy(path, submitted, recomputed, allowed,
+                       f"submitted {submitted!r}, but results[] give {shown} (must agree {bound})")
+
+
+def _key_path(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if key.isidentifier() or key.isdigit() else f"{prefix}[{_show(key)}]"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Composite, tiers and cost-adjusted score (§4.2, §4.3, §5; SPEC §9)
+# ---------------------------------------------------------------------------------------------------------
+
+def legacy_composite(scores: dict, fst_available: bool) -> float | None:
+    """Σ wᵢ·mᵢ / Σ wᵢ over the metrics present, with profile A (FST) or B weights, rounded to 4 places.
+
+    chrF++ is divided by 100, code-switching and hallucination enter as 1 − value, and each normalized
+    value is clamped to 0–1 as the harness does; a card saying `morph_in_composite: false` had its
+    morphological accuracy left out (below the harness's coverage floor). None when no weighted metric
+    is present.
+    """
+    weights = PROFILE_A_WEIGHTS if fst_available else PROFILE_B_WEIGHTS
+    weighted = []
+    for name, weight in weights.items():
+        value = _number(scores.get(name))
+        if value is None or (name == "morphological_accuracy" and scores.get("morph_in_composite") is False):
+            continue
+        if name == "chrf_plus_plus":
+            value /= 100
+        elif name in INVERTED_METRICS:
+            value = 1 - value
+        weighted.append((weight, min(1.0, max(0.0, value))))
+    if not weighted:
+        return None
+    return round(sum(weight * value for weight, value in weighted) / sum(weight for weight, _ in weighted), 4)
+
+
+def quality_tier(composite: float | None) -> str | None:
+    """Baseline < 0.30 ≤ Emerging < 0.50 ≤ Functional < 0.70 ≤ Deployable < 0.85 ≤ Fluent; None without a composite."""
+    value = _number(composite)
+    if value is None:
+        return None
+    return next((name for low, name in QUALITY_TIERS if value >= low), LOWEST_TIER)
+
+
+def cost_adjusted(composite: float | None, cost_per_entry_usd: float | None) -> float | None:
+    """composite / max(1, log2(1 + cost × 1000)), rounded to 4 places: cost only ever lowers the score.
+    The composite itself when the cost is missing or ≤ 0."""
+    value = _number(composite)
+    if value is None:
+        return None
+    cost = _number(cost_per_entry_usd)
+    if cost is None or cost <= 0:
+        return round(value, 4)
+    return round(value / max(1.0, math.log2(1 + cost * 1000)), 4)
+
+
+def subset_scores(results: list[dict]) -> dict[str, Any]:
+    """Scores of a subset of results[] (one domain's entries, say), for domain-filtered rankings.
+
+    chrF++ is corpus-level over the subset; the rates are shares of the per-entry verdicts; the semantic
+    score uses the harness's verdict weights; the composite is the legacy one over what is available,
+    with profile A when the subset has FST verdicts.
+    """
+    entries = _entries(results)
+    evaluated = [entry for entry in entries if not entry.get("error")]
+    exact = sum(1 for entry in evaluated if entry.get("exact_match") is True)
+    verdicts = [entry["semantic_verdict"] for entry in evaluated if isinstance(entry.get("semantic_verdict"), str)]
+    scores = {
+        "total": len(entries),
+        "chrf_plus_plus": _corpus_chrf(_statistics(evaluated)),
+        "exact_match_rate": exact / len(evaluated) if evaluated else None,
+        "equivalent_match_rate": _verdict_share(evaluated, "equivalent_match")[1],
+        "fst_acceptance_rate": _verdict_share(evaluated, "fst_valid")[1],
+        "code_switching_rate": _verdict_share(evaluated, "code_switching_detected")[1],
+        "hallucination_rate": _verdict_share(evaluated, "hallucination_detected")[1],
+        "semantic_score": (sum(SEMANTIC_VERDICT_WEIGHTS.get(v, 0.0) for v in verdicts) / len(verdicts)
+                           if verdicts else None),
+    }
+    scores["composite"] = legacy_composite(scores, fst_available=scores["fst_acceptance_rate"] is not None)
+    return scores

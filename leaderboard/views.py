@@ -1,0 +1,37 @@
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import render
+
+from corpus.models import Domain, Segment
+
+from . import selectors
+
+
+def leaderboard(request):
+    query = selectors.LeaderboardQuery.from_params(request.GET)
+    rows, page = [], None
+    if not query.errors:
+        page = Paginator(selectors.leaderboard(request.user, query), 50).get_page(request.GET.get("page"))
+        offset = (page.number - 1) * 50
+        rows = [selectors.row_view(card, offset + index) for index, card in enumerate(page.object_list, 1)]
+    params = request.GET.copy()
+    params.pop("page", None)
+    return render(request, "leaderboard/leaderboard.html", {
+        "query": query, "rows": rows, "page": page, "query_string": params.urlencode(),
+        "standards": list(selectors.STANDARDS), "domains": Domain.choices, "segments": Segment.choices,
+    }, status=400 if query.errors else 200)
+
+
+def card_detail(request, public_id):
+    card = selectors.visible_card(request.user, public_id)
+    if card is None:
+        raise Http404("No such run card.")
+    results = selectors.visible_results(request.user, card)
+    return render(request, "leaderboard/card_detail.html", {
+        "card": card,
+        "row": selectors.row_view(card, None),
+        "results": Paginator(results, 50).get_page(request.GET.get("page")),
+        "hidden_results": card.result_count - results.count(),
+        "others": selectors.same_setup_cards(request.user, card)[:20],
+        "domain_scores": card.domain_scores.order_by("domain"),
+    })

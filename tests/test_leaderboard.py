@@ -1,0 +1,189 @@
+"""The leaderboard: ranking, domain filtering, tiers, badges, verbatim method_config, bounded queries."""
+
+import json
+
+import pytest
+
+from corpus.models import Entry
+from corpus.services import import_corpus, set_dataset_public
+from leaderboard.models import RunCard
+from leaderboard.services import record_reproduction, submit_run_card
+
+from .cards import body, make_card
+
+from .conftest import corpus_bytes, entry
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def version(steward):
+    entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
+                     provenance="elicited") for n in range(1, 9)]
+    stored = import_corpus(corpus_bytes(entries), steward).version
+    set_dataset_public(stored.dataset, True)
+    return stored
+
+
+def entries_of(version):
+    return list(Entry.objects.filter(version=version).order_by("position"))
+
+
+def medical_only_good(entry_row):
+    """Right on medical entries, wrong elsewhere."""
+    return entry_row.reference if entry_row.domain == "medical" else "wrong wrong"
+
+
+def legal_only_good(entry_row):
+    return entry_row.reference if entry_row.domain == "legal" else "wrong"
+
+
+def submit(version, user, **options) -> RunCard:
+    return submit_run_card(body(make_card(version, entries_of(version), **options)), user)
+
+
+def api_rows(client, **params):
+    response = client.get("/api/v1/leaderboard/", params)
+    assert response.status_code == 200, response.content
+    return response.json()["results"]
+
+
+def test_ranked_by_composite_with_every_column(client, version, speaker):
+    submit(version, speaker, composite=0.55, model_slug="small")
+    submit(version, speaker, composite=0.80, model_slug="large")
+    rows = api_rows(client)
+    assert [(row["rank"], row["model"]) for row in rows] == [(1, "large-2026"), (2, "small-2026")]
+    first = rows[0]
+    for column in ("method", "composite", "chrf_plus_plus", "fst_acceptance_rate", "exact_match_rate",
+                   "semantic_score", "cost_per_entry_usd", "avg_latency_seconds", "cost_adjusted", "method_class",
+                   "quality_tier", "verification_tier", "dependency_class", "date"):
+        assert column in first
+    assert first["quality_tier"] == "Deployable" and first["quality_tier_provisional"] is True
+    assert first["configuration"]["condition"] == "baseline", "without a method card the setup is shown"
+    page = client.get("/leaderboard/")
+    assert b"automated proxy" in page.content and b"provisional" in page.content
+
+
+def test_domain_filter_ranks_by_that_domains_entries(client, version, speaker):
+    submit(version, speaker, composite=0.72, model_slug="medic", predict=medical_only_good)
+    submit(version, speaker, composite=0.71, model_slug="lawyer", predict=legal_only_good)
+    overall = [row["model"] for row in api_rows(client)]
+    legal = api_rows(client, domain="legal")
+    medical = api_rows(client, domain="medical")
+    assert overall == ["medic-2026", "lawyer-2026"]
+    assert [row["model"] for row in legal] == ["lawyer-2026", "medic-2026"]
+    assert [row["model"] for row in medical] == ["medic-2026", "lawyer-2026"]
+    assert legal[0]["entries_scored"] == 4 and legal[0]["exact_match_rate"] == 1.0
+    assert legal[0]["chrf_plus_plus"] == pytest.approx(100.0)
+
+
+def test_one_row_per_method_and_fingerprint_with_the_others_reachable(client, version, speaker):
+    worse = submit(version, speaker, composite=0.60)
+    better = submit(version, speaker, composite=0.65)
+    rows = api_rows(client)
+    assert len(rows) == 1 and rows[0]["id"] == str(better.public_id) and rows[0]["cards_in_group"] == 2
+    page = client.get(f"/leaderboard/cards/{better.public_id}/")
+    assert str(worse.public_id).encode() in page.content
+
+
+def test_standards_are_never_mixed(client, version, speaker):
+    submit(version, speaker, composite=0.9, model_slug="legacy")
+    submit(version, speaker, model_slug="modern", scoring_standard="standard/1")
+    assert [row["model"] for row in api_rows(client)] == ["legacy-2026"]
+    modern = api_rows(client, standard="standard/1")
+    assert [row["model"] for row in modern] == ["modern-2026"] and modern[0]["quality_tier"] is None
+
+
+def test_cost_adjusted_ranking(client, version, speaker):
+    import math
+
+    submit(version, speaker, composite=0.80, model_slug="pricey", cost_per_entry=0.5)
+    submit(version, speaker, composite=0.70, model_slug="cheap", cost_per_entry=0.0)
+    assert [row["model"] for row in api_rows(client, sort="cost_adjusted")] == ["cheap-2026", "pricey-2026"]
+    pricey = next(row for row in api_rows(client) if row["model"] == "pricey-2026")
+    assert pricey["cost_adjusted"] == pytest.approx(0.80 / math.log2(1 + 500), abs=1e-4)
+
+
+def test_dependency_badges_and_class_x_never_listed(client, version, speaker):
+    def method(method_id, access, license_id="MIT", redistributable=True, dep_class="S", substitutable=None):
+        dependency = {"id": f"{method_id}-dep", "kind": "model", "license": license_id, "access": access,
+                      "source": "https://example.org/x", "redistributable": redistributable,
+                      "transferable": redistributable}
+        if substitutable is not None:
+            dependency["substitutable"] = substitutable
+        card = {"method_id": method_id, "name": method_id.title(), "class": "pipeline", "dependency_class": dep_class}
+        return {"method_card": card, "manifest": {"dependency_class": dep_class, "dependencies": [dependency]}}
+
+    submit(version, speaker, model_slug="a2", **method("external", "external-api", "proprietary", False, "A2", False))
+    submit(version, speaker, model_slug="x", **method("closed", "bundled", "none", False, "X"))
+    rows = api_rows(client)
+    assert [row["method"] for row in rows] == ["External"]
+    assert rows[0]["dependency_class"] == "A2" and rows[0]["external_dependency"] is True
+    assert b"external dependency" in client.get("/leaderboard/").content
+
+
+def test_gds_verification_by_a_maintainer_reproduction(client, version, speaker, maintainer):
+    original = submit(version, speaker, composite=0.80)
+    far = submit(version, maintainer, composite=0.70)
+    close = submit(version, maintainer, composite=0.81)
+    client.force_login(maintainer)
+    url = f"/api/v1/run-cards/{original.public_id}/gds-verification/"
+    refused = client.post(url, {"reproduction": str(far.public_id)}, content_type="application/json")
+    assert refused.status_code == 400 and "not within ±2%" in json.dumps(refused.json(), ensure_ascii=False)
+    accepted = client.post(url, {"reproduction": str(close.public_id)}, content_type="application/json")
+    assert accepted.status_code == 200 and accepted.json()["verification_tier"] == "GDS Verified"
+    client.force_login(speaker)
+    assert client.post(url, {"reproduction": str(close.public_id)}, content_type="application/json").status_code == 403
+    page = client.get(f"/leaderboard/cards/{original.public_id}/")
+    assert b"GDS Verified" in page.content and str(close.run_id).encode() in page.content
+
+
+def test_unsealed_cards_cannot_be_gds_verified(version, speaker, maintainer):
+    from leaderboard.services import RunCardRejected
+
+    original = submit(version, speaker, composite=0.80, sealed=False)
+    reproduction = submit(version, maintainer, composite=0.80)
+    with pytest.raises(RunCardRejected, match="verified run_card_hash"):
+        record_reproduction(original, reproduction, maintainer)
+
+
+def test_method_config_is_served_byte_for_byte(client, version, speaker):
+    card = make_card(version, entries_of(version))
+    raw = body(card)
+    stored = submit_run_card(raw, speaker)
+    response = client.get(f"/api/v1/leaderboard/{stored.public_id}/method-config/")
+    assert response.status_code == 200 and response["Content-Type"].startswith("application/json")
+    text = raw.decode("utf-8")
+    start = text.index('"method_config": ') + len('"method_config": ')
+    assert response.content == text[start:text.index("\n  }", start) + 4].encode("utf-8")
+    assert json.loads(response.content) == card["method_config"]
+
+
+def test_rows_of_datasets_withdrawn_from_public_view_disappear(client, version, speaker, governance_user):
+    submit(version, speaker)
+    assert len(api_rows(client)) == 1
+    set_dataset_public(version.dataset, False)
+    assert api_rows(client) == []
+    assert RunCard.objects.count() == 1, "kept, not deleted"
+    client.force_login(governance_user)
+    assert len(api_rows(client)) == 1
+
+
+@pytest.mark.parametrize("params, field", [({"domain": "astrology"}, "domain"), ({"standard": "x"}, "standard"),
+                                           ({"sort": "random"}, "sort"), ({"segment": "secret"}, "segment")])
+def test_bad_filters_are_named(client, db, params, field):
+    response = client.get("/api/v1/leaderboard/", params)
+    assert response.status_code == 400 and field in response.json()
+    assert client.get("/leaderboard/", params).status_code == 400
+
+
+@pytest.mark.parametrize("cards", [5, 200])
+def test_query_count_does_not_grow_with_cards(client, version, speaker, django_assert_max_num_queries, cards):
+    entries = entries_of(version)
+    for index in range(cards):
+        submit_run_card(body(make_card(version, entries, composite=0.5 + index / 1000, model_slug=f"m{index}")),
+                        speaker)
+    for url, params in (("/api/v1/leaderboard/", {}), ("/api/v1/leaderboard/", {"domain": "legal"}),
+                        ("/leaderboard/", {}), ("/leaderboard/", {"domain": "medical", "sort": "cost_adjusted"})):
+        with django_assert_max_num_queries(8):
+            assert client.get(url, params).status_code == 200
