@@ -175,7 +175,19 @@ def test_secret_results_are_visible_only_to_steward_governance(client, dev_versi
     assert client.get("/api/v1/leaderboard/").json()["count"] == 1, "aggregates of secret cards are public"
 
 
-def test_large_cards_are_verified_by_a_task_after_202(client, dev_version, speaker, settings,
+@pytest.fixture
+def eager_tasks():
+    """Run Celery tasks in-process even when a broker is configured; tests/test_tasks.py runs them on
+    a real worker and broker."""
+    from config.celery import app as celery_app
+
+    before = celery_app.conf.task_always_eager
+    celery_app.conf.update(task_always_eager=True)
+    yield
+    celery_app.conf.update(task_always_eager=before)
+
+
+def test_large_cards_are_verified_by_a_task_after_202(client, dev_version, speaker, settings, eager_tasks,
                                                       django_capture_on_commit_callbacks):
     settings.RUN_CARD_INLINE_MAX_RESULTS = 3
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -222,3 +234,20 @@ def test_method_card_and_manifest_with_the_card(client, dev_version, speaker):
     method_card["class"] = "magic"
     refused = post(client, make_card(dev_version, dev_entries(dev_version), method_card=method_card))
     assert refused.status_code == 400 and "raw-llm" in json.dumps(refused.json())
+
+
+def test_methods_are_registered_on_their_own(client, speaker):
+    assert client.post("/api/v1/methods/", {}, content_type="application/json").status_code == 401
+    client.force_login(speaker)
+    card = {"method_id": "fst-gated", "name": "FST gated", "class": "pipeline", "dependency_class": "S"}
+    manifest = {"dependency_class": "S", "dependencies": []}
+    created = client.post("/api/v1/methods/", {"method_card": card, "method": manifest}, content_type="application/json")
+    assert created.status_code == 201 and created.json()["dependency_class"] == "S"
+    manifest["dependencies"] = [{"id": "mirror", "kind": "software", "license": "MIT", "access": "mirrored",
+                                 "source": "https://example.org/x", "redistributable": True, "transferable": True}]
+    refused = client.post("/api/v1/methods/", {"method_card": card, "method": manifest},
+                          content_type="application/json")
+    assert refused.status_code == 400
+    assert any(p["path"] == "method.dependencies[0].pin" for p in refused.json()["problems"])
+    missing = client.post("/api/v1/methods/", {"method": manifest}, content_type="application/json")
+    assert missing.status_code == 400 and missing.json()["problems"][0]["path"] == "method_card"

@@ -7,7 +7,7 @@ the on-commit callback that enqueues the task is run by `django_capture_on_commi
 
 import re
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 
 import pytest
 from allauth.account.models import EmailAddress
@@ -55,7 +55,7 @@ class TaskDelivery:
             assert celery_app.conf.task_always_eager
             with self._capture(execute=True) as callbacks:
                 yield
-            assert len(callbacks) == 1, "invite_member enqueues exactly one task on commit"
+            assert len(callbacks) == 1, "the block enqueues exactly one task on commit"
 
     @staticmethod
     def wait_for_mail(predicate, timeout: float = MAIL_WAIT_SECONDS) -> list:
@@ -148,3 +148,34 @@ def test_signing_up_with_another_address_after_opening_the_link_grants_no_member
     assert not Membership.objects.filter(organization=steward, role="curator").exists()
     invitation.refresh_from_db()
     assert invitation.accepted_at is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_large_run_card_is_verified_by_the_worker_after_202(task_delivery, steward, speaker, settings):
+    """The request answers 202 at once; the Celery worker then recomputes the aggregates."""
+    from corpus.models import Entry
+    from corpus.services import import_corpus, set_dataset_public
+    from leaderboard.models import RunCard
+
+    from .cards import body, make_card, seal
+    from .conftest import corpus_bytes, entry
+
+    settings.RUN_CARD_INLINE_MAX_RESULTS = 3
+    version = import_corpus(corpus_bytes([entry(n, domain="medical") for n in range(1, 7)]), steward).version
+    set_dataset_public(version.dataset, True)
+    client = Client()
+    client.force_login(speaker)
+    card = make_card(version, list(Entry.objects.filter(version=version)), predict=lambda e: e.reference + " x")
+    card["scores"]["exact_matches"] = 6
+    # Eagerly (no broker) the on-commit callback runs the task as the request's transaction commits.
+    with task_delivery.deferred() if BROKER else nullcontext():
+        response = client.post("/api/v1/run-cards/", body(seal(card)), content_type="application/json")
+        assert response.status_code == 202 and response.json()["status"] == "processing"
+    deadline = time.monotonic() + MAIL_WAIT_SECONDS
+    stored = RunCard.objects.get()
+    while stored.status == RunCard.Status.PROCESSING and time.monotonic() < deadline:
+        time.sleep(0.05)
+        stored.refresh_from_db()
+    assert stored.status == RunCard.Status.READY
+    assert {d["path"] for d in stored.discrepancies} >= {"scores.exact_matches"}
+    assert stored.domain_scores.get().result_count == 6
