@@ -5,6 +5,8 @@ from django.contrib import admin
 
 from .models import Method, RunCard
 
+HIDDEN_FIELDS = ("raw", "discrepancies", "method_config", "verification_error")
+
 
 @admin.register(RunCard)
 class RunCardAdmin(admin.ModelAdmin):
@@ -12,8 +14,8 @@ class RunCardAdmin(admin.ModelAdmin):
                     "submitted_at"]
     list_filter = ["status", "hash_status", "segment", "scoring_standard"]
     search_fields = ["run_id", "model_slug"]
-    exclude = ["raw", "discrepancies"]
-    readonly_fields = [f.name for f in RunCard._meta.fields if f.name not in ("raw", "discrepancies")]
+    exclude = list(HIDDEN_FIELDS)
+    readonly_fields = [f.name for f in RunCard._meta.fields if f.name not in HIDDEN_FIELDS]
 
     def has_add_permission(self, request):
         return False

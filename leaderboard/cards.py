@@ -1,6 +1,7 @@
 """Structure and type checks of a run card (SPEC §4), every problem with its JSON path."""
 
 import json
+import math
 import re
 import uuid
 from datetime import datetime
@@ -34,8 +35,18 @@ RESULT_TEXT_FIELDS = ("source", "expected", "raw_predicted", "predicted")
 RESULT_BOOL_FIELDS = ("exact_match", "fst_valid", "equivalent_match", "code_switching_detected", "hallucination_detected")
 
 
+# Beyond 2**53 a JSON number loses precision in most readers; no score, count or size comes near it.
+MAX_MAGNITUDE = 2**53
+TEXT_LIMITS = {"harness_version": 50, "model_slug": 200, "model_id": 200, "condition": 200, "fst_version": 200}
+
+
 def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite JSON number of a sane magnitude (booleans are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):
+        return abs(value) < MAX_MAGNITUDE
+    return math.isfinite(value) and abs(value) < MAX_MAGNITUDE
 
 
 def type_name(expected) -> str:
@@ -64,6 +75,8 @@ def matches(value: Any, expected) -> bool:
         return expected is bool or (isinstance(expected, tuple) and bool in expected)
     if expected == (int, float):
         return is_number(value)
+    if expected is int:
+        return isinstance(value, int) and is_number(value)
     return isinstance(value, expected)
 
 
@@ -106,10 +119,15 @@ def validate_card(card: Any) -> list[FieldProblem]:
         except ValueError:
             problems.append(FieldProblem("run_id", f"expected a UUID, found {found(card['run_id'])}"))
     if isinstance(card.get("timestamp"), str):
-        try:
-            datetime.fromisoformat(card["timestamp"].replace("Z", "+00:00"))
-        except ValueError:
-            problems.append(FieldProblem("timestamp", f"expected an ISO 8601 date-time, found {found(card['timestamp'])}"))
+        moment = parse_timestamp(card["timestamp"])
+        if moment is None:
+            problems.append(FieldProblem("timestamp", "expected an ISO 8601 date-time with its UTC offset (e.g. "
+                                         f"2026-11-30T12:00:00Z) between 1970 and 9999, found {found(card['timestamp'])}"))
+    for name, limit in TEXT_LIMITS.items():
+        if isinstance(card.get(name), str) and len(card[name]) > limit:
+            problems.append(FieldProblem(name, f"expected at most {limit} characters, found {len(card[name])}"))
+    if isinstance(card.get("batch_size"), int) and not is_number(card["batch_size"]):
+        problems.append(FieldProblem("batch_size", "expected an integer below 2**53"))
     if isinstance(card.get("system_prompt_sha256"), str) and not SHA256_HEX.match(card["system_prompt_sha256"]):
         problems.append(FieldProblem("system_prompt_sha256", "expected 64 lowercase hexadecimal characters"))
     if is_number(card.get("temperature")) and not 0 <= card["temperature"] <= 5:
@@ -134,8 +152,9 @@ def validate_card(card: Any) -> list[FieldProblem]:
         check_range(scores, ["chrf_plus_plus"], "scores.", 0, 100, problems)
         check_range(scores, NON_NEGATIVE_SCORES, "scores.", 0, None, problems)
         standard = scores.get("scoring_standard")
-        if standard is not None and not isinstance(standard, str):
-            problems.append(FieldProblem("scores.scoring_standard", f"expected a string, found {found(standard)}"))
+        if standard is not None and (not isinstance(standard, str) or not 0 < len(standard) <= 40):
+            problems.append(FieldProblem("scores.scoring_standard",
+                                         f"expected a name such as \"standard/1\", found {found(standard)}"))
         if standard is None and scores.get("composite") is None:
             problems.append(FieldProblem("scores.composite", "required for a legacy-composite card (no scoring_standard)"))
     totals = card.get("totals")
@@ -160,6 +179,16 @@ def validate_card(card: Any) -> list[FieldProblem]:
             problems.append(FieldProblem("dataset.entry_count",
                                          f"is {dataset['entry_count']} but results holds {len(results)} entries"))
     return problems
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None or not 1970 <= moment.year <= 9999:
+        return None
+    return moment
 
 
 def validate_result(index: int, result: Any, seen: dict[str, int], problems: list[FieldProblem]) -> None:

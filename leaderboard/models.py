@@ -151,6 +151,7 @@ class DomainScore(models.Model):
     exact_match_rate = models.FloatField(null=True)
     fst_acceptance_rate = models.FloatField(null=True)
     semantic_score = models.FloatField(null=True)
+    cost_adjusted = models.FloatField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run_card", "domain"], name="domainscore_unique")]

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, F, FilteredRelation, Q, QuerySet, Window
+from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from corpus.selectors import mt_output_visibility, visible_datasets
@@ -15,7 +15,8 @@ from .verification import quality_tier
 
 STANDARDS = {"legacy-composite": "composite", "standard/1": "chrf_plus_plus"}
 SORTS = ("primary", "cost_adjusted")
-DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score")
+DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score",
+                  "cost_adjusted")
 
 
 @dataclass
@@ -80,20 +81,24 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     else:
         cards = cards.annotate(domain_count=F("result_count"), **{f"shown_{name}": F(name) for name in DOMAIN_METRICS})
     ranking = F(f"shown_{metric}").desc(nulls_last=True)
-    group = [F("method_id"), F("fingerprint")]
+    group = [F("method_id"), F("fingerprint"), F("segment")]
     cards = cards.filter(**{f"shown_{metric}__isnull": False}).annotate(
         place_in_group=Window(RowNumber(), partition_by=group, order_by=[ranking, F("submitted_at").asc()]),
         group_size=Window(Count("pk"), partition_by=group),
     ).filter(place_in_group=1)
-    order = [F("cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
-    return cards.select_related("method", "dataset_version__dataset").order_by(*order, ranking, "submitted_at", "pk")
+    order = [F("shown_cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
+    validated_method = RunCard.objects.filter(method_id=OuterRef("method_id"), method_id__isnull=False,
+                                              community_validated_at__isnull=False)
+    return cards.annotate(method_validated=Exists(validated_method)).select_related(
+        "method", "dataset_version__dataset").order_by(*order, ranking, "submitted_at", "pk")
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:
     """The columns of SPEC §7 for one leaderboard row."""
     composite = getattr(card, "shown_composite", card.composite)
     tier = quality_tier(composite)
-    validated = card.verification_tier == "Community Validated"
+    # Provisional until the method (any of its cards) is Community Validated.
+    validated = card.verification_tier == "Community Validated" or getattr(card, "method_validated", False)
     method = card.method
     return {
         "rank": rank,
@@ -114,7 +119,7 @@ def row_view(card: RunCard, rank: int) -> dict[str, Any]:
         "semantic_score": getattr(card, "shown_semantic_score", card.semantic_score),
         "cost_per_entry_usd": card.cost_per_entry_usd,
         "avg_latency_seconds": card.avg_latency_seconds,
-        "cost_adjusted": card.cost_adjusted,
+        "cost_adjusted": getattr(card, "shown_cost_adjusted", card.cost_adjusted),
         "quality_tier": tier,
         "quality_tier_provisional": tier in ("Deployable", "Fluent") and not validated,
         "verification_tier": card.verification_tier,

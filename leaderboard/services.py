@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from corpus.models import SECRET_SEGMENTS, DatasetVersion
+from corpus.models import SECRET_SEGMENTS, DatasetVersion, Entry
 from corpus.selectors import visible_entries, visible_versions
 from corpus.services import freeze_version
+from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
 from governance.models import Role
 from governance.selectors import has_role
 
@@ -32,6 +33,17 @@ class RunCardRejected(Exception):
         super().__init__("; ".join(str(p) for p in problems[:5]))
 
 
+def unstorable_strings(value, path: str = "") -> list[tuple[str, str]]:
+    """Where the card holds text that cannot be stored faithfully (NUL, unpaired surrogates)."""
+    if isinstance(value, dict):
+        return [found for key, item in value.items()
+                for found in unstorable_strings(item, f"{path}.{key}" if path else str(key))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in unstorable_strings(item, f"{path}[{index}]")]
+    reason = unstorable_text(value)
+    return [(path, reason)] if reason else []
+
+
 @dataclass
 class ParsedCard:
     text: str
@@ -48,14 +60,18 @@ def parse_card(body: bytes) -> ParsedCard:
     except UnicodeDecodeError as exc:
         raise RunCardRejected(400, [FieldProblem("", f"not valid UTF-8 (byte offset {exc.start})")]) from None
     try:
-        card = json.loads(text)
+        card = json.loads(text, parse_constant=refuse_constant)
     except json.JSONDecodeError as exc:
         raise RunCardRejected(
             400, [FieldProblem("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
         ) from None
     except RecursionError:
         raise RunCardRejected(400, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
+    except ValueError as exc:
+        raise RunCardRejected(400, [FieldProblem("", f"invalid JSON: {exc}")]) from None
     problems = validate_card(card)
+    if UNSTORABLE_ESCAPE.search(text):
+        problems += [FieldProblem(path, reason) for path, reason in unstorable_strings(card)]
     if problems:
         raise RunCardRejected(400, problems)
     return ParsedCard(text=text, card=card)
@@ -125,14 +141,37 @@ def submit_run_card(body: bytes, user) -> RunCard:
     if is_secret and not has_role(user, version.dataset.organization, Role.GOVERNANCE):
         raise RunCardRejected(403, [FieldProblem("results", "cards for gold_standard or held_out entries are "
                                                  "submitted by governance staff of the steward organization only")])
+    if is_secret:
+        leaks = secret_text_outside_results(card, entries)
+        if leaks:
+            raise RunCardRejected(400, [FieldProblem(path, "holds the text of a secret entry; a card for secret "
+                                                     "segments may carry such text only inside results[]")
+                                        for path in leaks])
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
         raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
 
     freeze_version(version)
+    try:
+        with transaction.atomic():
+            run_card = create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
+    except IntegrityError:
+        raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
+    store_results(run_card, card["results"], entries)
+    if len(card["results"]) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
+        verify_run_card(run_card.pk)
+        run_card.refresh_from_db()
+    else:
+        from .tasks import verify_run_card_task
+
+        transaction.on_commit(lambda: verify_run_card_task.delay(run_card.pk))
+    return run_card
+
+
+def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, dependency_class: str | None, user,
+                hash_status: str, is_secret: bool, segments: list[str]) -> RunCard:
     scores = card["scores"]
     totals = card.get("totals") if isinstance(card.get("totals"), dict) else {}
-    fingerprint = verification.compute_fingerprint(card)
-    run_card = RunCard.objects.create(
+    return RunCard.objects.create(
         run_id=uuid.UUID(card["run_id"]),
         raw=parsed.text,
         dataset_version=version,
@@ -150,8 +189,9 @@ def submit_run_card(body: bytes, user) -> RunCard:
         system_prompt_sha256=card["system_prompt_sha256"],
         tools_enabled=card.get("tools_enabled"),
         batch_size=card.get("batch_size"),
-        fingerprint=fingerprint,
-        method_config=top_level_value_text(parsed.text, "method_config") or "",
+        fingerprint=verification.compute_fingerprint(card),
+        method_config=top_level_value_text(parsed.text, "method_config") if isinstance(
+            card.get("method_config"), dict) else "",
         scoring_standard=scores.get("scoring_standard") or "legacy-composite",
         composite=scores.get("composite"),
         chrf_plus_plus=scores.get("chrf_plus_plus"),
@@ -163,33 +203,60 @@ def submit_run_card(body: bytes, user) -> RunCard:
         cost_adjusted=verification.cost_adjusted(scores.get("composite"), totals.get("cost_per_entry_usd")),
         result_count=len(card["results"]),
     )
-    store_results(run_card, card["results"], entries)
-    if len(card["results"]) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
-        verify_run_card(run_card.pk)
-        run_card.refresh_from_db()
-    else:
-        from .tasks import verify_run_card_task
 
-        transaction.on_commit(lambda: verify_run_card_task.delay(run_card.pk))
-    return run_card
+
+MIN_SECRET_TEXT = 4
+
+
+def secret_text_outside_results(card: dict, entries: dict) -> list[str]:
+    """Paths of strings outside results[] (method_config, method card, …) that contain a scored secret
+    entry's source, reference or output: those fields are shown publicly."""
+    secret_pks = [pk for pk, segment, _ in entries.values() if segment in SECRET_SEGMENTS]
+    texts = {text for pair in Entry.objects.filter(pk__in=secret_pks).values_list("source", "reference")
+             for text in pair}
+    texts |= {r.get("predicted") or "" for r in card["results"]} | {r.get("raw_predicted") or "" for r in card["results"]}
+    texts = {text.strip() for text in texts if isinstance(text, str) and len(text.strip()) >= MIN_SECRET_TEXT}
+    return [path for path, value in strings_of({k: v for k, v in card.items() if k != "results"})
+            if any(text in value for text in texts)]
+
+
+def strings_of(value, path: str = ""):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings_of(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from strings_of(item, f"{path}[{index}]")
+    elif isinstance(value, str):
+        yield path, value
 
 
 def save_method(card: dict, dependency_class: str | None, user) -> Method | None:
+    """Create or update the submitter's method. A method id belongs to whoever registered it first; a
+    class derived from a manifest is kept until a new manifest derives another (a declared class
+    never overrides it)."""
     method_card = card.get("method_card")
     if not isinstance(method_card, dict):
         return None
-    method, _ = Method.objects.update_or_create(
-        method_id=str(method_card["method_id"])[:200],
-        defaults={
-            "name": str(method_card.get("name") or method_card["method_id"])[:200],
-            "method_class": method_card["class"],
-            "dependency_class": dependency_class or method_card.get("dependency_class") or "",
-            "card": method_card,
-            "manifest": card.get("method") if isinstance(card.get("method"), dict) else None,
-            "submitted_by": user,
-            "updated_at": timezone.now(),
-        },
-    )
+    method_id = str(method_card["method_id"])[:200]
+    method = Method.objects.select_for_update().filter(method_id=method_id).first()
+    if method is not None and method.submitted_by_id != user.pk:
+        raise RunCardRejected(409, [FieldProblem("method_card.method_id",
+                                                 f"method {method_id!r} belongs to another submitter")])
+    manifest = card.get("method") if isinstance(card.get("method"), dict) else None
+    if method is None:
+        method = Method(method_id=method_id, submitted_by=user)
+    if manifest is not None:
+        method.manifest = manifest
+        method.dependency_class = dependency_class or ""
+    elif not method.manifest:
+        declared = method_card.get("dependency_class")
+        method.dependency_class = declared if isinstance(declared, str) and declared in methods.DEPENDENCY_CLASSES else ""
+    method.name = str(method_card.get("name") or method_id)[:200]
+    method.method_class = method_card["class"]
+    method.card = method_card
+    method.updated_at = timezone.now()
+    method.save()
     return method
 
 
@@ -213,6 +280,21 @@ def store_results(run_card: RunCard, results: list[dict], entries: dict) -> None
     RunCardResult.objects.bulk_create(batch)
 
 
+# A secret card's per-domain scores are public: below this many entries they would describe single entries.
+MIN_SECRET_DOMAIN_RESULTS = 5
+DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score")
+
+
+def domain_score(run_card: RunCard, domain: str, subset: list[dict]) -> DomainScore:
+    """Scores over one domain's results; a composite (and cost-adjusted score) only for legacy cards."""
+    scores = {name: value for name, value in verification.subset_scores(subset).items() if name in DOMAIN_METRICS}
+    if run_card.scoring_standard != "legacy-composite":
+        scores["composite"] = None
+    return DomainScore(run_card=run_card, domain=domain, result_count=len(subset),
+                       cost_adjusted=verification.cost_adjusted(scores.get("composite"), run_card.cost_per_entry_usd),
+                       **scores)
+
+
 @transaction.atomic
 def verify_run_card(run_card_pk: int) -> RunCard:
     """Recompute what results[] determines, record disagreements, and score each domain's subset."""
@@ -230,11 +312,8 @@ def verify_run_card(run_card_pk: int) -> RunCard:
             by_domain.setdefault(domain, []).append(result)
     run_card.domain_scores.all().delete()
     DomainScore.objects.bulk_create([
-        DomainScore(run_card=run_card, domain=domain, result_count=len(subset), **{
-            name: value for name, value in verification.subset_scores(subset).items()
-            if name in ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score")
-        })
-        for domain, subset in sorted(by_domain.items())
+        domain_score(run_card, domain, subset) for domain, subset in sorted(by_domain.items())
+        if not run_card.is_secret or len(subset) >= MIN_SECRET_DOMAIN_RESULTS
     ])
     run_card.discrepancies = [d.as_dict() for d in discrepancies]
     run_card.status = RunCard.Status.READY
@@ -259,6 +338,10 @@ def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) ->
     problems = []
     if reproduction.submitted_by_id != maintainer.pk:
         problems.append(FieldProblem("reproduction", "must be a card the maintainer submitted"))
+    if original.submitted_by_id == maintainer.pk:
+        problems.append(FieldProblem("", "a maintainer cannot verify their own card"))
+    if RunCard.Status.READY not in (original.status,) or reproduction.status != RunCard.Status.READY:
+        problems.append(FieldProblem("reproduction", "both cards must have finished verification"))
     if reproduction.pk == original.pk:
         problems.append(FieldProblem("reproduction", "a card cannot reproduce itself"))
     if RunCard.HashStatus.VERIFIED not in (original.hash_status,) or reproduction.hash_status != RunCard.HashStatus.VERIFIED:

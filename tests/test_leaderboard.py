@@ -187,3 +187,38 @@ def test_query_count_does_not_grow_with_cards(client, version, speaker, django_a
                         ("/leaderboard/", {}), ("/leaderboard/", {"domain": "medical", "sort": "cost_adjusted"})):
         with django_assert_max_num_queries(8):
             assert client.get(url, params).status_code == 200
+
+
+def test_domain_filter_on_standard_1_shows_no_composite(client, version, speaker):
+    submit(version, speaker, model_slug="modern", scoring_standard="standard/1")
+    row = api_rows(client, standard="standard/1", domain="medical")[0]
+    assert row["composite"] is None and row["quality_tier"] is None and row["chrf_plus_plus"] is not None
+
+
+def test_cost_adjusted_follows_the_domain_composite(client, version, speaker):
+    card = submit(version, speaker, composite=0.72, model_slug="medic", predict=medical_only_good, cost_per_entry=0.01)
+    legal = api_rows(client, domain="legal")[0]
+    domain = card.domain_scores.get(domain="legal")
+    import math
+
+    assert legal["cost_adjusted"] == pytest.approx(domain.composite / math.log2(1 + 10), abs=1e-4)
+    assert legal["cost_adjusted"] != api_rows(client)[0]["cost_adjusted"]
+
+
+def test_provisional_ends_when_the_method_is_community_validated(client, version, speaker):
+    from django.utils import timezone
+
+    method_card = {"method_id": "crk-coached", "name": "Coached", "class": "coached-llm", "dependency_class": "S"}
+    manifest = {"dependency_class": "S", "dependencies": []}
+    first = submit(version, speaker, composite=0.80, method_card=method_card, manifest=manifest, condition="a")
+    submit(version, speaker, composite=0.81, method_card=method_card, manifest=manifest, condition="b")
+    assert all(row["quality_tier_provisional"] for row in api_rows(client))
+    RunCard.objects.filter(pk=first.pk).update(community_validated_at=timezone.now())
+    assert not any(row["quality_tier_provisional"] for row in api_rows(client))
+
+
+def test_secret_domain_scores_need_enough_entries(steward, governance_user):
+    entries = [entry(n, "gold_standard", domain="medical" if n < 6 else "legal") for n in range(1, 8)]
+    stored = import_corpus(corpus_bytes(entries, id="gold-set"), steward).version
+    card = submit(stored, governance_user)
+    assert list(card.domain_scores.values_list("domain", "result_count")) == [("medical", 5)]

@@ -251,3 +251,62 @@ def test_methods_are_registered_on_their_own(client, speaker):
     assert any(p["path"] == "method.dependencies[0].pin" for p in refused.json()["problems"])
     missing = client.post("/api/v1/methods/", {"method": manifest}, content_type="application/json")
     assert missing.status_code == 400 and missing.json()["problems"][0]["path"] == "method_card"
+
+
+def test_secret_text_outside_results_is_refused(client, dev_version, governance_user):
+    secret = list(Entry.objects.filter(version=dev_version, segment="gold_standard"))
+    card = make_card(dev_version, secret)
+    card["method_config"]["coachingPrompt"] = f"Example: {secret[0].source} means {secret[0].reference}"
+    response = post(client, seal(card), governance_user)
+    assert response.status_code == 400
+    assert response.json()["problems"][0]["path"] == "method_config.coachingPrompt"
+    assert SECRET_MARK not in json.dumps(response.json())
+
+
+@pytest.mark.parametrize(("change", "path", "fragment"), [
+    (lambda c: c["totals"].update(cost_per_entry_usd=float("inf")), "", "Infinity is not a JSON number"),
+    (lambda c: c["scores"].update(composite=float("nan")), "", "NaN is not a JSON number"),
+    (lambda c: c["results"][0].update(latency_s=10**400), "results[0].latency_s", "expected a number"),
+    (lambda c: c.update(batch_size=10**30), "batch_size", "expected an integer"),
+    (lambda c: c.update(harness_version="9" * 60), "harness_version", "at most 50 characters"),
+    (lambda c: c.update(timestamp="2026-11-30T12:00:00"), "timestamp", "with its UTC offset"),
+    (lambda c: c.update(timestamp="0001-01-01T00:00:00+01:00"), "timestamp", "between 1970 and 9999"),
+    (lambda c: c.update(model_id="nul\u0000byte"), "model_id", "NUL character"),
+])
+def test_values_that_cannot_be_stored_are_refused_by_path(client, dev_version, speaker, change, path, fragment):
+    card = make_card(dev_version, dev_entries(dev_version), sealed=False)
+    change(card)
+    raw = json.dumps(card, ensure_ascii=False).encode("utf-8")
+    response = post(client, None, speaker, raw)
+    assert response.status_code == 400, response.content
+    assert any(p["path"] == path and fragment in p["message"] for p in response.json()["problems"]), response.json()
+    assert RunCard.objects.count() == 0
+
+
+def test_a_method_id_belongs_to_its_first_submitter(client, dev_version, speaker, outsider):
+    card = {"method_id": "acme-mt", "name": "Acme", "class": "pipeline", "dependency_class": "X"}
+    manifest = {"dependency_class": "X", "dependencies": [
+        {"id": "corpus-dump", "kind": "data", "license": "none", "access": "bundled", "source": "https://x.example/d",
+         "redistributable": False, "transferable": False}]}
+    client.force_login(speaker)
+    assert client.post("/api/v1/methods/", {"method_card": card, "method": manifest},
+                       content_type="application/json").status_code == 201
+    client.force_login(outsider)
+    takeover = client.post("/api/v1/methods/", {"method_card": {**card, "dependency_class": "S", "name": "Mine"}},
+                           content_type="application/json")
+    assert takeover.status_code == 409
+    from leaderboard.models import Method
+
+    method = Method.objects.get()
+    assert (method.name, method.dependency_class, method.submitted_by) == ("Acme", "X", speaker)
+    client.force_login(speaker)
+    client.post("/api/v1/methods/", {"method_card": {**card, "dependency_class": "S"}}, content_type="application/json")
+    method.refresh_from_db()
+    assert method.dependency_class == "X", "a declared class never overrides the derived one"
+
+
+def test_null_method_config_is_absent(client, dev_version, speaker):
+    card = make_card(dev_version, dev_entries(dev_version), sealed=False)
+    card["method_config"] = None
+    public_id = post(client, card, speaker).json()["id"]
+    assert client.get(f"/api/v1/leaderboard/{public_id}/method-config/").status_code == 404
