@@ -111,3 +111,13 @@ def test_listing_queries_do_not_grow_with_data(client, steward, curator, django_
                 f"/api/v1/dataset-versions/{version.pk}/entries/"):
         with django_assert_max_num_queries(10):
             assert client.get(url).status_code == 200
+
+
+def test_openapi_schema_validates_without_warnings(tmp_path):
+    from django.core.management import call_command
+
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
+    text = target.read_text()
+    for path in ("/api/v1/run-cards/:", "/api/v1/leaderboard/:", "/api/v1/leaderboard/{public_id}/method-config/:"):
+        assert path in text
