@@ -63,6 +63,7 @@ LOWEST_TIER = "Baseline"
 
 # The harness's verdict weights for its semantic score (mt_eval_harness publish.derive_scores); every
 # other verdict (MISMATCH, UNKNOWN, WRONG, NO_OUTPUT, ERROR, anything unknown) weighs 0.
+NO_VERDICT = ("UNKNOWN", "ERROR")
 SEMANTIC_VERDICT_WEIGHTS = {"EXACT_MATCH": 1.0, "VALID": 1.0, "GRAMMAR_ISSUES": 0.7, "PARTIAL": 0.4, "INCOMPLETE": 0.3}
 
 # Turns statistics into scores, which keeps no state; extracting statistics takes a fresh CHRF each time,
@@ -450,7 +451,9 @@ def subset_scores(results: list[dict]) -> dict[str, Any]:
     entries = _entries(results)
     evaluated = [entry for entry in entries if not entry.get("error")]
     exact = sum(1 for entry in evaluated if entry.get("exact_match") is True)
-    verdicts = [entry["semantic_verdict"] for entry in evaluated if isinstance(entry.get("semantic_verdict"), str)]
+    # UNKNOWN and ERROR verdicts say the validator could not judge: they are no evidence either way.
+    verdicts = [entry["semantic_verdict"] for entry in evaluated
+                if isinstance(entry.get("semantic_verdict"), str) and entry["semantic_verdict"] not in NO_VERDICT]
     scores = {
         "total": len(entries),
         "chrf_plus_plus": _corpus_chrf(_statistics(evaluated)),

@@ -411,8 +411,17 @@ def test_subset_scores_of_a_domain_differ_from_the_whole():
     assert subset["exact_match_rate"] == pytest.approx(1 / 3)
     assert subset["fst_acceptance_rate"] == pytest.approx(2 / 3)
     assert subset["hallucination_rate"] == 0.5
-    assert subset["semantic_score"] == pytest.approx((1.0 + 0.4 + 0.0) / 3)
+    assert subset["semantic_score"] == pytest.approx((1.0 + 0.4) / 2), "UNKNOWN judges nothing"
     assert subset["equivalent_match_rate"] is None
     assert subset["composite"] == legacy_composite(subset, fst_available=True)
     assert subset["composite"] != whole["composite"]
     assert subset_scores(copy.deepcopy(animals)) == subset
+
+
+def test_subset_semantic_score_ignores_verdicts_that_judge_nothing():
+    rows = [result(str(i), "s", "atim", "atim") for i in range(3)]
+    for row in rows:
+        row["semantic_verdict"] = "UNKNOWN"
+    assert subset_scores(rows)["semantic_score"] is None
+    rows[0]["semantic_verdict"] = "VALID"
+    assert subset_scores(rows)["semantic_score"] == 1.0
