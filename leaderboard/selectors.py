@@ -130,6 +130,7 @@ def row_view(card: RunCard, rank: int) -> dict[str, Any]:
         "segment": card.segment,
         "entries_scored": getattr(card, "domain_count", card.result_count),
         "cards_in_group": getattr(card, "group_size", 1),
+        "discrepancy_count": len(card.discrepancies),
         "date": card.timestamp,
     }
 

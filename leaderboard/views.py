@@ -33,5 +33,5 @@ def card_detail(request, public_id):
         "results": Paginator(results, 50).get_page(request.GET.get("page")),
         "hidden_results": card.result_count - results.count(),
         "others": selectors.same_setup_cards(request.user, card)[:20],
-        "domain_scores": card.domain_scores.order_by("domain"),
+        "domain_scores": [(Domain(score.domain).label, score) for score in card.domain_scores.order_by("domain")],
     })

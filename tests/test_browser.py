@@ -185,3 +185,140 @@ def test_keyboard_skip_link_first_and_filter_submits_with_enter(live_server, pag
     expect(page.get_by_role("status")).to_have_text("1 entry")
     expect(page.locator("tbody tr")).to_have_count(1)
     expect(page.locator("tbody")).to_contain_text("source public-2")
+
+
+# --- The leaderboard, as a visitor with no account reads it ---------------------------------------------------
+
+
+@pytest.fixture
+def scored_version(steward):
+    """A public dataset of eight development entries: four medical, four legal."""
+    from corpus.services import import_corpus, set_dataset_public
+
+    entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
+                     provenance="elicited") for n in range(1, 9)]
+    stored = import_corpus(corpus_bytes(entries), steward).version
+    set_dataset_public(stored.dataset, True)
+    return stored
+
+
+def submitted_cards(version, user):
+    """Four cards as the harness writes them: a method with an A2 external dependency (best on legal entries),
+    a Deployable legacy run (best on medical entries, best overall), a weaker legacy run whose submitted
+    exact-match rate its results do not reproduce, and one standard/1 card that the legacy ranking never shows."""
+    from leaderboard.services import submit_run_card
+
+    from .cards import body, make_card, seal
+
+    entries = list(Entry.objects.filter(version=version).order_by("position"))
+
+    def medical_good(row):
+        return row.reference if row.domain == "medical" else "wrong wrong"
+
+    def legal_good(row):
+        return row.reference if row.domain == "legal" else "wrong"
+
+    def half_right(row):
+        return row.reference if row.entry_id in ("1", "5") else "nothing alike"
+
+    method_card = {"method_id": "fst-guided-pipeline", "name": "FST-guided pipeline", "class": "pipeline",
+                   "dependency_class": "A2"}
+    manifest = {"dependency_class": "A2", "dependencies": [{
+        "id": "hosted-llm", "kind": "model", "license": "proprietary", "access": "external-api",
+        "source": "https://example.org/api", "redistributable": False, "transferable": False,
+        "substitutable": False}]}
+    pipeline = make_card(version, entries, composite=0.62, model_slug="pipeline-llm", condition="fst-guided",
+                         predict=legal_good, method_card=method_card, manifest=manifest, cost_per_entry=0.004)
+    deployable = make_card(version, entries, composite=0.78, model_slug="medic-large", condition="few-shot",
+                           predict=medical_good, cost_per_entry=0.02)
+    weaker = make_card(version, entries, composite=0.41, model_slug="tiny-open", predict=half_right,
+                       cost_per_entry=0.0)
+    weaker["scores"]["exact_match_rate"] = 0.5  # the results give 0.25: a discrepancy shown on its page
+    seal(weaker)
+    modern = make_card(version, entries, model_slug="modern-mt", scoring_standard="standard/1")
+    return {name: submit_run_card(body(card), user) for name, card in (
+        ("pipeline", pipeline), ("deployable", deployable), ("weaker", weaker), ("modern", modern))}
+
+
+def method_cells(page):
+    return page.locator("table.leaderboard tbody tr td.method a")
+
+
+def test_visitor_reads_the_leaderboard_filters_by_domain_and_opens_a_card(live_server, page, scored_version,
+                                                                          speaker):
+    cards = submitted_cards(scored_version, speaker)
+    page.goto(f"{live_server.url}/leaderboard/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Leaderboard")
+    expect(page.get_by_role("note").first).to_contain_text("Every score here is an automated proxy")
+
+    table = page.locator("table.leaderboard")
+    expect(table.locator("thead tr.columns th")).to_have_count(16)  # every column of the spec, in five groups
+    expect(table.locator("thead th[scope=colgroup]")).to_have_text(
+        ["Automated scores", "Cost and speed", "Setup", "Tiers and flags"])
+    expect(table.locator("thead th[aria-sort=descending]")).to_have_text("Composite")
+    expect(table.locator("thead abbr[title='FST acceptance rate']")).to_have_text("FST")
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(3)  # the standard/1 card never mixes into the legacy ranking
+    expect(method_cells(page)).to_have_text(["medic-large · few-shot", "FST-guided pipeline", "tiny-open · baseline"])
+    expect(rows.locator("td.rank")).to_have_text(["1", "2", "3"])
+    first, second, third = rows.nth(0), rows.nth(1), rows.nth(2)
+    expect(first.locator("td.composite")).to_have_text("0.780")
+    expect(first.locator("td.tier")).to_contain_text("Deployable")
+    expect(first.locator(".badge.provisional")).to_have_text("provisional — awaiting community review")
+    expect(second.locator("td.tier")).to_contain_text("Functional")
+    expect(second.locator(".badge.provisional")).to_have_count(0)
+    expect(second.locator("td.dependencies")).to_contain_text("A2")
+    expect(second.locator("td.dependencies")).to_contain_text("external dependency")
+    expect(second.locator("td.class")).to_have_text("pipeline")
+    expect(third.locator("td.cost")).to_have_text("$0.0000")
+    for row in (first, second, third):
+        expect(row.locator("td.verification")).to_have_text("Self-benchmarked")
+    assert "modern-mt" not in table.inner_text()
+    screenshot_both(page, "leaderboard")
+
+    # Keyboard only: from the segment filter, Tab to the domain select, pick Legal, Tab to Show, Enter.
+    page.locator("#f-segment").focus()
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_attribute("id", "f-domain")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.type("Legal")
+    expect(page.locator("#f-domain")).to_have_value("legal")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_text("Show")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**domain=legal**")
+    expect(page.get_by_role("status")).to_contain_text(
+        "3 setups, ranked by composite with every score computed over the Legal entries only.")
+    expect(method_cells(page)).to_have_text(["FST-guided pipeline", "tiny-open · baseline", "medic-large · few-shot"])
+    legal_first = page.locator("table.leaderboard tbody tr").first
+    expect(legal_first.locator("td.exact")).to_have_text("1.000")
+    expect(page.locator("#f-domain")).to_have_value("legal")
+    expect(legal_first.locator("td.method")).to_contain_text("4 entries scored")
+    screenshot_both(page, "leaderboard-legal")
+
+    page.get_by_role("link", name="tiny-open · baseline").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("tiny-open · baseline")
+    expect(page.get_by_role("note")).to_contain_text("automated proxies")
+    verification = page.locator("section[aria-labelledby=verification]")
+    expect(verification).to_contain_text("Self-benchmarked")
+    expect(verification).to_contain_text("Hash verified")
+    discrepancies = verification.locator("tbody tr")
+    expect(discrepancies).to_have_count(1)
+    expect(discrepancies.first).to_contain_text("scores.exact_match_rate")
+    expect(discrepancies.first.locator("td").nth(1)).to_have_text("0.5")
+    expect(discrepancies.first.locator("td").nth(2)).to_have_text("0.25")
+    by_domain = page.locator("section[aria-labelledby=by-domain] tbody tr")
+    expect(by_domain.locator("td").first).to_have_text("legal")
+    expect(by_domain).to_have_count(2)
+    screenshot_both(page, "run-card")
+
+    page.goto(f"{live_server.url}/leaderboard/cards/{cards['pipeline'].public_id}/")
+    expect(page.locator("main")).to_contain_text("external dependency")
+    expect(page.locator("section[aria-labelledby=verification]")).to_contain_text(
+        "Every recomputable aggregate agrees")
+    screenshot_both(page, "run-card-method")
+
+    page.goto(f"{live_server.url}/leaderboard/?standard=standard/1")
+    expect(method_cells(page)).to_have_text(["modern-mt · baseline"])
+    expect(page.locator("table.leaderboard thead th[aria-sort=descending]")).to_have_text("chrF++")

@@ -222,3 +222,15 @@ def test_secret_domain_scores_need_enough_entries(steward, governance_user):
     stored = import_corpus(corpus_bytes(entries, id="gold-set"), steward).version
     card = submit(stored, governance_user)
     assert list(card.domain_scores.values_list("domain", "result_count")) == [("medical", 5)]
+
+
+def test_rows_say_when_a_card_disagrees_with_its_results(client, version, speaker):
+    from .cards import seal
+
+    card = make_card(version, entries_of(version))
+    card["scores"]["exact_matches"] = 3
+    stored = submit_run_card(body(seal(card)), speaker)
+    assert api_rows(client)[0]["discrepancy_count"] == len(stored.discrepancies) >= 1
+    assert b"disagreement" in client.get("/leaderboard/").content
+    page = client.get(f"/leaderboard/cards/{stored.public_id}/")
+    assert b"Medical" in page.content, "domains are shown by name"
