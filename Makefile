@@ -30,9 +30,11 @@ run: demo
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-## Import benchmarks: prints a table and writes bench-results.json
+## Benchmarks (docs/benchmarks.md): corpus import/export, then run-card ingest and the leaderboard at 10,000 cards;
+## prints tables and writes bench-results.json (the leaderboard figures under its "leaderboard" key)
 bench: install-test
 	$(BIN)/python scripts/bench_import.py
+	$(BIN)/python scripts/bench_leaderboard.py
 
 check-deploy: install
 	DJANGO_ENV=production SECRET_KEY=$$(openssl rand -hex 32) ALLOWED_HOSTS=review.example.org \

@@ -4,13 +4,13 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from config.bulk_insert import bulk_insert
 from governance.models import Organization
 
 from .models import Dataset, DatasetVersion, Entry
@@ -109,26 +109,9 @@ def entry_row(version: DatasetVersion, valid: ValidEntry, position: int | None =
 
 
 def insert_entries(version: DatasetVersion, rows: Iterable[tuple[int, ValidEntry]]) -> None:
-    """Store validated entries, each at its position, in `version` within the caller's transaction.
-
-    On PostgreSQL the rows are streamed with COPY: bulk_create's per-field preparation of model
-    instances and its array parameters took most of a large import's time (docs/benchmarks.md),
-    and COPY holds no batch of instances in memory. Other databases keep bulk_create.
-    """
-    connection = connections[router.db_for_write(Entry)]
-    if connection.vendor != "postgresql":
-        pending = iter(rows)
-        while batch := list(islice(pending, INSERT_BATCH_SIZE)):
-            Entry.objects.bulk_create([entry_row(version, valid, position) for position, valid in batch])
-        return
-    quote = connection.ops.quote_name
-    columns = [Entry._meta.get_field(name).column for name in ("version", "position", *ENTRY_VALUE_FIELDS)]
-    statement = f"COPY {quote(Entry._meta.db_table)} ({', '.join(map(quote, columns))}) FROM STDIN"
-    version_pk = version.pk
-    # wrap_database_errors raises django.db errors (IntegrityError, …) as bulk_create would.
-    with connection.wrap_database_errors, connection.cursor() as cursor, cursor.copy(statement) as copy:
-        for position, valid in rows:
-            copy.write_row((version_pk, position, *entry_values(valid)))
+    """Store validated entries, each at its position, in `version` within the caller's transaction."""
+    bulk_insert(Entry, ("version", "position", *ENTRY_VALUE_FIELDS),
+                ((version.pk, position, *entry_values(valid)) for position, valid in rows))
 
 
 def import_corpus(data: bytes, organization: Organization, imported_by=None) -> ImportOutcome:

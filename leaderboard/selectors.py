@@ -15,6 +15,8 @@ from .verification import quality_tier
 
 STANDARDS = {"legacy-composite": "composite", "standard/1": "chrf_plus_plus"}
 SORTS = ("primary", "cost_adjusted")
+# Never needed for a row, and large: carrying them through the ranking's sort spills it to disk.
+LARGE_FIELDS = ("raw", "method_config", "dataset_version__envelope", "method__card", "method__manifest")
 DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score",
                   "cost_adjusted")
 
@@ -90,7 +92,7 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     validated_method = RunCard.objects.filter(method_id=OuterRef("method_id"), method_id__isnull=False,
                                               community_validated_at__isnull=False)
     return cards.annotate(method_validated=Exists(validated_method)).select_related(
-        "method", "dataset_version__dataset").order_by(*order, ranking, "submitted_at", "pk")
+        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by(*order, ranking, "submitted_at", "pk")
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from corpus.models import SECRET_SEGMENTS, DatasetVersion, Entry
 from corpus.selectors import visible_entries, visible_versions
 from corpus.services import freeze_version
+from config.bulk_insert import bulk_insert
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
 from governance.models import Role
 from governance.selectors import has_role
@@ -21,7 +22,6 @@ from .cards import top_level_value_text, validate_card
 from .models import DomainScore, Method, RunCard, RunCardResult
 from .problems import FieldProblem
 
-RESULT_BATCH_SIZE = 2000
 
 
 class RunCardRejected(Exception):
@@ -260,24 +260,18 @@ def save_method(card: dict, dependency_class: str | None, user) -> Method | None
     return method
 
 
+RESULT_FIELDS = ("run_card", "entry", "position", "predicted", "exact_match", "chrf_score", "latency_s", "error",
+                 "data")
+
+
 def store_results(run_card: RunCard, results: list[dict], entries: dict) -> None:
-    batch = []
-    for position, result in enumerate(results):
-        batch.append(RunCardResult(
-            run_card=run_card,
-            entry_id=entries[str(result["entry_id"])][0],
-            position=position,
-            predicted=result.get("predicted") or "",
-            exact_match=result.get("exact_match"),
-            chrf_score=result.get("chrf_score"),
-            latency_s=result.get("latency_s"),
-            error=str(result.get("error") or ""),
-            data=result,
-        ))
-        if len(batch) >= RESULT_BATCH_SIZE:
-            RunCardResult.objects.bulk_create(batch)
-            batch = []
-    RunCardResult.objects.bulk_create(batch)
+    """One row per results[] entry, linked to the corpus entry it scores (COPY on PostgreSQL)."""
+    bulk_insert(RunCardResult, RESULT_FIELDS, (
+        (run_card.pk, entries[str(result["entry_id"])][0], position, result.get("predicted") or "",
+         result.get("exact_match"), result.get("chrf_score"), result.get("latency_s"),
+         str(result.get("error") or ""), result)
+        for position, result in enumerate(results)
+    ))
 
 
 # A secret card's per-domain scores are public: below this many entries they would describe single entries.
@@ -285,9 +279,10 @@ MIN_SECRET_DOMAIN_RESULTS = 5
 DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score")
 
 
-def domain_score(run_card: RunCard, domain: str, subset: list[dict]) -> DomainScore:
+def domain_score(run_card: RunCard, domain: str, subset: list[dict], statistics: list | None = None) -> DomainScore:
     """Scores over one domain's results; a composite (and cost-adjusted score) only for legacy cards."""
-    scores = {name: value for name, value in verification.subset_scores(subset).items() if name in DOMAIN_METRICS}
+    scores = {name: value for name, value in verification.subset_scores(subset, statistics).items()
+              if name in DOMAIN_METRICS}
     if run_card.scoring_standard != "legacy-composite":
         scores["composite"] = None
     return DomainScore(run_card=run_card, domain=domain, result_count=len(subset),
@@ -302,17 +297,21 @@ def verify_run_card(run_card_pk: int) -> RunCard:
     card = json.loads(run_card.raw)
     results = card["results"]
     _, fingerprint_discrepancies = verification.check_fingerprint(card)
-    recomputed = verification.recompute_scores(results)
+    statistics = verification.entry_statistics(results)
+    recomputed = verification.recompute_scores(results, statistics)
     discrepancies = fingerprint_discrepancies + verification.compare_scores(card["scores"], recomputed)
     domains = dict(run_card.results.values_list("position", "entry__domain"))
-    by_domain: dict[str, list[dict]] = {}
-    for position, result in enumerate(results):
+    by_domain: dict[str, tuple[list[dict], list]] = {}
+    for position, (result, stats) in enumerate(zip(results, statistics, strict=True)):
         domain = domains.get(position) or ""
         if domain:
-            by_domain.setdefault(domain, []).append(result)
+            subset, subset_stats = by_domain.setdefault(domain, ([], []))
+            subset.append(result)
+            subset_stats.append(stats)
     run_card.domain_scores.all().delete()
     DomainScore.objects.bulk_create([
-        domain_score(run_card, domain, subset) for domain, subset in sorted(by_domain.items())
+        domain_score(run_card, domain, subset, subset_stats)
+        for domain, (subset, subset_stats) in sorted(by_domain.items())
         if not run_card.is_secret or len(subset) >= MIN_SECRET_DOMAIN_RESULTS
     ])
     run_card.discrepancies = [d.as_dict() for d in discrepancies]

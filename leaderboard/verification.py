@@ -194,7 +194,7 @@ class _Row(NamedTuple):
     sentence_chrf: float | None
 
 
-def recompute_scores(results: list[dict]) -> dict[str, Any]:
+def recompute_scores(results: list[dict], statistics: list | None = None) -> dict[str, Any]:
     """Every `scores` field that results[] determines, unrounded, with the harness's definitions.
 
     Errored entries count in `total` and `errors` only. chrF++ is read with one sacrebleu pass: the
@@ -202,9 +202,10 @@ def recompute_scores(results: list[dict]) -> dict[str, Any]:
     breakdown and every sentence score cost about one `corpus_score` call. Measured on 10,000 entries
     (sacrebleu 2.6.0, Python 3.11, shared 2-CPU machine): `CHRF(word_order=2).corpus_score` alone
     2.55–2.87 s, `recompute_scores` 2.15–3.01 s (ratio 0.80–1.15); one `corpus_score` per group would
-    take about 3× (docs/run-cards.md).
+    take about 3× (docs/run-cards.md). `statistics` (from `entry_statistics`) saves that pass when the
+    caller also scores subsets.
     """
-    rows = _rows(results)
+    rows = _rows(results, statistics)
     evaluated = [row for row in rows if row.stats is not None]
     entries = [row.entry for row in evaluated]
     exact = sum(1 for entry in entries if entry.get("exact_match") is True)
@@ -238,19 +239,22 @@ def recompute_scores(results: list[dict]) -> dict[str, Any]:
     return scores
 
 
-def _rows(results: list[dict]) -> list[_Row]:
-    """Each entry with its chrF++ statistics, from one sacrebleu pass over the non-errored entries."""
+def entry_statistics(results: list[dict]) -> list[list[int] | None]:
+    """sacrebleu's chrF++ statistics per result (None for an errored one), from one pass: give them to
+    `recompute_scores` and `subset_scores` so that scoring a card and its subsets extracts them once."""
     entries = _entries(results)
-    scored = [entry for entry in entries if not entry.get("error")]
-    stats = iter(_statistics(scored))
-    rows = []
-    for entry in entries:
-        if entry.get("error"):
-            rows.append(_Row(entry, None, None))
-        else:
-            entry_stats = next(stats)
-            rows.append(_Row(entry, entry_stats, _METRIC._compute_f_score(entry_stats)))
-    return rows
+    stats = iter(_statistics([entry for entry in entries if not entry.get("error")]))
+    return [None if entry.get("error") else next(stats) for entry in entries]
+
+
+def _rows(results: list[dict], statistics: list | None = None) -> list[_Row]:
+    """Each entry with its chrF++ statistics and sentence chrF++."""
+    entries = _entries(results)
+    if statistics is None:
+        statistics = entry_statistics(results)
+    return [_Row(entry, None, None) if entry_stats is None
+            else _Row(entry, entry_stats, _METRIC._compute_f_score(entry_stats))
+            for entry, entry_stats in zip(entries, statistics, strict=True)]
 
 
 def _statistics(entries: list[dict]) -> list[list[int]]:
@@ -441,22 +445,24 @@ def cost_adjusted(composite: float | None, cost_per_entry_usd: float | None) -> 
     return round(value / max(1.0, math.log2(1 + cost * 1000)), 4)
 
 
-def subset_scores(results: list[dict]) -> dict[str, Any]:
+def subset_scores(results: list[dict], statistics: list | None = None) -> dict[str, Any]:
     """Scores of a subset of results[] (one domain's entries, say), for domain-filtered rankings.
 
     chrF++ is corpus-level over the subset; the rates are shares of the per-entry verdicts; the semantic
     score uses the harness's verdict weights; the composite is the legacy one over what is available,
-    with profile A when the subset has FST verdicts.
+    with profile A when the subset has FST verdicts. `statistics`: as for `recompute_scores`.
     """
     entries = _entries(results)
     evaluated = [entry for entry in entries if not entry.get("error")]
+    if statistics is None:
+        statistics = entry_statistics(results)
     exact = sum(1 for entry in evaluated if entry.get("exact_match") is True)
     # UNKNOWN and ERROR verdicts say the validator could not judge: they are no evidence either way.
     verdicts = [entry["semantic_verdict"] for entry in evaluated
                 if isinstance(entry.get("semantic_verdict"), str) and entry["semantic_verdict"] not in NO_VERDICT]
     scores = {
         "total": len(entries),
-        "chrf_plus_plus": _corpus_chrf(_statistics(evaluated)),
+        "chrf_plus_plus": _corpus_chrf([stats for stats in statistics if stats is not None]),
         "exact_match_rate": exact / len(evaluated) if evaluated else None,
         "equivalent_match_rate": _verdict_share(evaluated, "equivalent_match")[1],
         "fst_acceptance_rate": _verdict_share(evaluated, "fst_valid")[1],

@@ -309,7 +309,7 @@ def test_visitor_reads_the_leaderboard_filters_by_domain_and_opens_a_card(live_s
     expect(discrepancies.first.locator("td").nth(1)).to_have_text("0.5")
     expect(discrepancies.first.locator("td").nth(2)).to_have_text("0.25")
     by_domain = page.locator("section[aria-labelledby=by-domain] tbody tr")
-    expect(by_domain.locator("td").first).to_have_text("legal")
+    expect(by_domain.locator("td").first).to_have_text("Legal")
     expect(by_domain).to_have_count(2)
     screenshot_both(page, "run-card")
 
