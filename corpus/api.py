@@ -11,8 +11,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.models import Organization, Role
-from governance.selectors import organizations_where
+from governance.models import Organization
 
 from . import selectors, services
 from .downloads import as_download
@@ -125,7 +124,7 @@ class CorpusImportView(APIView):
         organization = Organization.objects.filter(slug=slug).first()
         if organization is None:
             raise NotFound(f"Unknown organization {slug!r} (query parameter 'org').")
-        if not organizations_where(request.user, [Role.CURATOR, Role.GOVERNANCE]).filter(pk=organization.pk).exists():
+        if not selectors.curating_organizations(request.user).filter(pk=organization.pk).exists():
             raise PermissionDenied("Only curators and governance staff of the organization import its corpora.")
         data = self.read_body(request)
         try:

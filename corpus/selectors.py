@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
-from governance.selectors import governance_org_ids, secret_reader_org_ids
+from governance.models import SECRET_READER_ROLES, Organization
+from governance.selectors import governance_org_ids, organizations_where, secret_reader_org_ids
 
 from .models import PUBLIC_SEGMENTS, Dataset, DatasetVersion, Entry, Segment
 
@@ -52,6 +53,11 @@ def visible_versions(user) -> QuerySet[DatasetVersion]:
 
 def can_see_secret_segments(user, dataset: Dataset) -> bool:
     return dataset.organization_id in secret_reader_org_ids(user)
+
+
+def curating_organizations(user) -> QuerySet[Organization]:
+    """Organizations whose corpora the user imports and edits: the same roles that read their secrets."""
+    return organizations_where(user, SECRET_READER_ROLES)
 
 
 def can_curate(user, dataset: Dataset) -> bool:

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from governance.models import Role
-from governance.selectors import has_role, organizations_where
+from governance.selectors import has_role
 
 from . import selectors, services
 from .downloads import as_download
@@ -21,7 +21,7 @@ from .validation import CorpusFileError, Problem
 
 def dataset_list(request):
     versions = selectors.visible_versions(request.user).order_by("dataset__identifier", "-imported_at")
-    can_import = organizations_where(request.user, [Role.CURATOR, Role.GOVERNANCE]).exists()
+    can_import = selectors.curating_organizations(request.user).exists()
     return render(request, "corpus/dataset_list.html", {"versions": versions, "can_import": can_import})
 
 
@@ -104,7 +104,7 @@ def export_version(request, pk: int):
 
 @login_required
 def import_corpus(request):
-    organizations = list(organizations_where(request.user, [Role.CURATOR, Role.GOVERNANCE]))
+    organizations = list(selectors.curating_organizations(request.user))
     if not organizations:
         raise PermissionDenied("Only curators and governance staff of an organization import corpora.")
     form = CorpusUploadForm(request.POST or None, request.FILES or None, organizations=organizations)
