@@ -108,6 +108,19 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
     return version
 
 
+# Up to this many ids are looked up by name; a larger card reads the version's entries in one pass.
+ENTRY_LOOKUP_BATCH = 2000
+
+
+def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[str, tuple[int, str, str]]:
+    """entry_id → (pk, segment, domain) of the named entries the submitter may see."""
+    visible = visible_entries(user, version)
+    if len(entry_ids) <= ENTRY_LOOKUP_BATCH:
+        visible = visible.filter(entry_id__in=entry_ids)
+    return {entry_id: (pk, segment, domain)
+            for entry_id, pk, segment, domain in visible.values_list("entry_id", "pk", "segment", "domain")}
+
+
 @transaction.atomic
 def submit_run_card(body: bytes, user) -> RunCard:
     """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
@@ -125,11 +138,7 @@ def submit_run_card(body: bytes, user) -> RunCard:
     claimed_secret = any(isinstance(r.get("segment"), str) and r["segment"] in SECRET_SEGMENTS for r in card["results"])
     entries = {}
     if version is not None:
-        entries = {
-            entry_id: (pk, segment, domain)
-            for entry_id, pk, segment, domain in visible_entries(user, version).values_list(
-                "entry_id", "pk", "segment", "domain")
-        }
+        entries = scored_entries(user, version, [str(result["entry_id"]) for result in card["results"]])
         for index, result in enumerate(card["results"]):
             if str(result["entry_id"]) not in entries:
                 problems.append(FieldProblem(f"results[{index}].entry_id", f"no entry {str(result['entry_id'])[:60]!r} "
@@ -211,7 +220,8 @@ MIN_SECRET_TEXT = 4
 def secret_text_outside_results(card: dict, entries: dict) -> list[str]:
     """Paths of strings outside results[] (method_config, method card, …) that contain a scored secret
     entry's source, reference or output: those fields are shown publicly."""
-    secret_pks = [pk for pk, segment, _ in entries.values() if segment in SECRET_SEGMENTS]
+    scored = [entries[str(result["entry_id"])] for result in card["results"]]
+    secret_pks = [pk for pk, segment, _ in scored if segment in SECRET_SEGMENTS]
     texts = {text for pair in Entry.objects.filter(pk__in=secret_pks).values_list("source", "reference")
              for text in pair}
     texts |= {r.get("predicted") or "" for r in card["results"]} | {r.get("raw_predicted") or "" for r in card["results"]}
