@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.bulk_insert import bulk_insert
+from governance.audit import record_event
 from governance.models import Organization
 
 from .models import Dataset, DatasetVersion, Entry
@@ -216,12 +217,14 @@ def update_entry(entry: Entry, changes: dict[str, Any]) -> Entry:
 
 
 @transaction.atomic
-def freeze_version(version: DatasetVersion) -> DatasetVersion:
-    """Make a version immutable; later issues call this when a run card references it."""
-    locked = DatasetVersion.objects.select_for_update().get(pk=version.pk)
+def freeze_version(version: DatasetVersion, actor=None) -> DatasetVersion:
+    """Make a version immutable; run-card ingestion calls this when a card references it."""
+    locked = DatasetVersion.objects.select_for_update().select_related("dataset__organization").get(pk=version.pk)
     if locked.frozen_at is None:
         locked.frozen_at = timezone.now()
         locked.save(update_fields=["frozen_at"])
+        record_event("dataset_version.frozen", actor=actor, organization=locked.dataset.organization, obj=locked,
+                     details={"dataset": locked.dataset.identifier, "version": locked.version})
     return locked
 
 
@@ -265,7 +268,11 @@ def create_next_version(version: DatasetVersion, new_version: str, created_by=No
 
 
 @transaction.atomic
-def set_dataset_public(dataset: Dataset, is_public: bool) -> Dataset:
-    dataset.is_public = is_public
-    dataset.save(update_fields=["is_public"])
+def set_dataset_public(dataset: Dataset, is_public: bool, actor=None) -> Dataset:
+    """Release the public segments to everyone, or withdraw them from public view."""
+    if dataset.is_public != is_public:
+        dataset.is_public = is_public
+        dataset.save(update_fields=["is_public"])
+        record_event("dataset.published" if is_public else "dataset.withdrawn", actor=actor,
+                     organization=dataset.organization, obj=dataset, details={"dataset": dataset.identifier})
     return dataset

@@ -209,6 +209,6 @@ def set_public(request, pk: int):
     version = get_visible_version(request.user, pk)
     if not has_role(request.user, version.dataset.organization, Role.GOVERNANCE):
         raise PermissionDenied("Only governance staff of the steward organization decide publication.")
-    services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1")
+    services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1", actor=request.user)
     messages.success(request, "Publication setting saved.")
     return redirect("corpus:version", pk=version.pk)

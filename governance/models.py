@@ -89,3 +89,46 @@ class Invitation(models.Model):
     @property
     def is_open(self) -> bool:
         return self.accepted_at is None and self.expires_at > timezone.now()
+
+
+class AuditEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise PermissionError("The audit log is append-only.")
+
+    def delete(self):
+        raise PermissionError("The audit log is append-only.")
+
+
+class AuditEvent(models.Model):
+    """One governance-relevant event, chained to the one before it by `previous_hash`: changing or
+    removing any event breaks every hash after it (`manage.py verify_audit_log`)."""
+
+    organization = models.ForeignKey(
+        Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+    )
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    action = models.CharField(max_length=60)
+    object_type = models.CharField(max_length=60, blank=True)
+    object_id = models.CharField(max_length=100, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    previous_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    objects = AuditEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["organization", "action"], name="auditevent_org_action")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise PermissionError("The audit log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionError("The audit log is append-only.")

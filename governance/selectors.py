@@ -58,3 +58,11 @@ def open_invitations(organization: Organization):
     from django.utils import timezone
 
     return organization.invitations.filter(accepted_at__isnull=True, expires_at__gt=timezone.now())
+
+
+def audit_log(organization: Organization, action: str = ""):
+    """The organization's audit events, newest first; callers check the reader is its governance staff."""
+    from .models import AuditEvent
+
+    events = AuditEvent.objects.filter(organization=organization).select_related("actor").order_by("-id")
+    return events.filter(action=action) if action else events

@@ -6,6 +6,7 @@ from django.utils import timezone
 from accounts.services import get_or_create_user
 
 from .models import Invitation, Membership, Organization, Role
+from .audit import record_event
 from .selectors import open_invitations
 
 
@@ -26,12 +27,15 @@ def create_organization(
 
 
 @transaction.atomic
-def add_member(email: str, organization: Organization, role: str, password: str | None = None):
+def add_member(email: str, organization: Organization, role: str, password: str | None = None, actor=None):
     """Give `email` the role in the organization, creating the (verified) user when missing."""
     if role not in Role.values:
         raise ValueError(f"Unknown role {role!r}; expected one of: {', '.join(Role.values)}.")
     user, user_created = get_or_create_user(email, password)
-    _, membership_created = Membership.objects.get_or_create(user=user, organization=organization, role=role)
+    membership, membership_created = Membership.objects.get_or_create(user=user, organization=organization, role=role)
+    if membership_created:
+        record_event("membership.added", actor=actor, organization=organization, obj=membership,
+                     details={"user": user.email, "role": role})
     return user, user_created, membership_created
 
 
@@ -46,6 +50,8 @@ def invite_member(organization: Organization, email: str, role: str, invited_by)
     invitation = open_invitations(organization).filter(email=email, role=role).first()
     if invitation is None:
         invitation = Invitation.objects.create(organization=organization, email=email, role=role, invited_by=invited_by)
+    record_event("invitation.sent", actor=invited_by, organization=organization, obj=invitation,
+                 details={"email": email, "role": role})
     transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk), robust=True)
     return invitation
 
@@ -64,9 +70,12 @@ def accept_invitation(token: str, user) -> Membership:
         raise InvitationError(
             f"This invitation was sent to {invitation.email}; sign in with that address to accept it."
         )
-    membership, _ = Membership.objects.get_or_create(
+    membership, created = Membership.objects.get_or_create(
         user=user, organization=invitation.organization, role=invitation.role
     )
+    if created:
+        record_event("membership.added", actor=user, organization=invitation.organization, obj=membership,
+                     details={"user": user.email, "role": invitation.role, "invitation": invitation.pk})
     invitation.accepted_at = timezone.now()
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted_at", "accepted_by"])

@@ -1,12 +1,19 @@
+import csv
+import json
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.adapter import PENDING_INVITATION_KEY
 
 from . import selectors, services
 from .forms import InvitationForm
-from .models import Invitation, Organization, Role
+from corpus.downloads import as_download
+
+from .models import AuditEvent, Invitation, Organization, Role
 
 
 def organization_detail(request, slug: str):
@@ -55,3 +62,30 @@ def invitation(request, token: str):
         request.session[PENDING_INVITATION_KEY] = token
         get_adapter(request).stash_verified_email(request, invitation.email)
     return render(request, "governance/invitation.html", {"invitation": invitation})
+
+
+def audit_log(request, slug: str):
+    """Governance staff read (and export as CSV) their organization's audit log; nobody else does."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if not selectors.has_role(request.user, organization, Role.GOVERNANCE):
+        raise PermissionDenied("Only the organization's governance staff read its audit log.")
+    action = request.GET.get("action", "")
+    events = selectors.audit_log(organization, action)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        writer = csv.writer(response)
+        writer.writerow(["id", "time", "actor", "action", "object", "details", "hash"])
+        for event in events.iterator(chunk_size=2000):
+            writer.writerow([event.pk, event.created_at.isoformat(), event.actor.email if event.actor else "",
+                             event.action, f"{event.object_type} {event.object_id}".strip(),
+                             json.dumps(event.details, ensure_ascii=False), event.hash])
+        return as_download(response, f"{organization.slug}-audit-log", "csv")
+    page = Paginator(events, 50).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    actions = AuditEvent.objects.filter(organization=organization).order_by("action").values_list(
+        "action", flat=True).distinct()
+    return render(request, "governance/audit_log.html", {
+        "organization": organization, "page": page, "action": action, "actions": actions,
+        "query_string": query.urlencode(),
+    })

@@ -14,6 +14,7 @@ from corpus.selectors import visible_entries, visible_versions
 from corpus.services import freeze_version
 from config.bulk_insert import bulk_insert
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
+from governance.audit import record_event
 from governance.models import Role
 from governance.selectors import has_role
 
@@ -159,7 +160,7 @@ def submit_run_card(body: bytes, user) -> RunCard:
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
         raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
 
-    freeze_version(version)
+    freeze_version(version, actor=user)
     try:
         with transaction.atomic():
             run_card = create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
@@ -366,6 +367,10 @@ def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) ->
         raise RunCardRejected(400, problems)
     original.verified_by_card = reproduction
     original.save(update_fields=["verified_by_card"])
+    record_event("verification_tier.changed", actor=maintainer,
+                 organization=original.dataset_version.dataset.organization, obj=original,
+                 details={"tier": "GDS Verified", "run_id": str(original.run_id),
+                          "reproduction": str(reproduction.run_id)})
     return original
 
 

@@ -1,0 +1,110 @@
+"""The audit log: events appended as things happen, a hash chain that detects tampering, no updates."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import IntegrityError, connection, transaction
+
+from corpus.services import import_corpus, set_dataset_public
+from governance.audit import record_event, verify_chain
+from governance.models import AuditEvent
+from governance.services import invite_member
+
+from .conftest import corpus_bytes, entry
+
+pytestmark = pytest.mark.django_db
+
+
+def actions():
+    return list(AuditEvent.objects.order_by("id").values_list("action", flat=True))
+
+
+def test_governance_events_are_recorded_in_order(steward, governance_user, curator):
+    invite_member(steward, "new@example.org", "speaker", governance_user)
+    version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    set_dataset_public(version.dataset, True, actor=governance_user)
+    set_dataset_public(version.dataset, True, actor=governance_user)
+    assert actions() == ["membership.added", "membership.added", "invitation.sent", "dataset.published"]
+    published = AuditEvent.objects.get(action="dataset.published")
+    assert (published.actor, published.organization, published.details) == (
+        governance_user, steward, {"dataset": "test-en-crk"})
+
+
+def test_the_chain_verifies_and_the_command_says_so(steward, governance_user, capsys):
+    for n in range(3):
+        record_event("test.event", actor=governance_user, organization=steward, details={"n": n, "text": "niwâpamâw"})
+    assert verify_chain() == (4, None)
+    call_command("verify_audit_log")
+    assert "audit log intact: 4 events verified" in capsys.readouterr().out
+
+
+def altered_directly(sql: str, params: list) -> None:
+    """Change the table behind the application's back (on PostgreSQL, past its trigger)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # Django's deferred foreign-key checks must run first: ALTER TABLE refuses pending ones.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute("ALTER TABLE governance_auditevent DISABLE TRIGGER governance_auditevent_append_only")
+        cursor.execute(sql, params)
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE governance_auditevent ENABLE TRIGGER governance_auditevent_append_only")
+
+
+def test_an_event_altered_in_the_database_is_detected(steward, governance_user):
+    events = [record_event("test.event", actor=governance_user, organization=steward, details={"n": n})
+              for n in range(3)]
+    altered_directly("UPDATE governance_auditevent SET action = %s WHERE id = %s", ["test.other", events[1].pk])
+    checked, broken = verify_chain()
+    assert broken.event_id == events[1].pk and "altered" in broken.reason and checked == 2
+    with pytest.raises(CommandError, match=f"audit log broken at event {events[1].pk}"):
+        call_command("verify_audit_log")
+
+
+def test_a_removed_event_is_detected(steward, governance_user):
+    events = [record_event("test.event", actor=governance_user, organization=steward) for _ in range(3)]
+    altered_directly("DELETE FROM governance_auditevent WHERE id = %s", [events[1].pk])
+    _, broken = verify_chain()
+    assert broken.event_id == events[2].pk and "removed" in broken.reason
+
+
+def test_the_application_cannot_change_or_delete_events(steward):
+    event = record_event("test.event", organization=steward)
+    event.action = "changed"
+    with pytest.raises(PermissionError):
+        event.save()
+    with pytest.raises(PermissionError):
+        event.delete()
+    with pytest.raises(PermissionError):
+        AuditEvent.objects.filter(pk=event.pk).update(action="changed")
+    with pytest.raises(PermissionError):
+        AuditEvent.objects.all().delete()
+
+
+def test_the_database_refuses_updates_and_deletes_on_postgresql(steward):
+    if connection.vendor != "postgresql":
+        pytest.skip("the trigger exists on PostgreSQL only")
+    event = record_event("test.event", organization=steward)
+    for statement in ("UPDATE governance_auditevent SET action = 'x' WHERE id = %s",
+                      "DELETE FROM governance_auditevent WHERE id = %s"):
+        with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(statement, [event.pk])
+    assert AuditEvent.objects.get(pk=event.pk).action == "test.event"
+
+
+def test_only_governance_staff_read_and_export_the_log(client, steward, governance_user, curator, outsider):
+    version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    set_dataset_public(version.dataset, True, actor=governance_user)
+    url = f"/orgs/{steward.slug}/audit/"
+    for user in (None, curator, outsider):
+        client.logout()
+        if user:
+            client.force_login(user)
+        assert client.get(url).status_code in (302, 403)
+    client.force_login(governance_user)
+    page = client.get(url, {"action": "dataset.published"})
+    assert page.status_code == 200 and len(page.context["page"].object_list) == 1
+    assert b"test-en-crk" in page.content
+    exported = client.get(url, {"format": "csv"})
+    assert exported["Content-Disposition"].startswith('attachment; filename="steward-audit-log.csv"')
+    assert b"dataset.published" in exported.content and b"membership.added" in exported.content
