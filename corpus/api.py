@@ -11,6 +11,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from governance.audit import record_secret_access
 from governance.models import Organization
 
 from . import selectors, services
@@ -68,6 +69,8 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         unknown = [s for s in segments if s not in Segment.values]
         if unknown:
             raise ValidationError({"segment": f"unknown segment(s) {unknown}; expected: {', '.join(Segment.values)}"})
+        record_secret_access(request.user, selectors.secret_entries_in(
+            request.user, version, selectors.exported_entries(request.user, version, segments or None)), request.path)
         response = StreamingHttpResponse(
             selectors.export_chunks(request.user, version, segments or None), content_type="application/json"
         )
@@ -83,6 +86,7 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         entries = selectors.filter_entries(selectors.visible_entries(request.user, version), form.cleaned_data)
         entries = entries.select_related("version__dataset").order_by("position")
         page = self.paginate_queryset(entries)
+        record_secret_access(request.user, selectors.secret_entries_shown(page), request.path)
         return self.get_paginated_response(EntrySerializer(page, many=True).data)
 
 
@@ -93,6 +97,16 @@ class EntryViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return selectors.visible_entries(self.request.user).select_related("version__dataset").order_by("pk")
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        record_secret_access(self.request.user, selectors.secret_entries_shown(page or []), self.request.path)
+        return page
+
+    def get_object(self):
+        entry = super().get_object()
+        record_secret_access(self.request.user, selectors.secret_entries_shown([entry]), self.request.path)
+        return entry
 
 
 def problem_payload(problem: Problem) -> dict:

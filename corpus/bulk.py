@@ -27,18 +27,31 @@ from django.db import connections, router, transaction
 from django.utils import timezone
 
 from .models import DatasetVersion, Entry, StagedImport
-from .resources import COLUMNS, REQUIRED_COLUMNS, canonical_int, is_blank, read_table, restore_formula
+from .resources import (
+    COLUMNS,
+    REQUIRED_COLUMNS,
+    canonical_int,
+    is_blank,
+    read_table,
+    restore_formula,
+)
 from .services import (
     ENTRY_VALUE_FIELDS,
     INSERT_BATCH_SIZE,
     FrozenVersionError,
+    ensure_editable,
     entry_row,
     entry_values,
-    ensure_editable,
     insert_entries,
     refresh_version_content,
 )
-from .validation import MAX_PROBLEMS_KEPT, CorpusFileError, Problem, ValidEntry, validate_entry
+from .validation import (
+    MAX_PROBLEMS_KEPT,
+    CorpusFileError,
+    Problem,
+    ValidEntry,
+    validate_entry,
+)
 
 __all__ = [
     "BulkImportRejected", "BulkPreview", "FrozenVersionError", "RowProblem", "RowResult",

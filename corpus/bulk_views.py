@@ -13,6 +13,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from governance.audit import record_secret_access
+
 from . import bulk, selectors
 from .downloads import as_download
 from .resources import (
@@ -115,6 +117,8 @@ def bulk_export(request, pk: int, file_format: str):
     if file_format not in EXPORT_FORMATS:
         raise Http404("Unknown export format.")
     version = get_visible_version(request.user, pk)
-    content = export_entries(selectors.visible_entries(request.user, version), file_format)
+    entries = selectors.visible_entries(request.user, version)
+    record_secret_access(request.user, selectors.secret_entries_in(request.user, version, entries), request.path)
+    content = export_entries(entries, file_format)
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
     return as_download(response, f"{version.dataset.identifier}-{version.version}-entries", file_format)

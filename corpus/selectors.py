@@ -7,9 +7,20 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, QuerySet
 
 from governance.models import SECRET_READER_ROLES, Organization
-from governance.selectors import governance_org_ids, organizations_where, secret_reader_org_ids
+from governance.selectors import (
+    governance_org_ids,
+    organizations_where,
+    secret_reader_org_ids,
+)
 
-from .models import PUBLIC_SEGMENTS, Dataset, DatasetVersion, Entry, Segment
+from .models import (
+    PUBLIC_SEGMENTS,
+    SECRET_SEGMENTS,
+    Dataset,
+    DatasetVersion,
+    Entry,
+    Segment,
+)
 
 READINESS_MINIMUMS = {
     Segment.GOLD_STANDARD: 50,
@@ -104,13 +115,16 @@ def distribution(entries: QuerySet[Entry], field: str) -> list[tuple[str, int]]:
     return [(row[field] if row[field] not in (None, "") else "—", row["n"]) for row in rows]
 
 
+def exported_entries(user, version: DatasetVersion, segments: list[str] | None = None) -> QuerySet[Entry]:
+    entries = visible_entries(user, version)
+    return entries.filter(segment__in=segments) if segments else entries
+
+
 def export_chunks(user, version: DatasetVersion, segments: list[str] | None = None):
     """The corpus file of `version` holding only the entries `user` may see (optionally some segments)."""
     from .services import corpus_file_chunks
 
-    entries = visible_entries(user, version)
-    if segments:
-        entries = entries.filter(segment__in=segments)
+    entries = exported_entries(user, version, segments)
     documents = entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
     return corpus_file_chunks(version.envelope, documents)
 
@@ -143,3 +157,20 @@ def filter_entries(entries: QuerySet[Entry], filters: dict) -> QuerySet[Entry]:
             Q(source__icontains=query) | Q(reference__icontains=query) | Q(entry_id=query) | Q(notes__icontains=query)
         )
     return entries
+
+
+def secret_entries_shown(entries) -> dict[int, int]:
+    """Organization id → how many of these (already fetched) entries are secret, for the audit log."""
+    shown: dict[int, int] = {}
+    for entry in entries:
+        if entry.is_secret:
+            organization_id = entry.version.dataset.organization_id
+            shown[organization_id] = shown.get(organization_id, 0) + 1
+    return shown
+
+
+def secret_entries_in(user, version: DatasetVersion, entries: QuerySet[Entry]) -> dict[int, int]:
+    """The same for a queryset about to be streamed (one count query, only for secret readers)."""
+    if not can_see_secret_segments(user, version.dataset):
+        return {}
+    return {version.dataset.organization_id: entries.filter(segment__in=SECRET_SEGMENTS).count()}

@@ -9,6 +9,7 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from governance.audit import record_secret_access
 from governance.models import Role
 from governance.selectors import has_role
 
@@ -67,7 +68,8 @@ def entry_list(request, pk: int):
     form.is_valid()  # an invalid filter is shown with its error; the valid ones still apply
     filters = form.cleaned_data if form.is_bound else {}
     entries = selectors.filter_entries(selectors.visible_entries(request.user, version), filters)
-    page = Paginator(entries.order_by("position"), 50).get_page(request.GET.get("page"))
+    page = Paginator(entries.select_related("version__dataset").order_by("position"), 50).get_page(request.GET.get("page"))
+    record_secret_access(request.user, selectors.secret_entries_shown(page.object_list), request.path)
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -85,6 +87,7 @@ def entry_list(request, pk: int):
 
 def entry_detail(request, pk: int):
     entry = get_object_or_404(selectors.visible_entries(request.user).select_related("version__dataset"), pk=pk)
+    record_secret_access(request.user, selectors.secret_entries_shown([entry]), request.path)
     return render(
         request,
         "corpus/entry_detail.html",
@@ -96,6 +99,8 @@ def export_version(request, pk: int):
     version = get_visible_version(request.user, pk)
     segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
     suffix = "-" + "-".join(segments) if segments else ""
+    record_secret_access(request.user, selectors.secret_entries_in(
+        request.user, version, selectors.exported_entries(request.user, version, segments or None)), request.path)
     response = StreamingHttpResponse(
         selectors.export_chunks(request.user, version, segments or None), content_type="application/json; charset=utf-8"
     )

@@ -68,3 +68,12 @@ def verify_chain() -> tuple[int, ChainBreak | None]:
         expected_previous = event.hash
         checked += 1
     return checked, None
+
+
+def record_secret_access(user, shown: dict[int, int], where: str) -> None:
+    """One event per request that showed secret entries (or MT output for them): how many, and where.
+    `shown` maps organization id → number of secret entries of its corpora in the response."""
+    for organization_id, count in shown.items():
+        if count:
+            record_event("secret_entries.shown", actor=user, organization=Organization(pk=organization_id),
+                         details={"count": count, "where": where[:200]})

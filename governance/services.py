@@ -5,8 +5,8 @@ from django.utils import timezone
 
 from accounts.services import get_or_create_user
 
-from .models import Invitation, Membership, Organization, Role
 from .audit import record_event
+from .models import Invitation, Membership, Organization, Role
 from .selectors import open_invitations
 
 

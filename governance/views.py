@@ -8,11 +8,10 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.adapter import PENDING_INVITATION_KEY
+from corpus.downloads import as_download
 
 from . import selectors, services
 from .forms import InvitationForm
-from corpus.downloads import as_download
-
 from .models import AuditEvent, Invitation, Organization, Role
 
 

@@ -11,6 +11,9 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from corpus.selectors import secret_entries_shown
+from governance.audit import record_secret_access
+
 from . import selectors, services
 from .models import RunCard
 
@@ -92,6 +95,7 @@ class RunCardResultsView(APIView):
             raise NotFound("No such run card.")
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.visible_results(request.user, card), request, view=self)
+        record_secret_access(request.user, secret_entries_shown(r.entry for r in page), request.path)
         return paginator.get_paginated_response([
             {"entry_id": r.entry.entry_id, "position": r.position, **r.data} for r in page])
 

@@ -3,7 +3,16 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Window
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    FilteredRelation,
+    OuterRef,
+    Q,
+    QuerySet,
+    Window,
+)
 from django.db.models.functions import RowNumber
 
 from corpus.selectors import mt_output_visibility, visible_datasets
@@ -144,7 +153,8 @@ def visible_card(user, public_id) -> RunCard | None:
 
 
 def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:
-    return card.results.filter(mt_output_visibility(user)).select_related("entry").order_by("position")
+    return card.results.filter(mt_output_visibility(user)).select_related("entry__version__dataset").order_by(
+        "position")
 
 
 def can_read_raw_card(user, card: RunCard) -> bool:

@@ -9,10 +9,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from config.bulk_insert import bulk_insert
 from corpus.models import SECRET_SEGMENTS, DatasetVersion, Entry
 from corpus.selectors import visible_entries, visible_versions
 from corpus.services import freeze_version
-from config.bulk_insert import bulk_insert
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
 from governance.audit import record_event
 from governance.models import Role
@@ -22,7 +22,6 @@ from . import methods, verification
 from .cards import top_level_value_text, validate_card
 from .models import DomainScore, Method, RunCard, RunCardResult
 from .problems import FieldProblem
-
 
 
 class RunCardRejected(Exception):

@@ -3,6 +3,8 @@ from django.http import Http404
 from django.shortcuts import render
 
 from corpus.models import Domain, Segment
+from corpus.selectors import secret_entries_shown
+from governance.audit import record_secret_access
 
 from . import selectors
 
@@ -27,10 +29,12 @@ def card_detail(request, public_id):
     if card is None:
         raise Http404("No such run card.")
     results = selectors.visible_results(request.user, card)
+    page = Paginator(results, 50).get_page(request.GET.get("page"))
+    record_secret_access(request.user, secret_entries_shown(result.entry for result in page.object_list), request.path)
     return render(request, "leaderboard/card_detail.html", {
         "card": card,
         "row": selectors.row_view(card, None),
-        "results": Paginator(results, 50).get_page(request.GET.get("page")),
+        "results": page,
         "hidden_results": card.result_count - results.count(),
         "others": selectors.same_setup_cards(request.user, card)[:20],
         "domain_scores": [(Domain(score.domain).label, score) for score in card.domain_scores.order_by("domain")],

@@ -108,3 +108,20 @@ def test_only_governance_staff_read_and_export_the_log(client, steward, governan
     exported = client.get(url, {"format": "csv"})
     assert exported["Content-Disposition"].startswith('attachment; filename="steward-audit-log.csv"')
     assert b"dataset.published" in exported.content and b"membership.added" in exported.content
+
+
+def test_each_request_showing_secret_entries_is_recorded(client, public_version, curator, speaker):
+    client.force_login(speaker)
+    client.get(f"/datasets/versions/{public_version.pk}/entries/")
+    assert not AuditEvent.objects.filter(action="secret_entries.shown").exists(), "nothing secret was shown"
+    client.force_login(curator)
+    secret = public_version.entries.get(segment="gold_standard")
+    for url in (f"/datasets/versions/{public_version.pk}/entries/", f"/datasets/entries/{secret.pk}/",
+                f"/datasets/versions/{public_version.pk}/export.json", "/api/v1/entries/",
+                f"/api/v1/entries/{secret.pk}/", f"/api/v1/dataset-versions/{public_version.pk}/export/"):
+        assert client.get(url).status_code == 200
+    events = list(AuditEvent.objects.filter(action="secret_entries.shown").order_by("id"))
+    assert [(e.details["count"], e.actor) for e in events] == [
+        (2, curator), (1, curator), (2, curator), (2, curator), (1, curator), (2, curator)]
+    assert events[0].details["where"] == f"/datasets/versions/{public_version.pk}/entries/"
+    assert verify_chain()[1] is None
