@@ -109,7 +109,8 @@ def test_listing_queries_do_not_grow_with_data(client, steward, curator, django_
     client.force_login(curator)
     for url in ("/api/v1/entries/", "/api/v1/datasets/", "/api/v1/dataset-versions/",
                 f"/api/v1/dataset-versions/{version.pk}/entries/"):
-        with django_assert_max_num_queries(10):
+        # Constant whatever the size; includes auditing the secret entries shown (lock, last hash, insert).
+        with django_assert_max_num_queries(12):
             assert client.get(url).status_code == 200
 
 
