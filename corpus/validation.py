@@ -85,7 +85,8 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return repr(value)
+        shown = repr(value) if not isinstance(value, int) or value.bit_length() < 128 else "a huge integer"
+        return shown if len(shown) <= 40 else shown[:37] + "…"
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "…"
         return json.dumps(shown, ensure_ascii=False)

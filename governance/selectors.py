@@ -12,32 +12,28 @@ def organizations_where(user, roles) -> QuerySet[Organization]:
     return Organization.objects.filter(memberships__user=user, memberships__role__in=list(roles)).distinct()
 
 
-def secret_reader_org_ids(user) -> list[int]:
-    """Organizations whose secret segments `user` may read: governance staff and curators only."""
+def org_ids_with_roles(user, roles) -> list[int]:
+    """Ids of the organizations where `user` holds any of `roles`, remembered on the user object for
+    the rest of the request (visibility checks ask several times per page)."""
     if not user or not user.is_authenticated:
         return []
-    cached = getattr(user, "_secret_reader_org_ids", None)
-    if cached is None:
-        cached = list(
-            Membership.objects.filter(user=user, role__in=list(SECRET_READER_ROLES))
-            .values_list("organization_id", flat=True)
-            .distinct()
+    cache = user.__dict__.setdefault("_org_ids_by_roles", {})
+    key = tuple(sorted(roles))
+    if key not in cache:
+        cache[key] = list(
+            Membership.objects.filter(user=user, role__in=key).values_list("organization_id", flat=True).distinct()
         )
-        user._secret_reader_org_ids = cached
-    return cached
+    return cache[key]
+
+
+def secret_reader_org_ids(user) -> list[int]:
+    """Organizations whose secret segments `user` may read: governance staff and curators only."""
+    return org_ids_with_roles(user, SECRET_READER_ROLES)
 
 
 def governance_org_ids(user) -> list[int]:
     """Organizations in which `user` is governance staff (the only readers of secret MT output)."""
-    if not user or not user.is_authenticated:
-        return []
-    cached = getattr(user, "_governance_org_ids", None)
-    if cached is None:
-        cached = list(
-            Membership.objects.filter(user=user, role=Role.GOVERNANCE).values_list("organization_id", flat=True)
-        )
-        user._governance_org_ids = cached
-    return cached
+    return org_ids_with_roles(user, [Role.GOVERNANCE])
 
 
 def has_role(user, organization: Organization, *roles: Role) -> bool:

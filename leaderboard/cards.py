@@ -7,6 +7,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from corpus.validation import describe
+
 from .problems import FieldProblem
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -58,18 +60,6 @@ def type_name(expected) -> str:
     return names[expected]
 
 
-def found(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value[:40] + ("…" if len(value) > 40 else ""), ensure_ascii=False)
-    if is_number(value):
-        return repr(value)
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
-
-
 def matches(value: Any, expected) -> bool:
     if isinstance(value, bool):
         return expected is bool or (isinstance(expected, tuple) and bool in expected)
@@ -87,7 +77,7 @@ def check_fields(block: dict, spec: dict, prefix: str, problems: list[FieldProbl
             if required:
                 problems.append(FieldProblem(path, "required field is missing"))
         elif not matches(block[name], expected):
-            problems.append(FieldProblem(path, f"expected {type_name(expected)}, found {found(block[name])}"))
+            problems.append(FieldProblem(path, f"expected {type_name(expected)}, found {describe(block[name])}"))
 
 
 def check_range(block: dict, names, prefix: str, low: float, high: float | None, problems: list[FieldProblem]) -> None:
@@ -97,7 +87,7 @@ def check_range(block: dict, names, prefix: str, low: float, high: float | None,
             continue
         bounds = f"from {low:g} to {high:g}" if high is not None else f"≥ {low:g}"
         if not is_number(value):
-            problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds} or null, found {found(value)}"))
+            problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds} or null, found {describe(value)}"))
         elif value < low or (high is not None and value > high):
             problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds}, found {value!r}"))
 
@@ -105,7 +95,7 @@ def check_range(block: dict, names, prefix: str, low: float, high: float | None,
 def validate_card(card: Any) -> list[FieldProblem]:
     """Every structural problem of a parsed run card, at once."""
     if not isinstance(card, dict):
-        return [FieldProblem("", f"expected a JSON object (a run card), found {found(card)}")]
+        return [FieldProblem("", f"expected a JSON object (a run card), found {describe(card)}")]
     problems: list[FieldProblem] = []
     check_fields(card, REQUIRED_TOP, "", problems)
     check_fields(card, REQUIRED_CONFIG, "", problems)
@@ -117,12 +107,12 @@ def validate_card(card: Any) -> list[FieldProblem]:
         try:
             uuid.UUID(card["run_id"])
         except ValueError:
-            problems.append(FieldProblem("run_id", f"expected a UUID, found {found(card['run_id'])}"))
+            problems.append(FieldProblem("run_id", f"expected a UUID, found {describe(card['run_id'])}"))
     if isinstance(card.get("timestamp"), str):
         moment = parse_timestamp(card["timestamp"])
         if moment is None:
             problems.append(FieldProblem("timestamp", "expected an ISO 8601 date-time with its UTC offset (e.g. "
-                                         f"2026-11-30T12:00:00Z) between 1970 and 9999, found {found(card['timestamp'])}"))
+                                         f"2026-11-30T12:00:00Z) between 1970 and 9999, found {describe(card['timestamp'])}"))
     for name, limit in TEXT_LIMITS.items():
         if isinstance(card.get(name), str) and len(card[name]) > limit:
             problems.append(FieldProblem(name, f"expected at most {limit} characters, found {len(card[name])}"))
@@ -137,7 +127,7 @@ def validate_card(card: Any) -> list[FieldProblem]:
     dataset = card.get("dataset")
     if not isinstance(dataset, dict):
         problems.append(FieldProblem("dataset", "required object is missing" if dataset is None
-                                     else f"expected an object, found {found(dataset)}"))
+                                     else f"expected an object, found {describe(dataset)}"))
     else:
         check_fields(dataset, DATASET_FIELDS, "dataset.", problems)
         if isinstance(dataset.get("sha256"), str) and not SHA256_HEX.match(dataset["sha256"]):
@@ -146,7 +136,7 @@ def validate_card(card: Any) -> list[FieldProblem]:
     scores = card.get("scores")
     if not isinstance(scores, dict):
         problems.append(FieldProblem("scores", "required object is missing" if scores is None
-                                     else f"expected an object, found {found(scores)}"))
+                                     else f"expected an object, found {describe(scores)}"))
     else:
         check_range(scores, RATE_SCORES, "scores.", 0, 1, problems)
         check_range(scores, ["chrf_plus_plus"], "scores.", 0, 100, problems)
@@ -154,20 +144,20 @@ def validate_card(card: Any) -> list[FieldProblem]:
         standard = scores.get("scoring_standard")
         if standard is not None and (not isinstance(standard, str) or not 0 < len(standard) <= 40):
             problems.append(FieldProblem("scores.scoring_standard",
-                                         f"expected a name such as \"standard/1\", found {found(standard)}"))
+                                         f"expected a name such as \"standard/1\", found {describe(standard)}"))
         if standard is None and scores.get("composite") is None:
             problems.append(FieldProblem("scores.composite", "required for a legacy-composite card (no scoring_standard)"))
     totals = card.get("totals")
     if totals is not None:
         if not isinstance(totals, dict):
-            problems.append(FieldProblem("totals", f"expected an object, found {found(totals)}"))
+            problems.append(FieldProblem("totals", f"expected an object, found {describe(totals)}"))
         else:
             check_range(totals, NON_NEGATIVE_TOTALS, "totals.", 0, None, problems)
 
     results = card.get("results")
     if not isinstance(results, list):
         problems.append(FieldProblem("results", "required list is missing" if results is None
-                                     else f"expected a list, found {found(results)}"))
+                                     else f"expected a list, found {describe(results)}"))
     else:
         if not results:
             problems.append(FieldProblem("results", "expected at least one result"))
@@ -194,13 +184,13 @@ def parse_timestamp(text: str) -> datetime | None:
 def validate_result(index: int, result: Any, seen: dict[str, int], problems: list[FieldProblem]) -> None:
     prefix = f"results[{index}]."
     if not isinstance(result, dict):
-        problems.append(FieldProblem(f"results[{index}]", f"expected an object, found {found(result)}"))
+        problems.append(FieldProblem(f"results[{index}]", f"expected an object, found {describe(result)}"))
         return
     entry_id = result.get("entry_id")
     if entry_id is None:
         problems.append(FieldProblem(prefix + "entry_id", "required field is missing"))
     elif isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)):
-        problems.append(FieldProblem(prefix + "entry_id", f"expected a string or an integer, found {found(entry_id)}"))
+        problems.append(FieldProblem(prefix + "entry_id", f"expected a string or an integer, found {describe(entry_id)}"))
     else:
         key = str(entry_id)
         if key in seen:
@@ -210,16 +200,16 @@ def validate_result(index: int, result: Any, seen: dict[str, int], problems: lis
     for name in RESULT_TEXT_FIELDS:
         value = result.get(name)
         if value is not None and not isinstance(value, str):
-            problems.append(FieldProblem(prefix + name, f"expected a string or null, found {found(value)}"))
+            problems.append(FieldProblem(prefix + name, f"expected a string or null, found {describe(value)}"))
     for name in RESULT_BOOL_FIELDS:
         value = result.get(name)
         if value is not None and not isinstance(value, bool):
-            problems.append(FieldProblem(prefix + name, f"expected true, false or null, found {found(value)}"))
+            problems.append(FieldProblem(prefix + name, f"expected true, false or null, found {describe(value)}"))
     check_range(result, ["chrf_score", "bleu_score"], prefix, 0, 100, problems)
     check_range(result, ["latency_s", "cost_usd", "tool_call_count"], prefix, 0, None, problems)
     difficulty = result.get("difficulty")
     if difficulty is not None and (isinstance(difficulty, bool) or not isinstance(difficulty, int) or not 1 <= difficulty <= 5):
-        problems.append(FieldProblem(prefix + "difficulty", f"expected an integer from 1 to 5 or null, found {found(difficulty)}"))
+        problems.append(FieldProblem(prefix + "difficulty", f"expected an integer from 1 to 5 or null, found {describe(difficulty)}"))
 
 
 def top_level_value_text(text: str, key: str) -> str | None:

@@ -33,15 +33,9 @@ class RunCardRejected(Exception):
         super().__init__("; ".join(str(p) for p in problems[:5]))
 
 
-def unstorable_strings(value, path: str = "") -> list[tuple[str, str]]:
+def unstorable_strings(card: dict) -> list[tuple[str, str]]:
     """Where the card holds text that cannot be stored faithfully (NUL, unpaired surrogates)."""
-    if isinstance(value, dict):
-        return [found for key, item in value.items()
-                for found in unstorable_strings(item, f"{path}.{key}" if path else str(key))]
-    if isinstance(value, list):
-        return [found for index, item in enumerate(value) for found in unstorable_strings(item, f"{path}[{index}]")]
-    reason = unstorable_text(value)
-    return [(path, reason)] if reason else []
+    return [(path, reason) for path, text in strings_of(card) if (reason := unstorable_text(text))]
 
 
 @dataclass
@@ -231,9 +225,12 @@ def secret_text_outside_results(card: dict, entries: dict) -> list[str]:
 
 
 def strings_of(value, path: str = ""):
+    """Every string in a JSON value, member names included, with its JSON path."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from strings_of(item, f"{path}.{key}" if path else str(key))
+            member = f"{path}.{key}" if path else str(key)
+            yield member, key
+            yield from strings_of(item, member)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from strings_of(item, f"{path}[{index}]")
