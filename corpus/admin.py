@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import Dataset, DatasetVersion, Entry
+from .models import ConsentRecord, Dataset, DatasetVersion, Entry
 from .selectors import visible_entries
 
 
@@ -37,6 +37,35 @@ class EntryAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return visible_entries(request.user).select_related("version__dataset")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ConsentRecord)
+class ConsentRecordAdmin(admin.ModelAdmin):
+    """Read-only: consent is recorded and revoked by the steward's governance staff on the consent page,
+    which checks their role and writes the audit log. Never deleted. The document itself is served only
+    to governance staff, so the admin shows its name, not a link."""
+
+    list_display = ["dataset", "granted_on", "granted_by_name", "public_release", "evaluation", "human_review",
+                    "gateway_disclosure", "revoked_at"]
+    list_filter = ["public_release", "evaluation", "human_review", "gateway_disclosure", "dataset__organization"]
+    search_fields = ["dataset__identifier", "granted_by_name"]
+    fields = readonly_fields = [
+        "dataset", "public_release", "evaluation", "human_review", "gateway_disclosure", "granted_by_name",
+        "granted_on", "document_name", "document_reference", "notes", "recorded_by", "recorded_at", "revoked_at",
+        "revoked_by", "revocation_reason",
+    ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("dataset", "recorded_by", "revoked_by")
 
     def has_add_permission(self, request):
         return False

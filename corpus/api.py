@@ -2,12 +2,18 @@
 
 from django.conf import settings
 from django.db.models import Prefetch
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import parsers, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -17,7 +23,7 @@ from governance.models import Organization
 from . import selectors, services
 from .downloads import as_download
 from .forms import EntryFilterForm
-from .models import DatasetVersion, Segment
+from .models import PUBLIC_SEGMENTS, DatasetVersion, Segment
 from .serializers import (
     DatasetSerializer,
     DatasetVersionSerializer,
@@ -28,7 +34,41 @@ from .serializers import (
 from .validation import CorpusFileError, Problem
 
 
-class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
+class Withdrawn(APIException):
+    """410 Gone: the community withdrew its consent; the resource was public and is kept, not deleted."""
+
+    status_code = status.HTTP_410_GONE
+    default_code = "withdrawn"
+    default_detail = "Withdrawn by its community."
+
+
+WithdrawnSerializer = inline_serializer("Withdrawn", {"detail": serializers.CharField(
+    help_text="Which dataset its community withdrew, and which consent it revoked.")})
+WITHDRAWN_RESPONSE = {410: WithdrawnSerializer}
+
+
+class GoneWhenWithdrawn:
+    """A detail lookup that visibility refuses answers 410 with the withdrawal message when the community
+    withdrew the (published) dataset, and a plain 404 otherwise (private datasets stay unrevealed)."""
+
+    def withdrawn_lookup(self) -> dict:
+        raise NotImplementedError
+
+    def get_object(self):
+        try:
+            return super().get_object()
+        except Http404:
+            try:
+                withdrawn = selectors.withdrawn_dataset(**self.withdrawn_lookup())
+            except (TypeError, ValueError):  # a malformed key: nothing to find
+                withdrawn = None
+            if withdrawn is None:
+                raise
+            raise Withdrawn(selectors.withdrawal_message(withdrawn)) from None
+
+
+@extend_schema_view(retrieve=extend_schema(responses={200: DatasetSerializer, **WITHDRAWN_RESPONSE}))
+class DatasetViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
     """Datasets you may see: public ones, and those your organization stewards."""
 
     serializer_class = DatasetSerializer
@@ -39,6 +79,9 @@ class DatasetViewSet(viewsets.ReadOnlyModelViewSet):
         return selectors.visible_datasets(self.request.user).prefetch_related(
             Prefetch("versions", queryset=DatasetVersion.objects.order_by("imported_at"))
         )
+
+    def withdrawn_lookup(self) -> dict:
+        return {"identifier": self.kwargs["identifier"]}
 
 
 ENTRY_FILTERS = [
@@ -51,15 +94,19 @@ ENTRY_FILTERS = [
 ]
 
 
-class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
+@extend_schema_view(retrieve=extend_schema(responses={200: DatasetVersionSerializer, **WITHDRAWN_RESPONSE}))
+class DatasetVersionViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
     serializer_class = DatasetVersionSerializer
 
     def get_queryset(self):
         return selectors.visible_versions(self.request.user).order_by("dataset__identifier", "imported_at")
 
+    def withdrawn_lookup(self) -> dict:
+        return {"versions__pk": self.kwargs["pk"]}
+
     @extend_schema(
         parameters=[OpenApiParameter("segment", enum=Segment.values, many=True)],
-        responses={(200, "application/json"): OpenApiTypes.OBJECT},
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, **WITHDRAWN_RESPONSE},
         description="The corpus file of this version, with only the entries you may see.",
     )
     @action(detail=True, methods=["get"])
@@ -76,7 +123,7 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         )
         return as_download(response, f"{version.dataset.identifier}-{version.version}", "json")
 
-    @extend_schema(parameters=ENTRY_FILTERS, responses=EntrySerializer(many=True))
+    @extend_schema(parameters=ENTRY_FILTERS, responses={200: EntrySerializer(many=True), **WITHDRAWN_RESPONSE})
     @action(detail=True, methods=["get"])
     def entries(self, request, pk=None, format=None):
         version = self.get_object()
@@ -90,13 +137,17 @@ class DatasetVersionViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(EntrySerializer(page, many=True).data)
 
 
-class EntryViewSet(viewsets.ReadOnlyModelViewSet):
+@extend_schema_view(retrieve=extend_schema(responses={200: EntrySerializer, **WITHDRAWN_RESPONSE}))
+class EntryViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
     """Entries you may see, by their numeric key (`pk`)."""
 
     serializer_class = EntrySerializer
 
     def get_queryset(self):
         return selectors.visible_entries(self.request.user).select_related("version__dataset").order_by("pk")
+
+    def withdrawn_lookup(self) -> dict:
+        return {"versions__entries__pk": self.kwargs["pk"], "versions__entries__segment__in": PUBLIC_SEGMENTS}
 
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
@@ -131,7 +182,10 @@ class CorpusImportView(APIView):
         parameters=[OpenApiParameter("org", str, required=True, description="Slug of the steward organization.")],
         request={"multipart/form-data": inline_serializer("CorpusUpload", {"file": serializers.FileField()}),
                  "application/json": OpenApiTypes.OBJECT},
-        responses={201: ImportResultSerializer, 200: ImportResultSerializer, 400: ImportErrorSerializer},
+        responses={201: ImportResultSerializer, 200: ImportResultSerializer, 400: PolymorphicProxySerializer(
+            # The file's problems, or (no file, too large) which request field was wrong.
+            component_name="CorpusImportRejection", resource_type_field_name=None, serializers=[
+                ImportErrorSerializer, inline_serializer("CorpusUploadProblem", {"file": serializers.CharField()})])},
     )
     def post(self, request):
         slug = request.query_params.get("org", "")

@@ -26,7 +26,7 @@ from .resources import (
 )
 from .services import FrozenVersionError
 from .validation import CorpusFileError, Problem
-from .views import curated_version, get_visible_version
+from .views import curated_version, get_visible_version, gone_when_withdrawn
 
 PREVIEW_ROWS_SHOWN = 500
 
@@ -112,6 +112,7 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
     return redirect("corpus:version", pk=version.pk)
 
 
+@gone_when_withdrawn
 def bulk_export(request, pk: int, file_format: str):
     """The entries the user may see (selectors.visible_entries), one row each, as CSV, XLSX or JSON."""
     if file_format not in EXPORT_FORMATS:

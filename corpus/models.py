@@ -4,6 +4,9 @@ Each entry keeps the JSON object it arrived as (`document`, key order and nulls 
 export is lossless; the columns beside it are what pages and queries filter on.
 """
 
+import uuid
+from pathlib import PurePath
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -179,3 +182,127 @@ class StagedImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.filename or self.format} for {self.version_id} by {self.user_id}"
+
+
+class ConsentUse(models.TextChoices):
+    """What a community may consent to for one of its datasets (SPEC §6). The values are also the names of
+    ConsentRecord's boolean columns, so `consent_filter(use)` is a plain column test."""
+
+    PUBLIC_RELEASE = "public_release", "Public release of the development and diagnostic segments"
+    EVALUATION = "evaluation", "Evaluation"
+    HUMAN_REVIEW = "human_review", "Human review"
+    GATEWAY_DISCLOSURE = "gateway_disclosure", "A1 gateway disclosure of secret sources to a model provider"
+
+
+CONSENT_USE_SHORT_LABELS = {
+    ConsentUse.PUBLIC_RELEASE: "public release",
+    ConsentUse.EVALUATION: "evaluation",
+    ConsentUse.HUMAN_REVIEW: "human review",
+    ConsentUse.GATEWAY_DISCLOSURE: "A1 gateway disclosure",
+}
+
+CONSENT_USE_EXPLANATIONS = {
+    ConsentUse.PUBLIC_RELEASE: "Anyone may read and download the development and diagnostic entries (pages, "
+                               "exports, API). Secret segments are never released.",
+    ConsentUse.EVALUATION: "Method developers may submit run cards against this dataset, and their scores "
+                           "appear on the public leaderboard.",
+    ConsentUse.HUMAN_REVIEW: "Review campaigns may show machine translations of its entries to the community's "
+                             "speakers for rating.",
+    ConsentUse.GATEWAY_DISCLOSURE: "Secret source sentences may be sent to a model provider through the A1 "
+                                   "gateway, each run card approved separately by governance staff.",
+}
+
+# What stops, on the next request, when no active record covers a use any more.
+CONSENT_REVOCATION_EFFECTS = {
+    ConsentUse.PUBLIC_RELEASE: "Public pages, downloads and API entries of the dataset stop and answer "
+                               "“withdrawn by its community”; it leaves the public dataset list.",
+    ConsentUse.EVALUATION: "New run cards against it are refused, and its leaderboard rows and run cards are "
+                           "withdrawn from public view (you still see them, marked withdrawn).",
+    ConsentUse.HUMAN_REVIEW: "Open review campaigns on it pause and their items stop being served to speakers.",
+    ConsentUse.GATEWAY_DISCLOSURE: "No run card may be approved any more to disclose its secret sources to a "
+                                   "model provider through the A1 gateway.",
+}
+
+CONSENT_DOCUMENT_EXTENSIONS = ("pdf", "png", "jpg", "jpeg", "txt", "docx")
+
+
+def consent_document_path(record: "ConsentRecord", filename: str) -> str:
+    """A random name under MEDIA_ROOT/consent/: the original name is kept in `document_name`, and nothing
+    about the file can be guessed from a path (documents are served only by the governance view)."""
+    return f"consent/{record.dataset_id}/{uuid.uuid4().hex}{PurePath(filename).suffix.lower()}"
+
+
+class ConsentRecordQuerySet(models.QuerySet):
+    def delete(self):
+        raise PermissionError("Consent records are never deleted; revoke them instead.")
+
+
+class ConsentRecord(models.Model):
+    """A community's documented consent for uses of one dataset (SPEC §2 principle 4, §6).
+
+    One boolean column per use (rather than one row per use, or a JSON list): a record is one decision,
+    granted and revoked as a whole; "covers this use" is a plain indexed column test on SQLite and
+    PostgreSQL alike (JSON `contains` is unavailable on SQLite); and "at least one use" stays a
+    CheckConstraint, which one-row-per-use could not express.
+
+    Nothing is deleted: revoking fills `revoked_at`, `revoked_by` and `revocation_reason` together, once
+    (on PostgreSQL a trigger refuses every other change and any DELETE). Re-granting is a new record.
+    """
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="consents")
+    public_release = models.BooleanField(default=False)
+    evaluation = models.BooleanField(default=False)
+    human_review = models.BooleanField(default=False)
+    gateway_disclosure = models.BooleanField(default=False)
+    granted_by_name = models.CharField(
+        max_length=300, help_text="Who granted it on the community's behalf, e.g. a council resolution."
+    )
+    granted_on = models.DateField()
+    document = models.FileField(upload_to=consent_document_path, max_length=255, blank=True)
+    document_name = models.CharField(max_length=255, blank=True, help_text="The uploaded file's original name.")
+    document_reference = models.CharField(max_length=500, blank=True, help_text="A URL or an archive reference.")
+    notes = models.TextField(blank=True)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    revocation_reason = models.TextField(blank=True)
+
+    objects = ConsentRecordQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-granted_on", "-recorded_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(public_release=True) | Q(evaluation=True) | Q(human_review=True)
+                | Q(gateway_disclosure=True),
+                name="consent_covers_a_use",
+            ),
+            models.CheckConstraint(
+                condition=Q(revoked_at__isnull=True, revoked_by__isnull=True, revocation_reason="")
+                | (Q(revoked_at__isnull=False, revoked_by__isnull=False) & ~Q(revocation_reason="")),
+                name="consent_revocation_complete",
+            ),
+            models.CheckConstraint(condition=~Q(document="") | ~Q(document_reference=""),
+                                   name="consent_documented"),
+            models.CheckConstraint(condition=~Q(granted_by_name=""), name="consent_granted_by_named"),
+        ]
+        indexes = [
+            models.Index(fields=["dataset"], condition=Q(revoked_at__isnull=True), name="consent_active_dataset"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Consent #{self.pk} for {self.dataset_id}: {', '.join(self.uses)}"
+
+    @property
+    def uses(self) -> list[ConsentUse]:
+        return [use for use in ConsentUse if getattr(self, use.value)]
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    def delete(self, *args, **kwargs):
+        raise PermissionError("Consent records are never deleted; revoke them instead.")

@@ -1,10 +1,11 @@
-"""Every read of the corpus that has a rule. `entry_visibility` is THE rule for secret segments:
-every page, API, export, admin list and search reaches entries through `visible_entries`.
+"""Every read of the corpus that has a rule. `entry_visibility` is THE rule for secret segments and
+for community consent: every page, API, export, admin list and search reaches entries through
+`visible_entries`, and public segments are public only while an active consent covers public release.
 """
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 
 from governance.models import SECRET_READER_ROLES, Organization
 from governance.selectors import (
@@ -14,8 +15,13 @@ from governance.selectors import (
 )
 
 from .models import (
+    CONSENT_REVOCATION_EFFECTS,
+    CONSENT_USE_EXPLANATIONS,
+    CONSENT_USE_SHORT_LABELS,
     PUBLIC_SEGMENTS,
     SECRET_SEGMENTS,
+    ConsentRecord,
+    ConsentUse,
     Dataset,
     DatasetVersion,
     Entry,
@@ -30,10 +36,42 @@ READINESS_MINIMUMS = {
 }
 
 
+def consent_filter(use: str, dataset_path: str = "") -> Q:
+    """Rows whose dataset (reached through `dataset_path`, e.g. "version__dataset"; "" for Dataset rows)
+    holds an active consent record covering `use`. Evaluated in the query itself, so a revocation takes
+    effect on the very next request everywhere this filter is applied."""
+    if use not in ConsentUse.values:
+        raise ValueError(f"unknown consent use {use!r}; expected one of: {', '.join(ConsentUse.values)}")
+    active = ConsentRecord.objects.filter(dataset=OuterRef(dataset_path or "pk"), revoked_at__isnull=True,
+                                          **{use: True})
+    return Q(Exists(active))
+
+
+def has_consent(dataset: Dataset, use: str) -> bool:
+    return Dataset.objects.filter(consent_filter(use), pk=dataset.pk).exists()
+
+
+def withdrawn(dataset: Dataset, use: str = ConsentUse.PUBLIC_RELEASE) -> bool:
+    """The community consented to `use` once and has revoked it, with no active consent left: pages say
+    "withdrawn by its community" instead of pretending the dataset never existed."""
+    counts = ConsentRecord.objects.filter(dataset=dataset, **{use: True}).aggregate(
+        total=Count("pk"), active=Count("pk", filter=Q(revoked_at__isnull=True)))
+    return counts["total"] > 0 and counts["active"] == 0
+
+
+def publicly_released(dataset_path: str = "") -> Q:
+    """Datasets whose public segments everyone sees: published by governance staff AND covered by an
+    active public-release consent. Revoking the consent hides them without unpublishing, so re-granting
+    restores them."""
+    prefix = f"{dataset_path}__" if dataset_path else ""
+    return Q(**{f"{prefix}is_public": True}) & consent_filter(ConsentUse.PUBLIC_RELEASE, dataset_path)
+
+
 def entry_visibility(user) -> Q:
-    """Public segments of public datasets to anyone; everything of a steward's datasets to its
-    governance staff and curators. Nothing else, for anyone (site staff included)."""
-    visible = Q(segment__in=PUBLIC_SEGMENTS, version__dataset__is_public=True)
+    """Public segments of publicly released datasets to anyone; everything of a steward's datasets to its
+    governance staff and curators (consent or not: they manage it). Nothing else, for anyone (site staff
+    included)."""
+    visible = Q(segment__in=PUBLIC_SEGMENTS) & publicly_released("version__dataset")
     reader_orgs = secret_reader_org_ids(user)
     if reader_orgs:
         visible |= Q(version__dataset__organization_id__in=reader_orgs)
@@ -48,8 +86,8 @@ def visible_entries(user, version: DatasetVersion | None = None) -> QuerySet[Ent
 
 
 def visible_datasets(user) -> QuerySet[Dataset]:
-    """Public datasets, plus the non-public ones the user steward as governance staff or curator."""
-    visible = Q(is_public=True)
+    """Publicly released datasets, plus every dataset the user stewards as governance staff or curator."""
+    visible = publicly_released()
     reader_orgs = secret_reader_org_ids(user)
     if reader_orgs:
         visible |= Q(organization_id__in=reader_orgs)
@@ -60,6 +98,86 @@ def visible_versions(user) -> QuerySet[DatasetVersion]:
     return DatasetVersion.objects.filter(dataset__in=visible_datasets(user)).select_related(
         "dataset", "dataset__organization"
     )
+
+
+def withdrawn_dataset(**lookup) -> Dataset | None:
+    """The published dataset matching `lookup` (e.g. versions__pk=3) whose community withdrew its consent
+    to public release, for a clear "withdrawn" answer (410) where visibility found nothing. None for
+    anything else, above all datasets that were never public: their existence stays unrevealed (404)."""
+    dataset = Dataset.objects.filter(is_public=True, **lookup).select_related("organization").first()
+    return dataset if dataset is not None and withdrawn(dataset) else None
+
+
+def withdrawal_message(dataset: Dataset, use: str = ConsentUse.PUBLIC_RELEASE) -> str:
+    """What the public is told instead of the dataset (or its run cards): who withdrew which consent."""
+    what = {
+        ConsentUse.PUBLIC_RELEASE: "its entries are no longer available here",
+        ConsentUse.EVALUATION: "its run cards and leaderboard rows are no longer shown, and new run cards are refused",
+    }.get(use, "it is no longer used for this")
+    return (f"The dataset {dataset.identifier} was withdrawn by its community: {dataset.organization.name} "
+            f"revoked its consent to {ConsentUse(use).label.lower()}, so {what}. Nothing was deleted.")
+
+
+def active_consents(dataset: Dataset) -> QuerySet[ConsentRecord]:
+    return dataset.consents.filter(revoked_at__isnull=True)
+
+
+def covered_uses(dataset: Dataset) -> list[ConsentUse]:
+    """The uses the dataset's active consent records cover together, in ConsentUse order."""
+    rows = active_consents(dataset).values_list(*ConsentUse.values)
+    covered = {use for row in rows for use, granted in zip(ConsentUse, row, strict=True) if granted}
+    return [use for use in ConsentUse if use in covered]
+
+
+def uses_text(uses) -> str:
+    """Uses as a phrase for messages and pages, e.g. "public release, evaluation and human review"."""
+    labels = [CONSENT_USE_SHORT_LABELS[ConsentUse(use)] for use in uses]
+    return " and ".join([", ".join(labels[:-1]), labels[-1]]) if len(labels) > 1 else "".join(labels)
+
+
+@dataclass(frozen=True)
+class UseStatus:
+    use: ConsentUse
+    explanation: str
+    covered_by: list[ConsentRecord]
+    withdrawn: bool
+
+    @property
+    def allowed(self) -> bool:
+        return bool(self.covered_by)
+
+
+def consent_overview(records: list[ConsentRecord]) -> list[UseStatus]:
+    """Per use: the active records that allow it, or whether a revocation withdrew it (from records
+    already fetched, so the consent page costs no query per use)."""
+    return [UseStatus(
+        use=use, explanation=CONSENT_USE_EXPLANATIONS[use],
+        covered_by=[record for record in records if record.is_active and getattr(record, use.value)],
+        withdrawn=any(not record.is_active and getattr(record, use.value) for record in records),
+    ) for use in ConsentUse]
+
+
+@dataclass(frozen=True)
+class Consequence:
+    use: ConsentUse
+    effect: str
+    still_covered_by: list[int]
+
+
+def revocation_consequences(record: ConsentRecord) -> list[Consequence]:
+    """What revoking `record` changes, use by use: the effect, unless another active record still covers
+    that use (then nothing stops, and the page says which record keeps it)."""
+    others = active_consents(record.dataset).exclude(pk=record.pk)
+    return [Consequence(
+        use=use, effect=CONSENT_REVOCATION_EFFECTS[use],
+        still_covered_by=list(others.filter(**{use.value: True}).values_list("pk", flat=True)),
+    ) for use in record.uses]
+
+
+def consent_records(dataset: Dataset) -> QuerySet[ConsentRecord]:
+    """Every record of the dataset, active first, for its governance staff (callers check the role)."""
+    return dataset.consents.select_related("recorded_by", "revoked_by").order_by(
+        F("revoked_at").desc(nulls_first=True), "-granted_on", "-recorded_at")
 
 
 def can_see_secret_segments(user, dataset: Dataset) -> bool:
@@ -104,9 +222,21 @@ def readiness(version: DatasetVersion) -> list[Requirement]:
                     stats["total"] > 0 and stats["without_provenance"] == 0),
         Requirement("Difficulty tiers spanned", "≥ 3 of 5", str(stats["tiers"]), stats["tiers"] >= 3),
         Requirement("Registers represented", "≥ 2", str(stats["registers"]), stats["registers"] >= 2),
-        Requirement("Documented community consent", "recorded", "not tracked yet", False),
+        consent_requirement(version.dataset),
     ]
     return checklist
+
+
+def consent_requirement(dataset: Dataset) -> Requirement:
+    """SPEC §3.4's "documented community consent": an active record covering evaluation."""
+    uses = covered_uses(dataset)
+    if uses:
+        found = ", ".join(CONSENT_USE_SHORT_LABELS[use] for use in uses)
+    else:
+        found = "revoked" if dataset.consents.exists() else "none recorded"
+    return Requirement("Documented community consent", "active, covering evaluation", found,
+                       ConsentUse.EVALUATION in uses)
+
 
 
 def distribution(entries: QuerySet[Entry], field: str) -> list[tuple[str, int]]:
@@ -130,9 +260,9 @@ def export_chunks(user, version: DatasetVersion, segments: list[str] | None = No
 
 
 def mt_output_visibility(user, entry_path: str = "entry") -> Q:
-    """Machine-translation output for an entry: as visible as the entry when it is public; for secret
-    entries, governance staff of the steward only (SPEC §2 principle 3)."""
-    public = Q(**{f"{entry_path}__segment__in": PUBLIC_SEGMENTS, f"{entry_path}__version__dataset__is_public": True})
+    """Machine-translation output for an entry: as visible as the entry when it is public (released and
+    consented); for secret entries, governance staff of the steward only (SPEC §2 principle 3)."""
+    public = Q(**{f"{entry_path}__segment__in": PUBLIC_SEGMENTS}) & publicly_released(f"{entry_path}__version__dataset")
     governed = governance_org_ids(user)
     if governed:
         public |= Q(**{f"{entry_path}__version__dataset__organization_id__in": governed})

@@ -1,12 +1,16 @@
 """Every write on the corpus. Imports are all-or-nothing; frozen versions never change."""
 
+import datetime
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,7 +18,15 @@ from config.bulk_insert import bulk_insert
 from governance.audit import record_event
 from governance.models import Organization
 
-from .models import Dataset, DatasetVersion, Entry
+from .models import (
+    CONSENT_DOCUMENT_EXTENSIONS,
+    ConsentRecord,
+    ConsentUse,
+    Dataset,
+    DatasetVersion,
+    Entry,
+)
+from .selectors import has_consent
 from .validation import (
     CorpusFileError,
     Problem,
@@ -267,12 +279,136 @@ def create_next_version(version: DatasetVersion, new_version: str, created_by=No
     return successor
 
 
+class ConsentRequired(Exception):
+    """The community has not consented to what was asked (e.g. publishing without public-release consent)."""
+
+
 @transaction.atomic
 def set_dataset_public(dataset: Dataset, is_public: bool, actor=None) -> Dataset:
-    """Release the public segments to everyone, or withdraw them from public view."""
+    """Release the public segments to everyone, or withdraw them from public view. Releasing needs an
+    active consent covering public release; withdrawing is always possible."""
+    if is_public and not dataset.is_public and not has_consent(dataset, ConsentUse.PUBLIC_RELEASE):
+        raise ConsentRequired(
+            f"{dataset.identifier} cannot be released publicly: no active consent record covers public release "
+            "of its development and diagnostic segments. Record the community's consent first.")
     if dataset.is_public != is_public:
         dataset.is_public = is_public
         dataset.save(update_fields=["is_public"])
         record_event("dataset.published" if is_public else "dataset.withdrawn", actor=actor,
                      organization=dataset.organization, obj=dataset, details={"dataset": dataset.identifier})
     return dataset
+
+
+# The signatures of the accepted document types: a renamed executable is not a PDF.
+DOCUMENT_SIGNATURES = {
+    "pdf": (b"%PDF-",),
+    "png": (b"\x89PNG\r\n\x1a\n",),
+    "jpg": (b"\xff\xd8\xff",),
+    "jpeg": (b"\xff\xd8\xff",),
+    "docx": (b"PK\x03\x04",),
+}
+
+
+def document_problem(document: UploadedFile) -> str | None:
+    """Why an uploaded supporting document is refused, or None: size, type (by extension) and content."""
+    limit = settings.CONSENT_DOCUMENT_MAX_BYTES
+    if document.size > limit:
+        return f"the file is {document.size:,} bytes; the limit is {limit:,} bytes"
+    extension = PurePath(document.name or "").suffix.lower().lstrip(".")
+    if extension not in CONSENT_DOCUMENT_EXTENSIONS:
+        return (f"a .{extension or '(no extension)'} file is not accepted; upload PDF, PNG, JPEG, plain text (.txt) "
+                "or Word (.docx)")
+    document.seek(0)
+    head = document.read(2048)
+    document.seek(0)
+    if extension == "txt":
+        if b"\x00" in head:
+            return "this .txt file is not plain text"
+        return None
+    if not head.startswith(DOCUMENT_SIGNATURES[extension]):
+        return f"the file's content is not {extension.upper()}; upload the document in the format its name says"
+    return None
+
+
+def consent_problems(uses, granted_by_name: str, granted_on, document, document_reference: str) -> dict[str, str]:
+    """Every problem of a consent to be recorded, by field name."""
+    problems: dict[str, str] = {}
+    uses = list(uses or [])
+    unknown = [str(use) for use in uses if use not in ConsentUse.values]
+    if unknown:
+        problems["uses"] = f"unknown use(s) {', '.join(unknown)}; expected: {', '.join(ConsentUse.values)}"
+    elif not uses:
+        problems["uses"] = "choose at least one use the community consented to"
+    name_limit = ConsentRecord._meta.get_field("granted_by_name").max_length
+    reference_limit = ConsentRecord._meta.get_field("document_reference").max_length
+    if not (granted_by_name or "").strip():
+        problems["granted_by_name"] = "name the person or body who granted consent on the community's behalf"
+    elif len(granted_by_name.strip()) > name_limit:
+        problems["granted_by_name"] = f"at most {name_limit} characters"
+    if not isinstance(granted_on, datetime.date):
+        problems["granted_on"] = "give the date the consent was granted"
+    elif granted_on > timezone.localdate():
+        problems["granted_on"] = "a consent cannot be granted in the future"
+    if len((document_reference or "").strip()) > reference_limit:
+        problems["document_reference"] = f"at most {reference_limit} characters"
+    if document is not None:
+        problem = document_problem(document)
+        if problem:
+            problems["document"] = problem
+    elif not (document_reference or "").strip():
+        problems["document_reference"] = "upload the supporting document or give a reference to it (URL or archive)"
+    return problems
+
+
+@transaction.atomic
+def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: datetime.date, recorded_by,
+                  document: UploadedFile | None = None, document_reference: str = "", notes: str = "") -> ConsentRecord:
+    """Record a community's consent for uses of `dataset`. The caller has checked that `recorded_by` is
+    governance staff of the steward. Takes effect on the next request; ValidationError names each field."""
+    problems = consent_problems(uses, granted_by_name, granted_on, document, document_reference)
+    if problems:
+        raise ValidationError({name: [message] for name, message in problems.items()})
+    record = ConsentRecord(
+        dataset=dataset,
+        granted_by_name=granted_by_name.strip(),
+        granted_on=granted_on,
+        document_reference=document_reference.strip(),
+        notes=notes.strip(),
+        recorded_by=recorded_by,
+        **{use: use in uses for use in ConsentUse.values},
+    )
+    if document is not None:
+        record.document_name = PurePath(document.name).name[:255]
+        record.document.save(document.name, document, save=False)
+    try:
+        record.save()
+    except Exception:
+        if record.document:
+            record.document.delete(save=False)
+        raise
+    record_event("consent.granted", actor=recorded_by, organization=dataset.organization, obj=record, details={
+        "dataset": dataset.identifier, "uses": [use.value for use in record.uses],
+        "granted_by": record.granted_by_name, "granted_on": granted_on.isoformat(),
+        "document": record.document_name, "document_reference": record.document_reference,
+    })
+    return record
+
+
+@transaction.atomic
+def revoke_consent(record: ConsentRecord, revoked_by, reason: str) -> ConsentRecord:
+    """Revoke a consent record; it stays, with who, when and why. Every use it alone covered stops on the
+    next request (nothing else is touched: re-granting restores it). The caller checked the role."""
+    locked = ConsentRecord.objects.select_for_update().select_related("dataset__organization").get(pk=record.pk)
+    if locked.revoked_at is not None:
+        raise ValidationError({NON_FIELD_ERRORS: [f"this consent was already revoked on {locked.revoked_at:%Y-%m-%d}"]})
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": ["say why the consent is revoked; the reason is kept with the record"]})
+    locked.revoked_at = timezone.now()
+    locked.revoked_by = revoked_by
+    locked.revocation_reason = reason
+    locked.save(update_fields=["revoked_at", "revoked_by", "revocation_reason"])
+    record_event("consent.revoked", actor=revoked_by, organization=locked.dataset.organization, obj=locked, details={
+        "dataset": locked.dataset.identifier, "uses": [use.value for use in locked.uses], "reason": reason,
+    })
+    return locked

@@ -1,12 +1,16 @@
 """Corpus pages. Entries are always read through corpus.selectors.visible_entries."""
 
+from functools import wraps
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, StreamingHttpResponse
+from django.db.models import BooleanField, ExpressionWrapper
+from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
 from governance.audit import record_secret_access
@@ -15,33 +19,78 @@ from governance.selectors import has_role
 
 from . import selectors, services
 from .downloads import as_download
-from .forms import CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm
-from .models import Segment
+from .forms import ConsentForm, CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm, RevokeConsentForm
+from .models import PUBLIC_SEGMENTS, ConsentRecord, ConsentUse, Dataset, Segment
 from .validation import CorpusFileError, Problem
 
 
+class DatasetWithdrawn(Http404):
+    """Visibility found nothing because the community withdrew public release. A 404 wherever it is not
+    caught (so nothing is revealed by accident); `gone_when_withdrawn` views answer 410 with a clear page."""
+
+    def __init__(self, dataset: Dataset):
+        super().__init__(selectors.withdrawal_message(dataset))
+        self.dataset = dataset
+
+
+def gone_when_withdrawn(view):
+    """Public pages and downloads of a withdrawn dataset say so (410 Gone) instead of a bare 404."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except DatasetWithdrawn as withdrawn:
+            return render(request, "corpus/withdrawn.html", {
+                "dataset": withdrawn.dataset, "message": str(withdrawn),
+                "use_label": ConsentUse.PUBLIC_RELEASE.label.lower(),
+            }, status=410)
+
+    return wrapper
+
+
 def dataset_list(request):
-    versions = selectors.visible_versions(request.user).order_by("dataset__identifier", "-imported_at")
+    versions = selectors.visible_versions(request.user).order_by("dataset__identifier", "-imported_at").annotate(
+        released=ExpressionWrapper(selectors.publicly_released("dataset"), output_field=BooleanField()))
     can_import = selectors.curating_organizations(request.user).exists()
     return render(request, "corpus/dataset_list.html", {"versions": versions, "can_import": can_import})
 
 
 def get_visible_version(user, pk: int):
-    return get_object_or_404(selectors.visible_versions(user), pk=pk)
+    version = selectors.visible_versions(user).filter(pk=pk).first()
+    if version is None:
+        withdrawn = selectors.withdrawn_dataset(versions__pk=pk)
+        raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such dataset version.")
+    return version
 
 
+def get_visible_entry(user, pk: int):
+    entry = selectors.visible_entries(user).select_related("version__dataset").filter(pk=pk).first()
+    if entry is None:
+        withdrawn = selectors.withdrawn_dataset(versions__entries__pk=pk,
+                                                versions__entries__segment__in=PUBLIC_SEGMENTS)
+        raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such entry.")
+    return entry
+
+
+@gone_when_withdrawn
 def dataset_detail(request, identifier: str):
-    dataset = get_object_or_404(selectors.visible_datasets(request.user), identifier=identifier)
+    dataset = selectors.visible_datasets(request.user).filter(identifier=identifier).first()
+    if dataset is None:
+        withdrawn = selectors.withdrawn_dataset(identifier=identifier)
+        raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such dataset.")
     latest = dataset.versions.order_by("-imported_at").first()
     if latest is None:
         raise Http404("This dataset has no versions.")
     return redirect("corpus:version", pk=latest.pk)
 
 
+@gone_when_withdrawn
 def version_detail(request, pk: int):
     version = get_visible_version(request.user, pk)
     entries = selectors.visible_entries(request.user, version)
     can_curate = selectors.can_curate(request.user, version.dataset)
+    is_governance = has_role(request.user, version.dataset.organization, Role.GOVERNANCE)
     context = {
         "version": version,
         "dataset": version.dataset,
@@ -56,12 +105,14 @@ def version_detail(request, pk: int):
         ],
         "can_curate": can_curate,
         "can_see_secret": selectors.can_see_secret_segments(request.user, version.dataset),
-        "is_governance": has_role(request.user, version.dataset.organization, Role.GOVERNANCE),
+        "is_governance": is_governance,
+        "consented_uses": selectors.covered_uses(version.dataset) if can_curate else None,
         "next_version_form": NextVersionForm(),
     }
     return render(request, "corpus/version_detail.html", context)
 
 
+@gone_when_withdrawn
 def entry_list(request, pk: int):
     version = get_visible_version(request.user, pk)
     form = EntryFilterForm(request.GET or None)
@@ -85,8 +136,9 @@ def entry_list(request, pk: int):
     )
 
 
+@gone_when_withdrawn
 def entry_detail(request, pk: int):
-    entry = get_object_or_404(selectors.visible_entries(request.user).select_related("version__dataset"), pk=pk)
+    entry = get_visible_entry(request.user, pk)
     record_secret_access(request.user, selectors.secret_entries_shown([entry]), request.path)
     return render(
         request,
@@ -95,6 +147,7 @@ def entry_detail(request, pk: int):
     )
 
 
+@gone_when_withdrawn
 def export_version(request, pk: int):
     version = get_visible_version(request.user, pk)
     segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
@@ -214,6 +267,101 @@ def set_public(request, pk: int):
     version = get_visible_version(request.user, pk)
     if not has_role(request.user, version.dataset.organization, Role.GOVERNANCE):
         raise PermissionDenied("Only governance staff of the steward organization decide publication.")
-    services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1", actor=request.user)
-    messages.success(request, "Publication setting saved.")
+    try:
+        services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1", actor=request.user)
+    except services.ConsentRequired as refusal:
+        messages.error(request, str(refusal))
+    else:
+        messages.success(request, "Publication setting saved.")
     return redirect("corpus:version", pk=version.pk)
+
+
+def governed_dataset(request, identifier: str) -> Dataset:
+    """The dataset, for governance staff of its steward organization; a 404 for everyone else, so the
+    consent pages reveal nothing (not even that a private dataset exists)."""
+    dataset = Dataset.objects.select_related("organization").filter(identifier=identifier).first()
+    if dataset is None or not has_role(request.user, dataset.organization, Role.GOVERNANCE):
+        raise Http404("No such dataset.")
+    return dataset
+
+
+def add_service_errors(form, error: ValidationError) -> None:
+    """Show a service's ValidationError next to the field it names (or above the form)."""
+    for name, field_messages in error.message_dict.items():
+        form.add_error(name if name in form.fields else None, field_messages)
+
+
+@login_required
+def consent(request, identifier: str):
+    """The dataset's consent records (active and revoked) and the form that records a new one."""
+    dataset = governed_dataset(request, identifier)
+    form = ConsentForm(request.POST or None, request.FILES or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                record = services.grant_consent(
+                    dataset, data["uses"], data["granted_by_name"], data["granted_on"], request.user,
+                    document=data["document"] or None, document_reference=data["document_reference"],
+                    notes=data["notes"])
+            except ValidationError as error:
+                add_service_errors(form, error)
+            else:
+                messages.success(request, f"Consent recorded for {selectors.uses_text(record.uses)}. "
+                                          "It takes effect on the next request.")
+                return redirect("corpus:consent", identifier=dataset.identifier)
+    records = list(selectors.consent_records(dataset))
+    return render(request, "corpus/consent.html", {
+        "dataset": dataset,
+        "latest_version": dataset.versions.order_by("-imported_at").first(),
+        "records": records,
+        "overview": selectors.consent_overview(records),
+        "form": form,
+        "use_choices": form.use_choices(),
+    }, status=status)
+
+
+@login_required
+def consent_revoke(request, identifier: str, pk: int):
+    """Confirm a revocation: what will stop on the next request, and why (the reason is required)."""
+    dataset = governed_dataset(request, identifier)
+    record = get_object_or_404(ConsentRecord.objects.select_related("recorded_by", "revoked_by"),
+                               dataset=dataset, pk=pk)
+    form = RevokeConsentForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                services.revoke_consent(record, request.user, form.cleaned_data["reason"])
+            except ValidationError as error:
+                add_service_errors(form, error)
+                status = 409 if NON_FIELD_ERRORS in error.message_dict else 400
+            else:
+                messages.success(request, f"Consent #{record.pk} revoked. Whatever only it covered "
+                                          f"({selectors.uses_text(record.uses)}) stops from the next request; "
+                                          "nothing was deleted.")
+                return redirect("corpus:consent", identifier=dataset.identifier)
+    return render(request, "corpus/consent_revoke.html", {
+        "dataset": dataset,
+        "record": record,
+        "form": form,
+        "consequences": selectors.revocation_consequences(record),
+    }, status=status)
+
+
+@login_required
+def consent_document(request, identifier: str, pk: int):
+    """A consent record's supporting document, for the steward's governance staff only (never under
+    MEDIA_URL), as a download that no shared cache keeps."""
+    dataset = governed_dataset(request, identifier)
+    record = get_object_or_404(ConsentRecord.objects.exclude(document=""), dataset=dataset, pk=pk)
+    try:
+        handle = record.document.open("rb")
+    except FileNotFoundError:
+        raise Http404("The document file is missing from storage.") from None
+    response = FileResponse(handle, as_attachment=True, filename=record.document_name or record.document.name)
+    patch_cache_control(response, private=True, no_store=True)
+    return response

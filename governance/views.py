@@ -4,6 +4,7 @@ import json
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
@@ -36,6 +37,8 @@ def organization_detail(request, slug: str):
         if is_governance
         else None,
         "invitations": selectors.open_invitations(organization) if is_governance else None,
+        "datasets": organization.datasets.annotate(
+            active_consents=Count("consents", filter=Q(consents__revoked_at__isnull=True))) if is_governance else None,
     }
     return render(request, "governance/organization_detail.html", context, status=400 if form and form.errors else 200)
 

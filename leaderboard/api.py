@@ -4,22 +4,25 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from corpus.selectors import secret_entries_shown
+from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
+from corpus.selectors import secret_entries_shown, withdrawal_message
 from governance.audit import record_secret_access
 
 from . import selectors, services
 from .models import RunCard
 
 PROBLEM_FIELDS = {"path": serializers.CharField(), "message": serializers.CharField()}
+# `problems` is absent when the body is not JSON at all (DRF's parse error: only `detail`).
 RejectionSerializer = inline_serializer("RunCardRejection", {
-    "detail": serializers.CharField(), "problems": inline_serializer("FieldProblem", PROBLEM_FIELDS, many=True)})
+    "detail": serializers.CharField(),
+    "problems": inline_serializer("FieldProblem", PROBLEM_FIELDS, many=True, required=False)})
 SubmissionSerializer = inline_serializer("RunCardSubmission", {
     "id": serializers.UUIDField(), "run_id": serializers.UUIDField(), "status": serializers.CharField(),
     "status_url": serializers.CharField(), "fingerprint": serializers.CharField(),
@@ -29,9 +32,20 @@ SubmissionSerializer = inline_serializer("RunCardSubmission", {
 
 
 def rejection(error: services.RunCardRejected) -> Response:
-    detail = {400: "the run card was refused", 403: "not allowed", 409: "already stored"}[error.status]
+    detail = error.detail or {400: "the run card was refused", 403: "not allowed", 409: "already stored"}[error.status]
     return Response({"detail": f"{detail}; nothing was stored",
                      "problems": [p.as_dict() for p in error.problems]}, status=error.status)
+
+
+def visible_card_or_error(request, public_id) -> RunCard:
+    """The card if the user may see it; 410 when its community withdrew consent, 404 otherwise."""
+    card = selectors.visible_card(request.user, public_id)
+    if card is not None:
+        return card
+    withdrawn = selectors.withdrawn_card(public_id)
+    if withdrawn is not None:
+        raise Withdrawn(withdrawal_message(withdrawn.dataset_version.dataset, withdrawn.withdrawn_use))
+    raise NotFound("No such run card.")
 
 
 def card_summary(request, card: RunCard) -> dict:
@@ -77,22 +91,17 @@ class RunCardListView(APIView):
 
 
 class RunCardDetailView(APIView):
-    @extend_schema(responses={200: SubmissionSerializer})
+    @extend_schema(responses={200: SubmissionSerializer, **WITHDRAWN_RESPONSE})
     def get(self, request, public_id):
-        card = selectors.visible_card(request.user, public_id)
-        if card is None:
-            raise NotFound("No such run card.")
-        return Response(card_summary(request, card))
+        return Response(card_summary(request, visible_card_or_error(request, public_id)))
 
 
 class RunCardResultsView(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT},
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **WITHDRAWN_RESPONSE},
                    description="Per-entry results you may see: public entries' results to whoever sees the entry, "
                    "secret entries' results to the steward's governance staff only.")
     def get(self, request, public_id):
-        card = selectors.visible_card(request.user, public_id)
-        if card is None:
-            raise NotFound("No such run card.")
+        card = visible_card_or_error(request, public_id)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.visible_results(request.user, card), request, view=self)
         record_secret_access(request.user, secret_entries_shown(r.entry for r in page), request.path)
@@ -104,7 +113,10 @@ class GdsVerificationView(APIView):
     permission_classes = [permissions.IsAdminUser]
 
     @extend_schema(request=inline_serializer("Reproduction", {"reproduction": serializers.UUIDField()}),
-                   responses={200: SubmissionSerializer, 400: RejectionSerializer})
+                   responses={200: SubmissionSerializer, 400: PolymorphicProxySerializer(
+                       component_name="GdsVerificationRejection", resource_type_field_name=None, serializers=[
+                           RejectionSerializer, inline_serializer("ReproductionProblem", {
+                               "reproduction": serializers.CharField()})])})
     def post(self, request, public_id):
         original = get_object_or_404(RunCard, public_id=public_id)
         reproduction_id = request.data.get("reproduction") if isinstance(request.data, dict) else None
@@ -153,11 +165,11 @@ class LeaderboardView(APIView):
 
 
 class MethodConfigView(APIView):
-    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT},
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, **WITHDRAWN_RESPONSE},
                    description="The run card's method_config block, byte for byte as submitted.")
     def get(self, request, public_id):
-        card = selectors.visible_card(request.user, public_id)
-        if card is None or not card.method_config:
+        card = visible_card_or_error(request, public_id)
+        if not card.method_config:
             raise NotFound("No method_config for this row.")
         return HttpResponse(card.method_config.encode("utf-8"), content_type="application/json; charset=utf-8")
 

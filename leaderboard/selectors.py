@@ -4,8 +4,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import (
+    BooleanField,
     Count,
     Exists,
+    ExpressionWrapper,
     F,
     FilteredRelation,
     OuterRef,
@@ -15,9 +17,10 @@ from django.db.models import (
 )
 from django.db.models.functions import RowNumber
 
-from corpus.selectors import mt_output_visibility, visible_datasets
+from corpus.models import ConsentUse
+from corpus.selectors import consent_filter, mt_output_visibility, visible_datasets, withdrawn
 from governance.models import Role
-from governance.selectors import has_role
+from governance.selectors import governance_org_ids, has_role
 
 from .models import RunCard, RunCardResult
 from .verification import quality_tier
@@ -62,12 +65,28 @@ class LeaderboardQuery:
         return query
 
 
+def evaluation_consented(user) -> Q:
+    """Cards of datasets whose community consents to evaluation; the steward's governance staff also see
+    their withdrawn ones (marked `withdrawn`), to manage them. Nothing is deleted either way."""
+    consented = consent_filter(ConsentUse.EVALUATION, "dataset_version__dataset")
+    governed = governance_org_ids(user)
+    if governed:
+        consented |= Q(dataset_version__dataset__organization_id__in=governed)
+    return consented
+
+
 def listed_cards(user) -> QuerySet[RunCard]:
-    """Verified-and-processed cards of datasets the user may see; class X methods are never listed."""
-    return (
+    """Verified-and-processed cards of datasets the user may see and whose community consents to
+    evaluation (governance staff: their own withdrawn ones too); class X methods are never listed."""
+    cards = (
         RunCard.objects.filter(status=RunCard.Status.READY, dataset_version__dataset__in=visible_datasets(user))
+        .filter(evaluation_consented(user))
         .exclude(method__dependency_class="X")
     )
+    if governance_org_ids(user):
+        cards = cards.annotate(evaluation_withdrawn=ExpressionWrapper(
+            ~consent_filter(ConsentUse.EVALUATION, "dataset_version__dataset"), output_field=BooleanField()))
+    return cards
 
 
 def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
@@ -143,13 +162,32 @@ def row_view(card: RunCard, rank: int) -> dict[str, Any]:
         "cards_in_group": getattr(card, "group_size", 1),
         "discrepancy_count": len(card.discrepancies),
         "date": card.timestamp,
+        "withdrawn": getattr(card, "evaluation_withdrawn", False),
     }
 
 
 def visible_card(user, public_id) -> RunCard | None:
+    """A listed card, or one of the user's own cards still verifying or failed, while its dataset's
+    community consents to evaluation."""
     return listed_cards(user).select_related("method", "dataset_version__dataset__organization").filter(
-        public_id=public_id).first() or RunCard.objects.filter(
+        public_id=public_id).first() or RunCard.objects.filter(evaluation_consented(user)).filter(
         public_id=public_id, submitted_by=user.pk if user.is_authenticated else None).first()
+
+
+def withdrawn_card(public_id) -> RunCard | None:
+    """A card of a published dataset that is hidden only because its community revoked consent (to
+    evaluation or to public release), for a clear "withdrawn" answer (410) instead of a bare 404. Cards
+    of datasets that were never public stay a plain 404."""
+    card = RunCard.objects.filter(public_id=public_id, dataset_version__dataset__is_public=True).exclude(
+        method__dependency_class="X").select_related("dataset_version__dataset__organization").first()
+    if card is None:
+        return None
+    dataset = card.dataset_version.dataset
+    for use in (ConsentUse.EVALUATION, ConsentUse.PUBLIC_RELEASE):
+        if withdrawn(dataset, use):
+            card.withdrawn_use = use
+            return card
+    return None
 
 
 def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:

@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.bulk_insert import bulk_insert
-from corpus.models import SECRET_SEGMENTS, DatasetVersion, Entry
-from corpus.selectors import visible_entries, visible_versions
+from corpus.models import SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
+from corpus.selectors import can_see_secret_segments, has_consent, visible_entries, visible_versions, withdrawn
 from corpus.services import freeze_version
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
 from governance.audit import record_event
@@ -25,11 +25,13 @@ from .problems import FieldProblem
 
 
 class RunCardRejected(Exception):
-    """The card is refused; `status` is the HTTP status that says why (400, 403, 409)."""
+    """The card is refused; `status` is the HTTP status that says why (400, 403, 409), `detail` a summary
+    when the status alone does not say it."""
 
-    def __init__(self, status: int, problems: list[FieldProblem]):
+    def __init__(self, status: int, problems: list[FieldProblem], detail: str = ""):
         self.status = status
         self.problems = problems
+        self.detail = detail
         super().__init__("; ".join(str(p) for p in problems[:5]))
 
 
@@ -84,6 +86,24 @@ def check_method(card: dict, problems: list[FieldProblem]) -> str | None:
     return derived
 
 
+def check_evaluation_consent(user, dataset_id: str) -> None:
+    """Refuse (409) a card against a dataset whose community has not consented to evaluation, or has
+    revoked it. 409 Conflict rather than 403: the refusal comes from the dataset's consent state, not
+    from who submits (its own governance staff are refused too), and the same card is accepted once the
+    community grants consent again. Datasets the submitter may not know of are left to find_version,
+    which answers "unknown dataset" without revealing them."""
+    dataset = Dataset.objects.filter(identifier=dataset_id).select_related("organization").first()
+    if dataset is None or not (dataset.is_public or can_see_secret_segments(user, dataset)):
+        return
+    if has_consent(dataset, ConsentUse.EVALUATION):
+        return
+    state = "revoked its consent to" if withdrawn(dataset, ConsentUse.EVALUATION) else "has not consented to"
+    raise RunCardRejected(409, [FieldProblem("dataset.id", (
+        f"{dataset.identifier!r}: its community ({dataset.organization.name}) {state} evaluation; run cards "
+        "against this dataset are refused until an active consent record covers evaluation"))],
+        detail="refused: the dataset's community does not consent to evaluation")
+
+
 def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVersion | None:
     """The stored version the card names, among those the submitter may see; a problem otherwise."""
     versions = visible_versions(user).filter(dataset__identifier=dataset["id"])
@@ -118,10 +138,12 @@ def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[
 @transaction.atomic
 def submit_run_card(body: bytes, user) -> RunCard:
     """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
-    one card per run_id (409). Accepting freezes the dataset version; verification of the aggregates
-    runs inline for small cards and in a Celery task for large ones."""
+    evaluation only with the community's active consent (409), one card per run_id (409). Accepting
+    freezes the dataset version; verification of the aggregates runs inline for small cards and in a
+    Celery task for large ones."""
     parsed = parse_card(body)
     card = parsed.card
+    check_evaluation_consent(user, card["dataset"]["id"])
     problems: list[FieldProblem] = []
     hash_status = verification.verify_hash(card)
     if hash_status == "mismatch":

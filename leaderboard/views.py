@@ -3,7 +3,7 @@ from django.http import Http404
 from django.shortcuts import render
 
 from corpus.models import Domain, Segment
-from corpus.selectors import secret_entries_shown
+from corpus.selectors import secret_entries_shown, withdrawal_message
 from governance.audit import record_secret_access
 
 from . import selectors
@@ -27,7 +27,14 @@ def leaderboard(request):
 def card_detail(request, public_id):
     card = selectors.visible_card(request.user, public_id)
     if card is None:
-        raise Http404("No such run card.")
+        withdrawn = selectors.withdrawn_card(public_id)
+        if withdrawn is None:
+            raise Http404("No such run card.")
+        dataset = withdrawn.dataset_version.dataset
+        return render(request, "corpus/withdrawn.html", {
+            "dataset": dataset, "message": withdrawal_message(dataset, withdrawn.withdrawn_use),
+            "use_label": withdrawn.withdrawn_use.label.lower(),
+        }, status=410)
     results = selectors.visible_results(request.user, card)
     page = Paginator(results, 50).get_page(request.GET.get("page"))
     record_secret_access(request.user, secret_entries_shown(result.entry for result in page.object_list), request.path)

@@ -1,12 +1,14 @@
 """Shared fixtures: organizations, one user per role, and corpus files with recognisable secret text."""
 
+import datetime
 import json
 import os
 
 import pytest
 from django.conf import settings as django_settings
 
-from corpus.services import import_corpus, set_dataset_public
+from corpus.models import ConsentUse
+from corpus.services import grant_consent, import_corpus, set_dataset_public
 from governance.services import add_member, create_organization
 
 PASSWORD = "correct horse battery staple 42"
@@ -112,11 +114,28 @@ def maintainer(db):
     return User.objects.create_superuser("maintainer@example.org", PASSWORD)
 
 
+def grant_all_consents(dataset, recorded_by=None):
+    """An active consent record covering every use, as a community's governance staff would record it
+    (datasets need one before they are published, evaluated or reviewed)."""
+    if recorded_by is None:
+        from accounts.models import User
+
+        recorded_by, _ = User.objects.get_or_create(email="consent-recorder@example.org")
+    return grant_consent(dataset, list(ConsentUse), "Council resolution 2026-14 (test)", datetime.date(2026, 1, 15),
+                         recorded_by, document_reference="Band office archive, binder 7 (test)")
+
+
+def publish(dataset):
+    """Consent to every use, then release the public segments: what most tests start from."""
+    grant_all_consents(dataset)
+    return set_dataset_public(dataset, True)
+
+
 @pytest.fixture
 def public_version(steward):
     """A public dataset holding one entry of each segment; the secret ones carry SECRET_MARK."""
     outcome = import_corpus(corpus_bytes(mixed_entries()), steward)
-    set_dataset_public(outcome.version.dataset, True)
+    publish(outcome.version.dataset)
     return outcome.version
 
 
@@ -124,3 +143,15 @@ def client_for(client, user):
     if user is not None:
         client.force_login(user)
     return client
+
+
+@pytest.fixture
+def eager_tasks():
+    """Run Celery tasks in-process even when a broker is configured; tests/test_tasks.py runs them on
+    a real worker and broker."""
+    from config.celery import app as celery_app
+
+    before = celery_app.conf.task_always_eager
+    celery_app.conf.update(task_always_eager=True)
+    yield
+    celery_app.conf.update(task_always_eager=before)

@@ -100,12 +100,14 @@ def test_entry_filters_validate_their_input(client, public_version):
 
 @pytest.mark.parametrize("size", [5, 60])
 def test_listing_queries_do_not_grow_with_data(client, steward, curator, django_assert_max_num_queries, size):
-    from corpus.services import import_corpus, set_dataset_public
+    from corpus.services import import_corpus
+
+    from .conftest import publish
 
     for index in range(3):
         version = import_corpus(corpus_bytes([entry(n, "gold_standard" if n % 2 else "development")
                                               for n in range(size)], id=f"set-{index}"), steward).version
-        set_dataset_public(version.dataset, True)
+        publish(version.dataset)
     client.force_login(curator)
     for url in ("/api/v1/entries/", "/api/v1/datasets/", "/api/v1/dataset-versions/",
                 f"/api/v1/dataset-versions/{version.pk}/entries/"):

@@ -10,7 +10,7 @@ from governance.audit import record_event, verify_chain
 from governance.models import AuditEvent
 from governance.services import invite_member
 
-from .conftest import corpus_bytes, entry
+from .conftest import corpus_bytes, entry, grant_all_consents
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +22,11 @@ def actions():
 def test_governance_events_are_recorded_in_order(steward, governance_user, curator):
     invite_member(steward, "new@example.org", "speaker", governance_user)
     version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    grant_all_consents(version.dataset, governance_user)
     set_dataset_public(version.dataset, True, actor=governance_user)
     set_dataset_public(version.dataset, True, actor=governance_user)
-    assert actions() == ["membership.added", "membership.added", "invitation.sent", "dataset.published"]
+    assert actions() == ["membership.added", "membership.added", "invitation.sent", "consent.granted",
+                         "dataset.published"]
     published = AuditEvent.objects.get(action="dataset.published")
     assert (published.actor, published.organization, published.details) == (
         governance_user, steward, {"dataset": "test-en-crk"})
@@ -94,6 +96,7 @@ def test_the_database_refuses_updates_and_deletes_on_postgresql(steward):
 
 def test_only_governance_staff_read_and_export_the_log(client, steward, governance_user, curator, outsider):
     version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    grant_all_consents(version.dataset, governance_user)
     set_dataset_public(version.dataset, True, actor=governance_user)
     url = f"/orgs/{steward.slug}/audit/"
     for user in (None, curator, outsider):

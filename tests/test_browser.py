@@ -193,12 +193,14 @@ def test_keyboard_skip_link_first_and_filter_submits_with_enter(live_server, pag
 @pytest.fixture
 def scored_version(steward):
     """A public dataset of eight development entries: four medical, four legal."""
-    from corpus.services import import_corpus, set_dataset_public
+    from corpus.services import import_corpus
+
+    from .conftest import publish
 
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
                      provenance="elicited") for n in range(1, 9)]
     stored = import_corpus(corpus_bytes(entries), steward).version
-    set_dataset_public(stored.dataset, True)
+    publish(stored.dataset)
     return stored
 
 

@@ -11,7 +11,7 @@ from leaderboard.services import record_reproduction, submit_run_card
 
 from .cards import body, make_card
 
-from .conftest import corpus_bytes, entry
+from .conftest import corpus_bytes, entry, grant_all_consents, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
                      provenance="elicited") for n in range(1, 9)]
     stored = import_corpus(corpus_bytes(entries), steward).version
-    set_dataset_public(stored.dataset, True)
+    publish(stored.dataset)
     return stored
 
 
@@ -220,6 +220,7 @@ def test_provisional_ends_when_the_method_is_community_validated(client, version
 def test_secret_domain_scores_need_enough_entries(steward, governance_user):
     entries = [entry(n, "gold_standard", domain="medical" if n < 6 else "legal") for n in range(1, 8)]
     stored = import_corpus(corpus_bytes(entries, id="gold-set"), steward).version
+    grant_all_consents(stored.dataset)
     card = submit(stored, governance_user)
     assert list(card.domain_scores.values_list("domain", "result_count")) == [("medical", 5)]
 

@@ -4,9 +4,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from corpus.models import Dataset, Entry
-from corpus.services import freeze_version, import_corpus, set_dataset_public
+from corpus.services import freeze_version, import_corpus
 
-from .conftest import SECRET_MARK, corpus_bytes, entry
+from .conftest import SECRET_MARK, corpus_bytes, entry, grant_all_consents, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +87,7 @@ def test_entry_list_filters_search_and_paginates(client, steward):
     entries = [entry(n, difficulty=1 + n % 5, domain="medical" if n % 2 else "legal") for n in range(120)]
     entries.append(entry(999, notes="niwâpamâw atim", source="I see the dog"))
     version = import_corpus(corpus_bytes(entries), steward).version
-    set_dataset_public(version.dataset, True)
+    publish(version.dataset)
     url = f"/datasets/versions/{version.pk}/entries/"
     page = client.get(url)
     assert page.context["page"].paginator.count == 121 and len(page.context["page"].object_list) == 50
@@ -146,6 +146,7 @@ def test_speakers_cannot_edit(client, speaker, public_version):
 
 def test_only_governance_publishes(client, steward, curator, governance_user):
     version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    grant_all_consents(version.dataset, governance_user)
     client.force_login(curator)
     assert client.post(f"/datasets/versions/{version.pk}/publication/", {"is_public": "1"}).status_code == 403
     client.force_login(governance_user)
@@ -170,7 +171,7 @@ def test_page_queries_do_not_grow_with_data(client, steward, curator, django_ass
     for index in range(3):
         version = import_corpus(corpus_bytes([entry(n, difficulty=1 + n % 5) for n in range(size)],
                                              id=f"set-{index}"), steward).version
-        set_dataset_public(version.dataset, True)
+        publish(version.dataset)
     client.force_login(curator)
     first = Entry.objects.filter(version=version).first()
     for url in ("/", "/datasets/", f"/datasets/versions/{version.pk}/", f"/datasets/versions/{version.pk}/entries/",

@@ -6,11 +6,11 @@ import pytest
 
 from accounts.services import create_api_token
 from corpus.models import Entry
-from corpus.services import import_corpus, set_dataset_public
+from corpus.services import import_corpus
 from leaderboard.models import RunCard, RunCardResult
 
 from .cards import body, make_card, seal
-from .conftest import SECRET_MARK, corpus_bytes, entry
+from .conftest import SECRET_MARK, corpus_bytes, entry, publish
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/run-cards/"
@@ -21,7 +21,7 @@ def dev_version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain=("medical", "legal")[n % 2]) for n in range(1, 9)]
     entries += [entry(100, "gold_standard", domain="medical"), entry(101, "held_out")]
     version = import_corpus(corpus_bytes(entries), steward).version
-    set_dataset_public(version.dataset, True)
+    publish(version.dataset)
     return version
 
 
@@ -173,18 +173,6 @@ def test_secret_results_are_visible_only_to_steward_governance(client, dev_versi
             response = client.get(url)
             assert SECRET_MARK.encode() not in response.content, (user, url)
     assert client.get("/api/v1/leaderboard/").json()["count"] == 1, "aggregates of secret cards are public"
-
-
-@pytest.fixture
-def eager_tasks():
-    """Run Celery tasks in-process even when a broker is configured; tests/test_tasks.py runs them on
-    a real worker and broker."""
-    from config.celery import app as celery_app
-
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.update(task_always_eager=True)
-    yield
-    celery_app.conf.update(task_always_eager=before)
 
 
 def test_large_cards_are_verified_by_a_task_after_202(client, dev_version, speaker, settings, eager_tasks,

@@ -41,7 +41,7 @@ class TaskDelivery:
         self._stack = stack
 
     @contextmanager
-    def deferred(self):
+    def deferred(self, tasks: int = 1):
         if BROKER:
             assert not celery_app.conf.task_always_eager
             # The message waits in Redis: no worker runs until the block has returned.
@@ -55,7 +55,7 @@ class TaskDelivery:
             assert celery_app.conf.task_always_eager
             with self._capture(execute=True) as callbacks:
                 yield
-            assert len(callbacks) == 1, "the block enqueues exactly one task on commit"
+            assert len(callbacks) == tasks, f"the block enqueues exactly {tasks} task(s) on commit"
 
     @staticmethod
     def wait_for_mail(predicate, timeout: float = MAIL_WAIT_SECONDS) -> list:
@@ -154,7 +154,9 @@ def test_signing_up_with_another_address_after_opening_the_link_grants_no_member
 def test_large_run_card_is_verified_by_the_worker_after_202(task_delivery, steward, speaker, settings):
     """The request answers 202 at once; the Celery worker then recomputes the aggregates."""
     from corpus.models import Entry
-    from corpus.services import import_corpus, set_dataset_public
+    from corpus.services import import_corpus
+
+    from .conftest import publish
     from leaderboard.models import RunCard
 
     from .cards import body, make_card, seal
@@ -162,7 +164,7 @@ def test_large_run_card_is_verified_by_the_worker_after_202(task_delivery, stewa
 
     settings.RUN_CARD_INLINE_MAX_RESULTS = 3
     version = import_corpus(corpus_bytes([entry(n, domain="medical") for n in range(1, 7)]), steward).version
-    set_dataset_public(version.dataset, True)
+    publish(version.dataset)
     client = Client()
     client.force_login(speaker)
     card = make_card(version, list(Entry.objects.filter(version=version)), predict=lambda e: e.reference + " x")

@@ -50,13 +50,15 @@ def concrete_urls(route: str, values: dict[str, list[str]]) -> list[str]:
 @pytest.fixture
 def world(steward, other_org, governance_user, curator, speaker, outsider, maintainer):
     """A public dataset with all four segments, a non-public one, and an invitation: things to ask for."""
-    from corpus.services import import_corpus, set_dataset_public
+    from corpus.services import import_corpus
+
+    from .conftest import publish
 
     public = import_corpus(corpus_bytes([
         entry(1, "development", domain="medical"), entry(2, "diagnostic"),
         entry(3, "gold_standard", domain="medical"), entry(4, "held_out"),
     ]), steward).version
-    set_dataset_public(public.dataset, True)
+    publish(public.dataset)
     private = import_corpus(corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
                                          id="private-set"), steward).version
     invitation = invite_member(steward, "new@person.example", "speaker", governance_user)
