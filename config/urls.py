@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from corpus import api as corpus_api
@@ -25,7 +25,7 @@ api_urls = [
          name="leaderboard-method-config"),
     path("methods/", leaderboard_api.MethodListView.as_view(), name="method-list"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("", include(router.urls)),
 ]
 
@@ -33,6 +33,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("datasets/", include("corpus.urls")),
     path("leaderboard/", include("leaderboard.urls")),
+    path("review/", include("review.urls")),
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("governance.urls")),

@@ -1,0 +1,310 @@
+"""Aggregate the ratings of a review campaign into the numbers governance staff decide from.
+
+Pure Python on plain dataclasses: the views read the database and build ``ItemObservations``; this
+module never queries. Every number is defined here once (see docs/validation-gate.md):
+
+- An item's rating is the *lower median* of its ratings (conservative for an even count).
+- An item is *usable* when that median is ``acceptable`` or ``excellent``; shares are over *rated*
+  items (at least one rating), and their 95% Wilson interval goes with them.
+- *Coverage* counts items with at least ``ratings_per_item`` ratings.
+- Hidden control items (the human reference shown as a candidate) measure the speakers, not the
+  method: they count only in speaker reliability, never in campaign, tier or domain figures or alpha.
+- Unreliable speakers are flagged with plain-English reasons but their ratings are kept: governance
+  staff decide what to do about them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from review.statistics import krippendorff_alpha_ordinal, lower_median, wilson_interval
+
+RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
+"""Ordinal scale: the position of a value is its rank 0..3."""
+USABLE_VALUES = ("acceptable", "excellent")
+FLAGS = ("semantically_wrong", "culturally_inappropriate", "hallucination", "acceptable_variant")
+
+RATING_RANK = {value: rank for rank, value in enumerate(RATING_VALUES)}
+USABLE_MIN_RANK = RATING_RANK["acceptable"]
+REJECT_RANK = RATING_RANK["reject"]
+
+CAMPAIGN_LABEL = "Whole campaign"
+NO_DIFFICULTY_LABEL = "No difficulty"
+NO_DOMAIN_LABEL = "No domain"
+
+CONTROL_MIN_RATED = 2
+"""A speaker's control accuracy is judged only once they rated at least this many control items."""
+CONTROL_MIN_ACCURACY = 0.75
+"""Flag a speaker who rates fewer than this share of control items (human references) usable."""
+PANEL_MIN_COMPARISONS = 5
+"""Panel agreement is judged only once this many of a speaker's ratings could be compared."""
+PANEL_MIN_AGREEMENT = 0.5
+"""Flag a speaker whose ratings are within one step of the others' median less often than this."""
+PANEL_TOLERANCE_STEPS = 1
+"""How far (in ordinal steps) a rating may be from the other speakers' median and still agree."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One speaker's rating of one item ("can't judge" answers are left out by the caller)."""
+
+    speaker_id: int
+    value: str
+    flags: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.value not in RATING_RANK:
+            raise ValueError(f"rating value {self.value!r} is not one of {RATING_VALUES}")
+        unknown = set(self.flags) - set(FLAGS)
+        if unknown:
+            raise ValueError(f"unknown flags {sorted(unknown)}; expected some of {FLAGS}")
+
+
+@dataclass(frozen=True)
+class ItemObservations:
+    """All ratings of one sampled item of a campaign."""
+
+    item_id: int
+    difficulty: int | None
+    domain: str
+    is_control: bool
+    observations: tuple[Observation, ...]
+
+
+@dataclass(frozen=True)
+class ItemSummary:
+    """Per-item result for a non-control item; ``median_value`` and ``usable`` are None when unrated."""
+
+    item_id: int
+    difficulty: int | None
+    domain: str
+    rating_count: int
+    covered: bool
+    median_value: str | None
+    usable: bool | None
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """Figures for a set of non-control items: the whole campaign, one difficulty tier or one domain.
+
+    ``key`` is the difficulty (int or None) for a tier, the domain string for a domain, None for the
+    whole campaign. Tiers come in order 1..5 then "No difficulty"; domains alphabetically, then
+    "No domain". Shares are None when their denominator is 0; with no rated item the Wilson interval
+    is (0.0, 1.0) — nothing is known.
+    """
+
+    label: str
+    key: int | str | None
+    items: int
+    covered_items: int
+    coverage: float | None
+    rated_items: int
+    rating_count: int
+    distribution: dict[str, int]
+    usable_items: int
+    usable_share: float | None
+    wilson_low: float
+    wilson_high: float
+    reject_items: int
+    reject_share: float | None
+    flag_counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class SpeakerReliability:
+    """How far one speaker's ratings can be trusted; a flagged speaker is reported, never dropped."""
+
+    speaker_id: int
+    rating_count: int
+    control_rated: int
+    control_usable: int
+    control_accuracy: float | None
+    panel_comparisons: int
+    panel_agreements: int
+    panel_agreement: float | None
+    flagged: bool
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CampaignAggregate:
+    """Everything the gate and the campaign report need.
+
+    ``alpha`` is Krippendorff's ordinal alpha over non-control items; ``alpha_pairable_ratings`` is the
+    number of ratings it rests on (ratings of items with two or more ratings), which tells apart "no
+    item has two ratings yet" (0) from "all ratings are the same value" when alpha is None.
+    """
+
+    ratings_per_item: int
+    campaign: GroupSummary
+    tiers: tuple[GroupSummary, ...]
+    domains: tuple[GroupSummary, ...]
+    alpha: float | None
+    alpha_pairable_ratings: int
+    items: tuple[ItemSummary, ...]
+    control_items: int
+    control_rating_count: int
+    speakers: tuple[SpeakerReliability, ...]
+    flagged_speakers: int
+
+
+def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> CampaignAggregate:
+    """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability."""
+    if ratings_per_item < 1:
+        raise ValueError("ratings_per_item must be at least 1")
+    seen: set[int] = set()
+    for item in items:
+        if item.item_id in seen:
+            raise ValueError(f"item {item.item_id} appears twice")
+        seen.add(item.item_id)
+
+    reviewed = [item for item in items if not item.is_control]
+    controls = [item for item in items if item.is_control]
+    summaries = tuple(_summarise_item(item, ratings_per_item) for item in reviewed)
+    pairs = list(zip(reviewed, summaries))
+
+    tiers = defaultdict(list)
+    domains = defaultdict(list)
+    for pair in pairs:
+        tiers[pair[0].difficulty].append(pair)
+        domains[pair[0].domain].append(pair)
+    tier_keys = sorted(tiers, key=lambda difficulty: (difficulty is None, difficulty or 0))
+    domain_keys = sorted(domains, key=lambda domain: (domain == "", domain))
+
+    units = [[RATING_RANK[o.value] for o in item.observations] for item in reviewed]
+    speakers = _speaker_reliability(reviewed, controls)
+    return CampaignAggregate(
+        ratings_per_item=ratings_per_item,
+        campaign=_summarise_group(CAMPAIGN_LABEL, None, pairs),
+        tiers=tuple(_summarise_group(_tier_label(key), key, tiers[key]) for key in tier_keys),
+        domains=tuple(_summarise_group(key or NO_DOMAIN_LABEL, key, domains[key]) for key in domain_keys),
+        alpha=krippendorff_alpha_ordinal(units, categories=len(RATING_VALUES)),
+        alpha_pairable_ratings=sum(len(unit) for unit in units if len(unit) >= 2),
+        items=summaries,
+        control_items=len(controls),
+        control_rating_count=sum(len(item.observations) for item in controls),
+        speakers=speakers,
+        flagged_speakers=sum(speaker.flagged for speaker in speakers),
+    )
+
+
+def _tier_label(difficulty: int | None) -> str:
+    return NO_DIFFICULTY_LABEL if difficulty is None else f"Difficulty {difficulty}"
+
+
+def _median_rank(observations: Iterable[Observation]) -> int | None:
+    ranks = [RATING_RANK[o.value] for o in observations]
+    return lower_median(ranks) if ranks else None
+
+
+def _summarise_item(item: ItemObservations, ratings_per_item: int) -> ItemSummary:
+    median = _median_rank(item.observations)
+    return ItemSummary(
+        item_id=item.item_id,
+        difficulty=item.difficulty,
+        domain=item.domain,
+        rating_count=len(item.observations),
+        covered=len(item.observations) >= ratings_per_item,
+        median_value=None if median is None else RATING_VALUES[median],
+        usable=None if median is None else median >= USABLE_MIN_RANK,
+    )
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _summarise_group(
+    label: str, key: int | str | None, pairs: Sequence[tuple[ItemObservations, ItemSummary]]
+) -> GroupSummary:
+    distribution = dict.fromkeys(RATING_VALUES, 0)
+    flag_counts = dict.fromkeys(FLAGS, 0)
+    covered = rated = usable = rejected = 0
+    for item, summary in pairs:
+        for observation in item.observations:
+            distribution[observation.value] += 1
+            for flag in observation.flags:
+                flag_counts[flag] += 1
+        covered += summary.covered
+        if summary.median_value is not None:
+            rated += 1
+            usable += summary.usable
+            rejected += summary.median_value == RATING_VALUES[REJECT_RANK]
+    low, high = wilson_interval(usable, rated)
+    return GroupSummary(
+        label=label,
+        key=key,
+        items=len(pairs),
+        covered_items=covered,
+        coverage=_share(covered, len(pairs)),
+        rated_items=rated,
+        rating_count=sum(distribution.values()),
+        distribution=distribution,
+        usable_items=usable,
+        usable_share=_share(usable, rated),
+        wilson_low=low,
+        wilson_high=high,
+        reject_items=rejected,
+        reject_share=_share(rejected, rated),
+        flag_counts=flag_counts,
+    )
+
+
+def _speaker_reliability(
+    reviewed: Sequence[ItemObservations], controls: Sequence[ItemObservations]
+) -> tuple[SpeakerReliability, ...]:
+    ratings: Counter[int] = Counter()
+    control_rated: Counter[int] = Counter()
+    control_usable: Counter[int] = Counter()
+    comparisons: Counter[int] = Counter()
+    agreements: Counter[int] = Counter()
+
+    for item in controls:
+        for observation in item.observations:
+            ratings[observation.speaker_id] += 1
+            control_rated[observation.speaker_id] += 1
+            control_usable[observation.speaker_id] += RATING_RANK[observation.value] >= USABLE_MIN_RANK
+
+    for item in reviewed:
+        for observation in item.observations:
+            ratings[observation.speaker_id] += 1
+            others = _median_rank(o for o in item.observations if o.speaker_id != observation.speaker_id)
+            if others is None:
+                continue
+            comparisons[observation.speaker_id] += 1
+            agreements[observation.speaker_id] += abs(RATING_RANK[observation.value] - others) <= PANEL_TOLERANCE_STEPS
+
+    result = []
+    for speaker_id in sorted(ratings):
+        reasons = []
+        accuracy = _share(control_usable[speaker_id], control_rated[speaker_id])
+        if control_rated[speaker_id] >= CONTROL_MIN_RATED and accuracy < CONTROL_MIN_ACCURACY:
+            missed = control_rated[speaker_id] - control_usable[speaker_id]
+            reasons.append(
+                f"rated {missed} of {control_rated[speaker_id]} hidden control items (the human reference) "
+                "as reject or gist"
+            )
+        agreement = _share(agreements[speaker_id], comparisons[speaker_id])
+        if comparisons[speaker_id] >= PANEL_MIN_COMPARISONS and agreement < PANEL_MIN_AGREEMENT:
+            reasons.append(
+                f"agreed with the other speakers (within one step of their median) on only "
+                f"{agreements[speaker_id]} of {comparisons[speaker_id]} items"
+            )
+        result.append(
+            SpeakerReliability(
+                speaker_id=speaker_id,
+                rating_count=ratings[speaker_id],
+                control_rated=control_rated[speaker_id],
+                control_usable=control_usable[speaker_id],
+                control_accuracy=accuracy,
+                panel_comparisons=comparisons[speaker_id],
+                panel_agreements=agreements[speaker_id],
+                panel_agreement=agreement,
+                flagged=bool(reasons),
+                reasons=tuple(reasons),
+            )
+        )
+    return tuple(result)

@@ -1,0 +1,223 @@
+"""Review campaigns: the sampled items of one run card, who rates which, every rating ever given,
+the governance decisions taken from them, and each organization's gate thresholds."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from corpus.models import Entry
+from governance.models import Organization
+from leaderboard.models import RunCard, RunCardResult
+
+RATING_CHOICES = [
+    ("reject", "Reject"),
+    ("gist", "Gist"),
+    ("acceptable", "Acceptable"),
+    ("excellent", "Excellent"),
+    ("cannot_judge", "Can't judge"),
+]
+FLAG_FIELDS = ("semantically_wrong", "culturally_inappropriate", "hallucination", "acceptable_variant")
+
+
+class Campaign(models.Model):
+    """One community review of one run card's outputs (SPEC §5)."""
+
+    class Status(models.TextChoices):
+        PREPARING = "preparing", "Preparing"
+        OPEN = "open", "Open"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="campaigns")
+    run_card = models.ForeignKey(RunCard, on_delete=models.PROTECT, related_name="campaigns")
+    title = models.CharField(max_length=200, help_text="Shown to governance staff only; speakers review blind.")
+    sample_size = models.PositiveIntegerField()
+    ratings_per_item = models.PositiveSmallIntegerField(default=3)
+    seed = models.BigIntegerField()
+    show_reference = models.BooleanField(default=False)
+    control_count = models.PositiveIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PREPARING)
+    below_threshold_reason = models.TextField(
+        blank=True, help_text="Why a run card under the Deployable composite (0.70) is reviewed anyway."
+    )
+    strata = models.JSONField(default=list, help_text="Difficulty strata as sampled: tier, population, allocated.")
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    opened_at = models.DateTimeField(default=timezone.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    reminder_sent_at = models.DateTimeField(null=True, blank=True)
+    summary = models.JSONField(default=dict, blank=True, help_text="Last aggregate figures, refreshed by a task.")
+    summary_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-opened_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(sample_size__gte=1), name="campaign_sample_size_positive"),
+            models.CheckConstraint(condition=Q(ratings_per_item__gte=1, ratings_per_item__lte=10),
+                                   name="campaign_ratings_per_item_1_10"),
+            models.CheckConstraint(condition=Q(status__in=["preparing", "open", "paused", "closed"]),
+                                   name="campaign_status_valid"),
+            models.CheckConstraint(condition=Q(closed_at__isnull=True) | Q(status="closed"),
+                                   name="campaign_closed_at_only_when_closed"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class CampaignSpeaker(models.Model):
+    """A speaker in a campaign's pool; `left_at` set when they leave (their open items are reassigned)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    added_at = models.DateTimeField(default=timezone.now)
+    left_at = models.DateTimeField(null=True, blank=True)
+    invited_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["user__email"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="campaignspeaker_unique")]
+
+
+class Item(models.Model):
+    """One sampled output to rate; a control item shows the entry's human reference as the candidate."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    result = models.ForeignKey(RunCardResult, on_delete=models.PROTECT, related_name="+")
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="+")
+    is_control = models.BooleanField(default=False)
+    difficulty = models.PositiveSmallIntegerField(null=True, blank=True)
+    domain = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "result", "is_control"], name="item_unique_per_campaign"),
+        ]
+
+    @property
+    def candidate(self) -> str:
+        return self.entry.reference if self.is_control else self.result.predicted
+
+
+class Assignment(models.Model):
+    """One item given to one speaker. `position` is the speaker's own shuffled order."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "To rate"
+        RATED = "rated", "Rated"
+        SKIPPED = "skipped", "Can't judge"
+        RELEASED = "released", "Released (speaker left)"
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_assignments")
+    position = models.PositiveIntegerField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["campaign", "speaker", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "speaker"], name="assignment_one_per_item_speaker"),
+            models.CheckConstraint(condition=Q(state__in=["open", "rated", "skipped", "released"]),
+                                   name="assignment_state_valid"),
+        ]
+        indexes = [models.Index(fields=["speaker", "campaign", "state"], name="assignment_queue")]
+
+
+class Rating(models.Model):
+    """Every rating a speaker submitted, kept forever: a change adds a row and retires the previous one
+    (`is_current`), an undo withdraws it. `client_id` makes a re-sent submission store nothing new."""
+
+    client_id = models.UUIDField(unique=True, help_text="Generated by the rating page for each submission.")
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="ratings")
+    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    value = models.CharField(max_length=12, choices=RATING_CHOICES)
+    semantically_wrong = models.BooleanField(default=False)
+    culturally_inappropriate = models.BooleanField(default=False)
+    hallucination = models.BooleanField(default=False)
+    acceptable_variant = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    correction = models.TextField(blank=True, help_text="The speaker's own translation, when they offered one.")
+    created_at = models.DateTimeField(default=timezone.now)
+    is_current = models.BooleanField(default=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True, help_text="Set by the speaker's undo.")
+
+    class Meta:
+        ordering = ["assignment", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment"], condition=Q(is_current=True),
+                                    name="rating_one_current_per_assignment"),
+            models.CheckConstraint(condition=Q(value__in=[value for value, _ in RATING_CHOICES]),
+                                   name="rating_value_valid"),
+            models.CheckConstraint(condition=Q(withdrawn_at__isnull=True) | Q(is_current=False),
+                                   name="rating_withdrawn_not_current"),
+        ]
+
+    @property
+    def flags(self) -> list[str]:
+        return [flag for flag in FLAG_FIELDS if getattr(self, flag)]
+
+
+class GatePolicy(models.Model):
+    """An organization's thresholds for the Deployable validation gate (docs/validation-gate.md)."""
+
+    organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="gate_policy")
+    require_complete_coverage = models.BooleanField(default=True)
+    min_usable_lower_bound = models.FloatField(default=0.70)
+    min_tier_usable_share = models.FloatField(default=0.50)
+    max_reject_share = models.FloatField(default=0.10)
+    min_alpha = models.FloatField(default=0.40)
+    min_rated_items = models.PositiveIntegerField(default=30)
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(min_usable_lower_bound__gte=0, min_usable_lower_bound__lte=1,
+                            min_tier_usable_share__gte=0, min_tier_usable_share__lte=1,
+                            max_reject_share__gte=0, max_reject_share__lte=1,
+                            min_alpha__gte=-1, min_alpha__lte=1),
+                name="gatepolicy_thresholds_in_range",
+            ),
+        ]
+
+
+class Decision(models.Model):
+    """A governance decision on a campaign's run card, never edited: a later decision (a rejection after
+    an approval, or a revocation) is a new row, and the latest one is in force."""
+
+    class Outcome(models.TextChoices):
+        APPROVE = "approve", "Approved"
+        REJECT = "reject", "Rejected"
+        REVOKE = "revoke", "Approval revoked"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="decisions")
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    rationale = models.TextField()
+    recommendation = models.JSONField(help_text="The gate's outcome and reasons when the decision was taken.")
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-decided_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(outcome__in=["approve", "reject", "revoke"]),
+                                   name="decision_outcome_valid"),
+            models.CheckConstraint(condition=~Q(rationale=""), name="decision_rationale_required"),
+        ]
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise PermissionError("Decisions are never edited; record a new one.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionError("Decisions are never deleted.")

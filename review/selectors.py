@@ -1,0 +1,227 @@
+"""Every read of the review app that has a rule.
+
+Who sees an item's texts: the speaker it is assigned to (`speaker_assignment`, item by item — the one
+exception SPEC §2 principle 3 makes to the corpus visibility rule for secret segments) and the steward's
+governance staff (`governed_campaign`). Speakers never see the method, model, scores or anyone else's
+rating: nothing here hands a speaker page more than the item itself.
+"""
+
+from dataclasses import asdict
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from corpus.models import ConsentUse
+from corpus.selectors import consent_filter, has_consent
+from governance.models import Organization, Role
+from governance.selectors import governance_org_ids, has_role
+from leaderboard.models import RunCard
+
+from .aggregation import CampaignAggregate, ItemObservations, Observation, aggregate
+from .gate import GatePolicy as GateThresholds
+from .gate import GateResult
+from .models import FLAG_FIELDS, Assignment, Campaign, CampaignSpeaker, Decision, GatePolicy, Item, Rating
+
+DATASET_PATH = "run_card__dataset_version__dataset"
+
+
+def serving_filter() -> Q:
+    """Campaigns whose items are served to speakers now: open, and human review still consented."""
+    return Q(status=Campaign.Status.OPEN) & consent_filter(ConsentUse.HUMAN_REVIEW, DATASET_PATH)
+
+
+def consent_withdrawn(campaign: Campaign) -> bool:
+    return not has_consent(campaign.run_card.dataset_version.dataset, ConsentUse.HUMAN_REVIEW)
+
+
+def speaker_campaigns(user) -> list[dict]:
+    """The campaigns a speaker is in, with their own progress: what their review home page lists.
+    Only what a blind reviewer may know: the community, the language pair, counts, the deadline."""
+    if not user.is_authenticated:
+        return []
+    memberships = (CampaignSpeaker.objects.filter(user=user, left_at__isnull=True)
+                   .exclude(campaign__status=Campaign.Status.PREPARING)
+                   .select_related("campaign__organization", "campaign__run_card__dataset_version"))
+    serving = set(Campaign.objects.filter(serving_filter(), pool__user=user).values_list("pk", flat=True))
+    counts = {
+        row["campaign_id"]: row
+        for row in Assignment.objects.filter(speaker=user).exclude(state=Assignment.State.RELEASED)
+        .values("campaign_id").annotate(total=Count("pk"), left=Count("pk", filter=Q(state=Assignment.State.OPEN)))
+    }
+    rows = []
+    for member in memberships:
+        campaign = member.campaign
+        count = counts.get(campaign.pk, {"total": 0, "left": 0})
+        rows.append({
+            "campaign": campaign, "language_pair": campaign.run_card.dataset_version.language_pair,
+            "total": count["total"], "done": count["total"] - count["left"], "left": count["left"],
+            "serving": campaign.pk in serving,
+            "withdrawn": campaign.status == Campaign.Status.OPEN and campaign.pk not in serving,
+        })
+    return rows
+
+
+def speaker_campaign(user, public_id) -> Campaign | None:
+    """A campaign as its pool speaker sees it (None for anyone else: the page answers 404)."""
+    if not user.is_authenticated:
+        return None
+    return (Campaign.objects.filter(public_id=public_id, pool__user=user, pool__left_at__isnull=True)
+            .exclude(status=Campaign.Status.PREPARING)
+            .select_related("organization", "run_card__dataset_version__dataset").first())
+
+
+def is_serving(campaign: Campaign) -> bool:
+    return Campaign.objects.filter(serving_filter(), pk=campaign.pk).exists()
+
+
+def speaker_assignment(user, public_id) -> Assignment | None:
+    """The speaker's own assignment with what the rating page shows; anyone else's id gives None."""
+    if not user.is_authenticated:
+        return None
+    return (Assignment.objects.filter(public_id=public_id, speaker=user)
+            .exclude(state=Assignment.State.RELEASED)
+            .select_related("item__entry", "item__result", "campaign__organization",
+                            "campaign__run_card__dataset_version__dataset")
+            .first())
+
+
+def next_assignment(user, campaign: Campaign) -> Assignment | None:
+    return (Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
+            .order_by("position").first())
+
+
+def speaker_progress(user, campaign: Campaign) -> dict[str, int]:
+    counts = Assignment.objects.filter(campaign=campaign, speaker=user).exclude(
+        state=Assignment.State.RELEASED).aggregate(total=Count("pk"), left=Count("pk", filter=Q(state="open")))
+    return {"total": counts["total"], "done": counts["total"] - counts["left"], "left": counts["left"]}
+
+
+def current_rating(assignment: Assignment) -> Rating | None:
+    return assignment.ratings.filter(is_current=True).first()
+
+
+def speaker_history(user, campaign: Campaign) -> QuerySet[Assignment]:
+    """The items the speaker has answered, in their order, with their current rating: to change one."""
+    return (Assignment.objects.filter(campaign=campaign, speaker=user,
+                                      state__in=[Assignment.State.RATED, Assignment.State.SKIPPED])
+            .order_by("position")
+            .prefetch_related(Prefetch("ratings", queryset=Rating.objects.filter(is_current=True), to_attr="current")))
+
+
+def last_rated(user, campaign: Campaign) -> Rating | None:
+    return (Rating.objects.filter(assignment__campaign=campaign, speaker=user, is_current=True)
+            .order_by("-created_at", "-pk").first())
+
+
+# Governance staff.
+
+def governed_campaigns(user) -> QuerySet[Campaign]:
+    return (Campaign.objects.filter(organization_id__in=governance_org_ids(user))
+            .select_related("organization", "run_card__dataset_version__dataset", "run_card__method"))
+
+
+def governed_campaign(user, public_id) -> Campaign | None:
+    """A campaign for its organization's governance staff; None (404) for everybody else."""
+    return governed_campaigns(user).filter(public_id=public_id).first()
+
+
+def can_open_campaign(user, run_card: RunCard) -> bool:
+    return has_role(user, run_card.dataset_version.dataset.organization, Role.GOVERNANCE)
+
+
+def pool_progress(campaign: Campaign) -> list[dict]:
+    """Each pool member with their counts (one query for the counts, one for the pool)."""
+    counts = {
+        row["speaker_id"]: row
+        for row in campaign.assignments.values("speaker_id").annotate(
+            open=Count("pk", filter=Q(state=Assignment.State.OPEN)),
+            rated=Count("pk", filter=Q(state=Assignment.State.RATED)),
+            skipped=Count("pk", filter=Q(state=Assignment.State.SKIPPED)),
+            released=Count("pk", filter=Q(state=Assignment.State.RELEASED)),
+        )
+    }
+    empty = {"open": 0, "rated": 0, "skipped": 0, "released": 0}
+    return [{"member": member, **{k: counts.get(member.user_id, empty)[k] for k in empty}}
+            for member in campaign.pool.select_related("user").order_by("left_at", "user__email")]
+
+
+def campaign_observations(campaign: Campaign) -> list[ItemObservations]:
+    """Every item with its current ratings ("can't judge" answers are not ratings), in one query."""
+    observations: dict[int, list[Observation]] = {}
+    rows = (Rating.objects.filter(assignment__campaign=campaign, is_current=True).exclude(value="cannot_judge")
+            .values_list("assignment__item_id", "speaker_id", "value", *FLAG_FIELDS))
+    for item_id, speaker_id, value, *flags in rows:
+        chosen = frozenset(name for name, on in zip(FLAG_FIELDS, flags, strict=True) if on)
+        observations.setdefault(item_id, []).append(Observation(speaker_id, value, chosen))
+    return [
+        ItemObservations(item_id=pk, difficulty=difficulty, domain=domain, is_control=is_control,
+                         observations=tuple(observations.get(pk, ())))
+        for pk, difficulty, domain, is_control in campaign.items.order_by("pk")
+        .values_list("pk", "difficulty", "domain", "is_control")
+    ]
+
+
+def campaign_aggregate(campaign: Campaign) -> CampaignAggregate:
+    return aggregate(campaign_observations(campaign), campaign.ratings_per_item)
+
+
+def gate_policy_for(organization: Organization) -> GateThresholds:
+    """The organization's thresholds, or the documented defaults when it never changed them."""
+    stored = GatePolicy.objects.filter(organization=organization).first()
+    if stored is None:
+        return GateThresholds()
+    return GateThresholds(
+        require_complete_coverage=stored.require_complete_coverage,
+        min_usable_lower_bound=stored.min_usable_lower_bound,
+        min_tier_usable_share=stored.min_tier_usable_share,
+        max_reject_share=stored.max_reject_share,
+        min_alpha=stored.min_alpha,
+        min_rated_items=stored.min_rated_items,
+    )
+
+
+def gate_snapshot(result: GateResult) -> dict:
+    """The recommendation as kept with a decision: outcome, summary and every check."""
+    return {"outcome": result.outcome, "summary": result.summary,
+            "checks": [asdict(check) for check in result.reasons]}
+
+
+def items_needing_attention(campaign: Campaign) -> QuerySet[Rating]:
+    """Current ratings that carry a flag, a comment or a correction, with the item's texts: what the
+    decision page lists for governance staff (callers have checked the reader is one)."""
+    noted = Q(comment__gt="") | Q(correction__gt="")
+    for flag in FLAG_FIELDS:
+        noted |= Q(**{flag: True})
+    return (Rating.objects.filter(noted, assignment__campaign=campaign, is_current=True)
+            .select_related("assignment__item__entry", "assignment__item__result", "speaker")
+            .order_by("assignment__item_id", "created_at"))
+
+
+def decision_in_force(campaign: Campaign) -> Decision | None:
+    return campaign.decisions.select_related("decided_by").first()
+
+
+def decisions_of(campaign: Campaign) -> QuerySet[Decision]:
+    return campaign.decisions.select_related("decided_by")
+
+
+def ratings_for_export(campaign: Campaign) -> QuerySet[Rating]:
+    """Every rating ever given in the campaign, history included, for governance staff's export."""
+    return (Rating.objects.filter(assignment__campaign=campaign)
+            .select_related("assignment__item__entry", "speaker").order_by("assignment__item_id", "created_at"))
+
+
+def transfer_eligible(run_card: RunCard) -> bool:
+    """SPEC §5: composite ≥ 0.70 on gold_standard and approved at the review gate (decision in force)."""
+    if run_card.segment != "gold_standard" or run_card.composite is None or run_card.composite < 0.70:
+        return False
+    return any((campaign.decisions.first() or Decision(outcome="")).outcome == Decision.Outcome.APPROVE
+               for campaign in run_card.campaigns.all())
+
+
+def item_texts(item: Item, show_reference: bool) -> dict[str, str]:
+    """What a speaker sees of an item: the source, the candidate and, when the campaign says so, the
+    reference (such campaigns have no control items: the reference would give them away)."""
+    texts = {"source": item.entry.source, "candidate": item.candidate}
+    if show_reference:
+        texts["reference"] = item.entry.reference
+    return texts

@@ -1,0 +1,101 @@
+"""Small, dependency-free statistics for human review of machine translation.
+
+Kept in pure Python (no NumPy, no database) so that every number a governance decision rests on can
+be recomputed by hand from the formulas below and checked against published examples in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+Z_95 = 1.959963984540054
+"""Two-sided 95% standard-normal quantile."""
+
+
+def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``successes / n``.
+
+    Used instead of the textbook ``p ± z·√(p(1-p)/n)`` interval because that one collapses to a single
+    point at 0% or 100% and leaves [0, 1] for the small samples a community review produces; Wilson stays
+    honest there. With no observations every proportion is possible, hence (0.0, 1.0).
+    """
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half_width = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    low = 0.0 if successes == 0 else max(0.0, centre - half_width)
+    high = 1.0 if successes == n else min(1.0, centre + half_width)
+    return (low, high)
+
+
+def lower_median(values: Iterable[int]) -> int:
+    """Median of integers; for an even count the lower of the two middle values.
+
+    Choosing the lower middle value is deliberately conservative: an item rated ``gist`` by one
+    speaker and ``acceptable`` by another is not counted as usable.
+    """
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("lower_median() of no values")
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def krippendorff_alpha_ordinal(units: Sequence[Sequence[int]], categories: int = 4) -> float | None:
+    """Krippendorff's alpha with the ordinal difference metric for values ``0 .. categories - 1``.
+
+    Each unit holds the values assigned to one item by its raters (any number, missing ratings simply
+    absent). Units with fewer than two values cannot be paired and are ignored. Returns None when no
+    value is pairable or when the expected disagreement is zero (every pairable value identical): alpha
+    is undefined then, and pretending it is 1.0 would hide that the data cannot show reliability.
+
+    Computed from the coincidence matrix as in Krippendorff (2011), "Computing Krippendorff's
+    Alpha-Reliability": alpha = 1 - (n - 1) · Σ o_ck δ²_ck / Σ n_c n_k δ²_ck, with the ordinal
+    δ_ck = Σ_{g=c..k} n_g - (n_c + n_k) / 2.
+    """
+    if categories < 2:
+        raise ValueError("need at least two categories")
+    coincidences = [[0.0] * categories for _ in range(categories)]
+    for unit in units:
+        m = len(unit)
+        if m < 2:
+            continue
+        counts = [0] * categories
+        for value in unit:
+            if not 0 <= value < categories:
+                raise ValueError(f"value {value} outside 0..{categories - 1}")
+            counts[value] += 1
+        for c in range(categories):
+            if not counts[c]:
+                continue
+            for k in range(categories):
+                pairs = counts[c] * (counts[k] - 1 if c == k else counts[k])
+                if pairs:
+                    coincidences[c][k] += pairs / (m - 1)
+
+    marginals = [sum(row) for row in coincidences]
+    total = sum(marginals)
+    if total == 0:
+        return None
+
+    def ordinal_distance_squared(c: int, k: int) -> float:
+        low, high = min(c, k), max(c, k)
+        return (sum(marginals[low : high + 1]) - (marginals[c] + marginals[k]) / 2) ** 2
+
+    observed = 0.0
+    expected = 0.0
+    for c in range(categories):
+        for k in range(categories):
+            if c == k:
+                continue
+            delta2 = ordinal_distance_squared(c, k)
+            observed += coincidences[c][k] * delta2
+            expected += marginals[c] * marginals[k] * delta2
+    if expected == 0:
+        return None
+    return 1 - (total - 1) * observed / expected

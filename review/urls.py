@@ -1,0 +1,21 @@
+from django.urls import path
+
+from . import views
+
+app_name = "review"
+
+urlpatterns = [
+    path("", views.queue, name="queue"),
+    path("c/<uuid:public_id>/", views.campaign_start, name="campaign_start"),
+    path("c/<uuid:public_id>/done/", views.campaign_done, name="campaign_done"),
+    path("c/<uuid:public_id>/undo/", views.undo, name="undo"),
+    path("items/<uuid:public_id>/", views.rate, name="rate"),
+    path("campaigns/", views.campaigns, name="campaigns"),
+    path("campaigns/new/<uuid:public_id>/", views.campaign_new, name="campaign_new"),
+    path("campaigns/<uuid:public_id>/", views.campaign_detail, name="campaign"),
+    path("campaigns/<uuid:public_id>/status/", views.campaign_status, name="campaign_status"),
+    path("campaigns/<uuid:public_id>/speakers/", views.campaign_speakers, name="campaign_speakers"),
+    path("campaigns/<uuid:public_id>/decision/", views.decision, name="decision"),
+    path("campaigns/<uuid:public_id>/ratings.<str:file_format>", views.ratings_export, name="ratings_export"),
+    path("orgs/<slug:slug>/gate/", views.gate_policy, name="gate_policy"),
+]

@@ -1,0 +1,306 @@
+"""Pages of community review: the speakers' queue and rating page, and governance staff's campaign,
+decision and threshold pages. Thin: parse, call a selector or service, render."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from corpus.downloads import as_download
+from governance.audit import record_secret_access
+from governance.models import Organization, Role
+from governance.selectors import has_role
+from leaderboard.models import RunCard
+
+from . import charts, selectors, services
+from .forms import FLAG_LABELS, CampaignForm, DecisionForm, GatePolicyForm, RatingForm, SpeakerForm
+from .gate import evaluate_gate
+from .models import Campaign, GatePolicy
+from .resources import EXPORT_FORMATS, export_ratings
+
+RATING_BUTTONS = [
+    ("reject", "1", "Reject", "Wrong or unusable: the meaning is lost or changed."),
+    ("gist", "2", "Gist", "The meaning is clear, but the wording is wrong."),
+    ("acceptable", "3", "Acceptable", "Correct, with minor issues."),
+    ("excellent", "4", "Excellent", "As good as a translation by a fluent person."),
+]
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8",
+                 "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+
+
+def wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+# Speakers.
+
+@login_required
+def queue(request):
+    """A speaker's review home: their campaigns, how far they are, where to continue."""
+    return render(request, "review/queue.html", {
+        "rows": selectors.speaker_campaigns(request.user),
+        "governs": bool(selectors.governed_campaigns(request.user).exists()),
+    })
+
+
+@login_required
+def campaign_start(request, public_id):
+    """Continue where the speaker stopped: their next item in their own order, or the end screen."""
+    campaign = selectors.speaker_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404("No such campaign among yours.")
+    if not selectors.is_serving(campaign):
+        return not_serving(request, campaign)
+    assignment = selectors.next_assignment(request.user, campaign)
+    if assignment is None:
+        return redirect("review:campaign_done", public_id=campaign.public_id)
+    return redirect("review:rate", public_id=assignment.public_id)
+
+
+def not_serving(request, campaign: Campaign):
+    withdrawn = selectors.consent_withdrawn(campaign)
+    return render(request, "review/not_serving.html", {"campaign": campaign, "withdrawn": withdrawn}, status=409)
+
+
+@login_required
+def campaign_done(request, public_id):
+    campaign = selectors.speaker_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404("No such campaign among yours.")
+    return render(request, "review/done.html", {
+        "campaign": campaign,
+        "progress": selectors.speaker_progress(request.user, campaign),
+        "history": selectors.speaker_history(request.user, campaign),
+        "serving": selectors.is_serving(campaign),
+    })
+
+
+@login_required
+def rate(request, public_id):
+    """One item: read, rate, next. Works as plain form posts; rate.js adds keys 1–4 and retries."""
+    assignment = selectors.speaker_assignment(request.user, public_id)
+    if assignment is None:
+        raise Http404("No such item among yours.")
+    campaign = assignment.campaign
+    if not selectors.is_serving(campaign):
+        if wants_json(request):
+            return JsonResponse({"error": "This campaign is not taking ratings now (paused, closed or withdrawn)."},
+                                status=409)
+        return not_serving(request, campaign)
+    current = selectors.current_rating(assignment)
+    if request.method == "POST":
+        form = RatingForm(request.POST)
+        if form.is_valid():
+            try:
+                rating, created = services.record_rating(assignment, request.user, form.submission())
+            except services.NotAllowed as error:
+                raise Http404(str(error)) from error
+            except services.ReviewError as error:
+                if wants_json(request):
+                    return JsonResponse({"error": str(error), "field": error.field}, status=409)
+                form.add_error(None, str(error))
+            else:
+                next_url = reverse("review:campaign_start", kwargs={"public_id": campaign.public_id})
+                if wants_json(request):
+                    return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
+                                         "next_url": next_url}, status=201 if created else 200)
+                return redirect(next_url)
+        if wants_json(request):
+            errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
+            return JsonResponse({"error": "The rating was not saved.", "fields": errors}, status=400)
+    else:
+        initial = {}
+        if current is not None:
+            initial = {"flags": current.flags, "comment": current.comment, "correction": current.correction}
+        form = RatingForm(initial=initial)
+    item = assignment.item
+    if item.entry.is_secret:
+        record_secret_access(request.user, {campaign.organization_id: 1}, request.path)
+    return render(request, "review/rate.html", {
+        "assignment": assignment, "campaign": campaign, "form": form, "current": current,
+        "texts": selectors.item_texts(item, campaign.show_reference),
+        "version": campaign.run_card.dataset_version,
+        "progress": selectors.speaker_progress(request.user, campaign),
+        "buttons": RATING_BUTTONS, "can_undo": selectors.last_rated(request.user, campaign) is not None,
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def undo(request, public_id):
+    campaign = selectors.speaker_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404("No such campaign among yours.")
+    try:
+        assignment = services.undo_last_rating(campaign, request.user)
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+        return redirect("review:queue")
+    if assignment is None:
+        messages.info(request, "There is no rating to undo.")
+        return redirect("review:campaign_start", public_id=campaign.public_id)
+    messages.success(request, "Your last rating was withdrawn (it stays in the history). Rate this item again.")
+    return redirect("review:rate", public_id=assignment.public_id)
+
+
+# Governance staff.
+
+def governed_or_404(request, public_id) -> Campaign:
+    campaign = selectors.governed_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404("No such campaign in your organizations.")
+    return campaign
+
+
+@login_required
+def campaigns(request):
+    return render(request, "review/campaigns.html", {"campaigns": selectors.governed_campaigns(request.user)})
+
+
+@login_required
+def campaign_new(request, public_id):
+    """Open a campaign on a run card of the user's organization (governance staff only)."""
+    run_card = RunCard.objects.select_related("dataset_version__dataset__organization", "method").filter(
+        public_id=public_id).first()
+    if run_card is None or not selectors.can_open_campaign(request.user, run_card):
+        raise Http404("No such run card in your organizations.")
+    organization = run_card.dataset_version.dataset.organization
+    form = CampaignForm(request.POST or None, organization=organization,
+                        initial={"sample_size": min(100, run_card.result_count)})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        values = services.CampaignSettings(
+            title=data["title"], sample_size=data["sample_size"], speakers=list(data["speakers"]),
+            ratings_per_item=data["ratings_per_item"], seed=data["seed"], show_reference=data["show_reference"],
+            control_count=data["control_count"], deadline=data["deadline"],
+            below_threshold_reason=data["below_threshold_reason"],
+        )
+        try:
+            campaign = services.open_campaign(run_card, request.user, values)
+        except services.ReviewError as error:
+            form.add_error(error.field if error.field in form.fields else None, str(error))
+        else:
+            messages.success(request, "Campaign opened." if campaign.status == Campaign.Status.OPEN else
+                             "Campaign recorded; the sample is being drawn and assigned in the background.")
+            return redirect("review:campaign", public_id=campaign.public_id)
+    return render(request, "review/campaign_new.html", {
+        "run_card": run_card, "form": form, "below_threshold": run_card.composite is None
+        or run_card.composite < services.DEPLOYABLE_COMPOSITE,
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+def campaign_detail(request, public_id):
+    campaign = governed_or_404(request, public_id)
+    pool = selectors.pool_progress(campaign)
+    active = [row["member"].user_id for row in pool if row["member"].left_at is None]
+    return render(request, "review/campaign_detail.html", {
+        "campaign": campaign, "pool": pool, "serving": selectors.is_serving(campaign),
+        "withdrawn": selectors.consent_withdrawn(campaign),
+        "speaker_form": SpeakerForm(organization=campaign.organization, exclude=active),
+        "decision": selectors.decision_in_force(campaign),
+    })
+
+
+@login_required
+@require_POST
+def campaign_status(request, public_id):
+    campaign = governed_or_404(request, public_id)
+    try:
+        services.set_campaign_status(campaign, request.user, request.POST.get("status", ""),
+                                     request.POST.get("reason", ""))
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, "Campaign status changed.")
+    return redirect("review:campaign", public_id=campaign.public_id)
+
+
+@login_required
+@require_POST
+def campaign_speakers(request, public_id):
+    """Add a speaker to the pool, or remove one (their unrated items are reassigned)."""
+    campaign = governed_or_404(request, public_id)
+    User = get_user_model()
+    try:
+        if request.POST.get("remove"):
+            user = User.objects.filter(pk=request.POST["remove"]).first()
+            if user is None:
+                raise services.ReviewError("Unknown speaker.", "speaker")
+            moved = services.remove_speaker(campaign, user, request.user)
+            messages.success(request, f"{user.email} left the campaign; {moved} items went to other speakers.")
+        else:
+            form = SpeakerForm(request.POST, organization=campaign.organization)
+            if not form.is_valid():
+                raise services.ReviewError("Choose one of your organization's speakers.", "speaker")
+            services.add_speaker(campaign, form.cleaned_data["speaker"], request.user)
+            messages.success(request, f"{form.cleaned_data['speaker'].email} joined the campaign.")
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+    return redirect("review:campaign", public_id=campaign.public_id)
+
+
+@login_required
+def decision(request, public_id):
+    """The evidence (aggregates, charts, flagged items, speaker reliability), the gate's recommendation,
+    and the decision form."""
+    campaign = governed_or_404(request, public_id)
+    in_force = selectors.decision_in_force(campaign)
+    can_revoke = in_force is not None and in_force.outcome == "approve"
+    form = DecisionForm(request.POST or None, can_revoke=can_revoke)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.record_decision(campaign, request.user, form.cleaned_data["outcome"],
+                                     form.cleaned_data["rationale"])
+        except services.ReviewError as error:
+            form.add_error(error.field if error.field in form.fields else None, str(error))
+        else:
+            messages.success(request, "Decision recorded.")
+            return redirect("review:decision", public_id=campaign.public_id)
+    aggregate = selectors.campaign_aggregate(campaign)
+    policy = selectors.gate_policy_for(campaign.organization)
+    attention = list(selectors.items_needing_attention(campaign)[:200])
+    record_secret_access(request.user, {campaign.organization_id: len({r.assignment.item_id for r in attention
+                                                                       if r.assignment.item.entry.is_secret})},
+                         request.path)
+    emails = dict(campaign.pool.values_list("user_id", "user__email"))
+    return render(request, "review/decision.html", {
+        "group_tables": [("Difficulty tiers", "Tier", aggregate.tiers), ("Domains", "Domain", aggregate.domains)],
+        "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
+        "speakers": [{"email": emails.get(r.speaker_id, f"speaker {r.speaker_id}"), "reliability": r}
+                     for r in aggregate.speakers],
+        "campaign": campaign, "aggregate": aggregate, "gate": evaluate_gate(aggregate, policy), "policy": policy,
+        "distribution_chart": charts.distribution_chart(aggregate.tiers),
+        "usable_chart": charts.usable_chart([aggregate.campaign, *aggregate.tiers], policy.min_usable_lower_bound),
+        "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,
+        "form": form, "transfer_eligible": selectors.transfer_eligible(campaign.run_card),
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+def ratings_export(request, public_id, file_format: str):
+    campaign = governed_or_404(request, public_id)
+    if file_format not in EXPORT_FORMATS:
+        raise Http404("Unknown export format.")
+    content = export_ratings(selectors.ratings_for_export(campaign), file_format)
+    response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
+    return as_download(response, f"ratings-{campaign.public_id}", file_format)
+
+
+@login_required
+def gate_policy(request, slug: str):
+    organization = get_object_or_404(Organization, slug=slug)
+    if not has_role(request.user, organization, Role.GOVERNANCE):
+        raise Http404("No such organization among yours.")
+    instance = GatePolicy.objects.filter(organization=organization).first() or GatePolicy(organization=organization)
+    form = GatePolicyForm(request.POST or None, instance=instance)
+    if request.method == "POST" and form.is_valid():
+        values = {name: form.cleaned_data[name] for name in form.Meta.fields}
+        services.set_gate_policy(organization, request.user, values)
+        messages.success(request, "Gate thresholds saved.")
+        return redirect("review:gate_policy", slug=slug)
+    return render(request, "review/gate_policy.html", {"organization": organization, "form": form},
+                  status=400 if form.errors else 200)

@@ -1,0 +1,62 @@
+"""A gold-standard run card with outputs in every difficulty tier, a speaker pool, and helpers to open
+campaigns and rate them: what the review tests share."""
+
+import uuid
+from datetime import date
+
+from corpus.models import ConsentUse, Entry
+from corpus.services import grant_consent, import_corpus
+from leaderboard.services import submit_run_card
+from review import services
+from review.models import Assignment
+
+from .cards import body, make_card
+from .conftest import SECRET_MARK, corpus_bytes, entry, member
+
+MODEL_SLUG = "blindtest-model"
+OUTPUT_MARK = "OUTPUTTEXT"
+
+
+def gold_entries(count: int = 60) -> list[dict]:
+    """Entries in all five tiers (more in the easy ones) and a few with no difficulty at all."""
+    entries = []
+    for number in range(1, count + 1):
+        fields = {"domain": "medical" if number % 3 else "legal"}
+        if number % 10:
+            fields["difficulty"] = min(5, 1 + (number % 10) // 2)
+        entries.append(entry(number, "gold_standard", **fields))
+    return entries
+
+
+def consent_to_everything(dataset, actor):
+    return grant_consent(dataset, list(ConsentUse.values), "Chief and Council", date(2026, 5, 1), actor,
+                         document_reference="Council resolution 2026-14")
+
+
+def gold_card(organization, governance_user, count: int = 60, composite: float = 0.8):
+    version = import_corpus(corpus_bytes(gold_entries(count)), organization).version
+    consent_to_everything(version.dataset, governance_user)
+    entries = list(Entry.objects.filter(version=version).order_by("position"))
+    card = make_card(version, entries, composite=composite, model_slug=MODEL_SLUG,
+                     predict=lambda e: f"{OUTPUT_MARK} {SECRET_MARK} {e.entry_id}")
+    return submit_run_card(body(card), governance_user)
+
+
+def speakers(organization, count: int = 4) -> list:
+    return [member(f"speaker{n}@steward.example", organization, "speaker") for n in range(1, count + 1)]
+
+
+def settings_for(pool, **overrides) -> services.CampaignSettings:
+    values = {"title": "Spring review", "sample_size": 20, "speakers": pool, "ratings_per_item": 3, "seed": 42}
+    values.update(overrides)
+    return services.CampaignSettings(**values)
+
+
+def submit(assignment: Assignment, value: str = "acceptable", client_id=None, **fields):
+    submission = services.Submission(client_id=client_id or uuid.uuid4(), value=value, **fields)
+    return services.record_rating(assignment, assignment.speaker, submission)
+
+
+def rate_everything(campaign, value_for=lambda assignment: "acceptable"):
+    for assignment in Assignment.objects.filter(campaign=campaign, state="open").select_related("speaker", "item"):
+        submit(assignment, value_for(assignment))

@@ -1,0 +1,99 @@
+"""Community review in a real headless Chromium: governance staff open a campaign, two speakers rate
+everything on a phone-sized screen with keys and taps (one through a dropped connection), governance
+staff approve on the decision page and the leaderboard shows Community Validated. Screenshots go to
+screenshots/review-*.png."""
+
+import re
+
+import pytest
+
+from review.models import Campaign, Rating
+
+from .conftest import PASSWORD
+from .review_setup import MODEL_SLUG, gold_card, speakers
+from .test_browser import PHONE, SCREENSHOTS, browser, expect, page, screenshot_both  # noqa: F401 - fixtures
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def sign_in(page, url: str, user) -> None:
+    page.context.clear_cookies()
+    page.goto(f"{url}/accounts/login/")
+    page.fill("input[name=login]", user.email)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("My account")
+
+
+def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance_user):  # noqa: F811
+    card = gold_card(steward, governance_user, count=12)
+    first, second = speakers(steward, 2)
+
+    sign_in(page, live_server.url, governance_user)
+    page.goto(f"{live_server.url}/review/campaigns/new/{card.public_id}/")
+    page.get_by_label("Title").fill("Clinic phrases, first look")
+    page.get_by_label("Sample size").fill("6")
+    page.get_by_label("Ratings per item").fill("2")
+    page.get_by_label(first.email).check()
+    page.get_by_label(second.email).check()
+    screenshot_both(page, "review-open-campaign")
+    page.get_by_role("button", name="Open the campaign").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Clinic phrases, first look")
+    expect(page.locator("main")).to_contain_text("Tier 1")
+    campaign = Campaign.objects.get()
+
+    page.set_viewport_size(PHONE)
+    sign_in(page, live_server.url, first)
+    page.goto(f"{live_server.url}/review/")
+    page.get_by_role("link", name="Start").click()
+    expect(page.locator(".progress")).to_contain_text("0 of 6 rated")
+    assert MODEL_SLUG not in page.content()
+    screenshot_both(page, "review-rating-page")
+    for number in range(1, 7):
+        expect(page.locator(".progress")).to_contain_text(f"{number - 1} of 6 rated")
+        if number == 2:
+            failures = {"left": 1}
+
+            def drop_once(route):
+                if failures["left"]:
+                    failures["left"] -= 1
+                    route.abort()
+                else:
+                    route.continue_()
+
+            page.route(re.compile(r".*/review/items/.*"), drop_once)
+            page.keyboard.press("3")
+            expect(page.locator("[data-save-status]")).to_contain_text("Not saved yet")
+            screenshot_both(page, "review-retrying")
+            page.wait_for_url(re.compile(r".*/review/(items|c)/.*"), timeout=15_000)
+            expect(page.locator(".progress")).to_contain_text("2 of 6 rated", timeout=15_000)
+            page.unroute(re.compile(r".*/review/items/.*"))
+            continue
+        if number % 2:
+            page.keyboard.press("4")
+        else:
+            page.get_by_role("button", name=re.compile("Excellent")).click()
+        page.wait_for_load_state()
+    expect(page.get_by_role("heading", level=1)).to_have_text("All done — thank you!")
+    screenshot_both(page, "review-done")
+    assert Rating.objects.filter(speaker=first).count() == 6, "the retried rating is stored once"
+
+    sign_in(page, live_server.url, second)
+    page.goto(f"{live_server.url}/review/c/{campaign.public_id}/")
+    for _ in range(6):
+        page.get_by_role("button", name=re.compile("Excellent")).click()
+        page.wait_for_load_state()
+    expect(page.get_by_role("heading", level=1)).to_have_text("All done — thank you!")
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page, live_server.url, governance_user)
+    page.goto(f"{live_server.url}/review/campaigns/{campaign.public_id}/decision/")
+    expect(page.locator(".gate h2")).to_contain_text("Gate recommendation")
+    screenshot_both(page, "review-decision")
+    page.get_by_label(re.compile("^Approve")).check()
+    page.get_by_label("Rationale").fill("Both speakers found every output acceptable or better.")
+    page.get_by_role("button", name="Record the decision").click()
+    expect(page.locator(".messages")).to_contain_text("Decision recorded.")
+    page.goto(f"{live_server.url}/leaderboard/")
+    expect(page.locator("main")).to_contain_text("Community Validated")
+    assert (SCREENSHOTS / "review-rating-page-phone.png").exists()

@@ -1,0 +1,281 @@
+"""Review campaigns: opening, sampling, assignment, ratings that are never lost or doubled, decisions."""
+
+import threading
+import uuid
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from governance.models import AuditEvent
+from leaderboard.models import RunCard
+from review import services
+from review.models import Assignment, Campaign, Decision, Item, Rating
+from review.selectors import campaign_aggregate, transfer_eligible
+
+from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def card(steward, governance_user):
+    return gold_card(steward, governance_user)
+
+
+@pytest.fixture
+def pool(steward):
+    return speakers(steward, 4)
+
+
+def open_campaign(card, governance_user, pool, **overrides):
+    return services.open_campaign(card, governance_user, settings_for(pool, **overrides))
+
+
+def test_a_campaign_samples_by_difficulty_tier_and_records_the_strata(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=20)
+    assert campaign.status == Campaign.Status.OPEN
+    population = Counter(card.results.values_list("entry__difficulty", flat=True))
+    recorded = {s["difficulty"]: (s["population"], s["allocated"]) for s in campaign.strata}
+    assert {tier: pop for tier, (pop, _) in recorded.items()} == dict(population)
+    sampled = Counter(Item.objects.filter(campaign=campaign, is_control=False).values_list("difficulty", flat=True))
+    assert {tier: allocated for tier, (_, allocated) in recorded.items()} == dict(sampled)
+    assert sum(sampled.values()) == 20
+    assert min(sampled.values()) >= 2, "every tier present, entries without difficulty included, is sampled"
+    assert None in sampled
+
+
+def test_the_same_seed_draws_the_same_sample(card, governance_user, pool):
+    first = open_campaign(card, governance_user, pool, seed=7)
+    second = open_campaign(card, governance_user, pool, seed=7)
+    third = open_campaign(card, governance_user, pool, seed=8)
+
+    def sample(campaign):
+        return sorted(campaign.items.values_list("result_id", flat=True))
+
+    assert sample(first) == sample(second)
+    assert sample(first) != sample(third)
+
+
+def test_each_item_goes_to_distinct_speakers_with_balanced_load(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=20, ratings_per_item=3)
+    per_item = Counter(Assignment.objects.filter(campaign=campaign).values_list("item_id", flat=True))
+    assert set(per_item.values()) == {3}
+    pairs = list(Assignment.objects.filter(campaign=campaign).values_list("item_id", "speaker_id"))
+    assert len(pairs) == len(set(pairs)), "no speaker gets the same item twice"
+    load = Counter(Assignment.objects.filter(campaign=campaign).values_list("speaker_id", flat=True))
+    assert max(load.values()) - min(load.values()) <= 1
+    orders = {speaker.pk: list(Assignment.objects.filter(campaign=campaign, speaker=speaker)
+                               .order_by("position").values_list("item_id", flat=True)) for speaker in pool}
+    assert len({tuple(sorted(items)) and tuple(items) for items in orders.values()}) == len(pool), \
+        "each speaker has their own order"
+
+
+def test_control_items_come_from_outside_the_sample_and_go_to_every_speaker(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=20, control_count=3)
+    controls = Item.objects.filter(campaign=campaign, is_control=True)
+    sampled = set(Item.objects.filter(campaign=campaign, is_control=False).values_list("entry_id", flat=True))
+    assert controls.count() == 3
+    assert not set(controls.values_list("entry_id", flat=True)) & sampled
+    for control in controls:
+        assert control.candidate == control.entry.reference
+        assert control.assignments.count() == len(pool)
+
+
+def test_opening_below_the_deployable_threshold_needs_a_reason_which_is_recorded(steward, governance_user, pool):
+    low = gold_card(steward, governance_user, count=30, composite=0.55)
+    with pytest.raises(services.ReviewError) as refused:
+        open_campaign(low, governance_user, pool, sample_size=10)
+    assert refused.value.field == "below_threshold_reason" and "0.55" in str(refused.value)
+    assert not Campaign.objects.exists()
+    campaign = open_campaign(low, governance_user, pool, sample_size=10,
+                             below_threshold_reason="Speakers asked to see why it scores low.")
+    event = AuditEvent.objects.get(action="campaign.opened", object_id=str(campaign.pk))
+    assert event.details["below_threshold_reason"] == "Speakers asked to see why it scores low."
+
+
+@pytest.mark.parametrize("overrides, field", [
+    ({"sample_size": 0}, "sample_size"),
+    ({"sample_size": 61}, "sample_size"),
+    ({"ratings_per_item": 5}, "speakers"),
+    ({"ratings_per_item": 11}, "ratings_per_item"),
+    ({"control_count": 3, "show_reference": True}, "control_count"),
+    ({"control_count": 50}, "control_count"),
+    ({"title": "  "}, "title"),
+])
+def test_bad_settings_are_refused_naming_the_field_and_store_nothing(card, governance_user, pool, overrides, field):
+    with pytest.raises(services.ReviewError) as refused:
+        open_campaign(card, governance_user, pool, **overrides)
+    assert refused.value.field == field
+    assert not Campaign.objects.exists() and not Item.objects.exists()
+
+
+def test_only_the_stewards_governance_staff_open_campaigns_with_their_own_speakers(card, governance_user, curator,
+                                                                                  pool, outsider):
+    with pytest.raises(services.NotAllowed):
+        open_campaign(card, curator, pool)
+    with pytest.raises(services.ReviewError) as refused:
+        open_campaign(card, governance_user, [*pool, outsider])
+    assert refused.value.field == "speakers"
+
+
+def test_a_resent_submission_stores_one_rating(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool)
+    assignment = Assignment.objects.filter(campaign=campaign).first()
+    client_id = uuid.uuid4()
+    first, created = submit(assignment, "gist", client_id)
+    again, created_again = submit(assignment, "gist", client_id)
+    assert created and not created_again and first.pk == again.pk
+    assert Rating.objects.filter(assignment=assignment).count() == 1
+
+
+def test_changing_a_rating_keeps_the_history_and_undo_gives_the_item_back(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool)
+    assignment = Assignment.objects.filter(campaign=campaign).first()
+    submit(assignment, "gist")
+    submit(assignment, "excellent", comment="better on second reading")
+    history = list(Rating.objects.filter(assignment=assignment).order_by("created_at"))
+    assert [(r.value, r.is_current) for r in history] == [("gist", False), ("excellent", True)]
+    undone = services.undo_last_rating(campaign, assignment.speaker)
+    assert undone.pk == assignment.pk
+    assignment.refresh_from_db()
+    assert assignment.state == Assignment.State.OPEN
+    assert Rating.objects.filter(assignment=assignment).count() == 2
+    assert not Rating.objects.filter(assignment=assignment, is_current=True).exists()
+    assert Rating.objects.get(value="excellent").withdrawn_at is not None
+
+
+def test_cant_judge_hands_the_item_to_another_speaker(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, ratings_per_item=3)
+    assignment = Assignment.objects.filter(campaign=campaign).first()
+    submit(assignment, "cannot_judge", comment="I do not know this medical term")
+    assignment.refresh_from_db()
+    assert assignment.state == Assignment.State.SKIPPED
+    holders = list(Assignment.objects.filter(item=assignment.item).values_list("speaker_id", "state"))
+    assert len(holders) == 4 and len({speaker for speaker, _ in holders}) == 4
+
+
+def test_a_speaker_who_leaves_has_their_unrated_items_reassigned(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=12, ratings_per_item=2)
+    leaving = pool[0]
+    rated = Assignment.objects.filter(campaign=campaign, speaker=leaving).first()
+    submit(rated, "excellent")
+    open_items = set(Assignment.objects.filter(campaign=campaign, speaker=leaving, state="open")
+                     .values_list("item_id", flat=True))
+    moved = services.remove_speaker(campaign, leaving, governance_user)
+    assert moved == len(open_items) > 0
+    assert not Assignment.objects.filter(campaign=campaign, speaker=leaving, state="open").exists()
+    assert Rating.objects.filter(assignment=rated, is_current=True).exists(), "their ratings stay"
+    for item_id in open_items:
+        active = Assignment.objects.filter(item_id=item_id, state__in=["open", "rated"])
+        assert active.count() == 2 and leaving.pk not in active.values_list("speaker_id", flat=True)
+    assert AuditEvent.objects.filter(action="campaign.speaker_removed").exists()
+
+
+def test_a_paused_or_closed_campaign_takes_no_rating(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool)
+    assignment = Assignment.objects.filter(campaign=campaign).first()
+    services.set_campaign_status(campaign, governance_user, "paused", "speakers' meeting first")
+    with pytest.raises(services.ReviewError):
+        submit(assignment, "gist")
+    services.set_campaign_status(campaign, governance_user, "open")
+    submit(assignment, "gist")
+    services.set_campaign_status(campaign, governance_user, "closed")
+    with pytest.raises(services.ReviewError):
+        submit(assignment, "excellent")
+    with pytest.raises(services.ReviewError):
+        services.set_campaign_status(campaign, governance_user, "open")
+    actions = list(AuditEvent.objects.filter(action__startswith="campaign.").values_list("action", flat=True))
+    assert {"campaign.paused", "campaign.resumed", "campaign.closed"} <= set(actions)
+
+
+def test_an_approval_on_gold_standard_makes_the_card_community_validated_and_a_revocation_undoes_it(
+        card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=10)
+    rate_everything(campaign, lambda a: "excellent")
+    with pytest.raises(services.ReviewError) as refused:
+        services.record_decision(campaign, governance_user, "approve", "   ")
+    assert refused.value.field == "rationale"
+    decision = services.record_decision(campaign, governance_user, "approve", "The speakers found it excellent.")
+    card.refresh_from_db()
+    campaign.refresh_from_db()
+    assert card.verification_tier == "Community Validated"
+    assert campaign.status == Campaign.Status.CLOSED
+    assert decision.recommendation["outcome"] in {"pass", "fail", "insufficient_evidence"}
+    assert transfer_eligible(card)
+    services.record_decision(campaign, governance_user, "revoke", "Elders found a cultural problem later.")
+    card.refresh_from_db()
+    assert card.verification_tier != "Community Validated" and not transfer_eligible(card)
+    assert list(Decision.objects.filter(campaign=campaign).values_list("outcome", flat=True)) == ["revoke", "approve"]
+    tiers = [e.details["tier"] for e in AuditEvent.objects.filter(action="verification_tier.changed").order_by("id")]
+    assert tiers == ["Community Validated", card.verification_tier]
+    assert AuditEvent.objects.filter(action="review.decision").count() == 2
+
+
+def test_decisions_are_never_edited(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=10)
+    decision = services.record_decision(campaign, governance_user, "reject", "Too many errors.")
+    decision.rationale = "changed"
+    with pytest.raises(PermissionError):
+        decision.save()
+    with pytest.raises(services.ReviewError):
+        services.record_decision(campaign, governance_user, "revoke", "nothing to revoke")
+
+
+def test_an_approval_of_a_development_card_changes_no_tier(public_version, governance_user, speaker, steward):
+    from corpus.models import Entry
+    from leaderboard.services import submit_run_card
+
+    from .cards import body, make_card
+    from .review_setup import consent_to_everything
+
+    consent_to_everything(public_version.dataset, governance_user)
+    entries = list(Entry.objects.filter(version=public_version, segment="development"))
+    card = submit_run_card(body(make_card(public_version, entries)), governance_user)
+    pool = speakers(steward, 3)
+    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=1))
+    services.record_decision(campaign, governance_user, "approve", "Fine.")
+    card.refresh_from_db()
+    assert card.community_validated_at is None and not transfer_eligible(card)
+
+
+def test_aggregates_come_from_current_ratings_only(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=10, ratings_per_item=3)
+    rate_everything(campaign, lambda a: "reject")
+    first = Assignment.objects.filter(campaign=campaign).order_by("pk").first()
+    submit(first, "excellent")
+    aggregate = campaign_aggregate(campaign)
+    assert aggregate.campaign.coverage == 1.0
+    assert aggregate.campaign.distribution == {"reject": 29, "gist": 0, "acceptable": 0, "excellent": 1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_twenty_concurrent_copies_of_one_submission_store_one_rating(steward, governance_user):
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrency is proven on PostgreSQL (SQLite serialises every write)")
+    card = gold_card(steward, governance_user, count=20)
+    pool = speakers(steward, 3)
+    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=5))
+    assignment = Assignment.objects.filter(campaign=campaign).select_related("speaker").first()
+    client_id = uuid.uuid4()
+    barrier = threading.Barrier(20)
+    outcomes, errors = [], []
+
+    def post():
+        try:
+            barrier.wait()
+            outcomes.append(submit(assignment, "acceptable", client_id)[1])
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert outcomes.count(True) == 1 and outcomes.count(False) == 19
+    assert Rating.objects.filter(client_id=client_id).count() == 1
+    assert RunCard.objects.count() == 1

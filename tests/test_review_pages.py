@@ -1,0 +1,295 @@
+"""The review pages as speakers and governance staff use them, through the test client."""
+
+import uuid
+
+import pytest
+from django.core import mail
+
+from corpus.models import ConsentRecord
+from corpus.services import revoke_consent
+from governance.models import AuditEvent
+from review import services
+from review.models import Assignment, Campaign, Rating
+
+from .conftest import SECRET_MARK
+from .review_setup import (
+    MODEL_SLUG,
+    OUTPUT_MARK,
+    consent_to_everything,
+    gold_card,
+    rate_everything,
+    settings_for,
+    speakers,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def card(steward, governance_user):
+    return gold_card(steward, governance_user)
+
+
+@pytest.fixture
+def pool(steward):
+    return speakers(steward, 4)
+
+
+@pytest.fixture
+def campaign(card, governance_user, pool):
+    return services.open_campaign(card, governance_user, settings_for(pool, sample_size=12, control_count=2))
+
+
+def first_assignment(campaign, speaker):
+    return Assignment.objects.filter(campaign=campaign, speaker=speaker, state="open").order_by("position").first()
+
+
+def rating_post(value="acceptable", client_id=None, **extra):
+    return {"client_id": str(client_id or uuid.uuid4()), "value": value, **extra}
+
+
+def test_a_speaker_finds_their_campaign_and_rates_without_javascript(client, campaign, pool):
+    speaker = pool[0]
+    client.force_login(speaker)
+    queue = client.get("/review/")
+    assert queue.status_code == 200 and b"Start" in queue.content
+    start = client.get(f"/review/c/{campaign.public_id}/")
+    assignment = first_assignment(campaign, speaker)
+    assert start.status_code == 302 and start["Location"] == f"/review/items/{assignment.public_id}/"
+    page = client.get(start["Location"])
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert assignment.item.entry.source in html and assignment.item.candidate in html
+    assert "0 of" in html and 'data-key="1"' in html and "Can't judge" in html
+    response = client.post(start["Location"], rating_post("gist", semantically_wrong="on") |
+                           {"flags": ["semantically_wrong", "hallucination"], "comment": "wrong animal"})
+    assert response.status_code == 302 and response["Location"] == f"/review/c/{campaign.public_id}/"
+    rating = Rating.objects.get(assignment=assignment)
+    assert rating.value == "gist" and rating.flags == ["semantically_wrong", "hallucination"]
+    assert rating.comment == "wrong animal"
+    following = client.get(response["Location"])
+    assert following["Location"] != start["Location"], "the next item comes up"
+
+
+def test_speaker_pages_are_blind(client, campaign, pool, card):
+    """No method name, model, score or other speaker's rating on any page a speaker reaches."""
+    speaker = pool[0]
+    other = Assignment.objects.filter(campaign=campaign).exclude(speaker=speaker).first()
+    services.record_rating(other, other.speaker, services.Submission(uuid.uuid4(), "excellent", comment="OTHERSAYS"))
+    client.force_login(speaker)
+    assignment = first_assignment(campaign, speaker)
+    pages = [client.get(url) for url in ("/review/", f"/review/items/{assignment.public_id}/",
+                                         f"/review/c/{campaign.public_id}/done/")]
+    for page in pages:
+        html = page.content.decode()
+        assert page.status_code == 200
+        for leak in (MODEL_SLUG, campaign.title, "composite", "0.8", str(card.run_id), "OTHERSAYS",
+                     str(card.public_id)):
+            assert leak not in html, f"{leak!r} shown to a speaker at {page.request['PATH_INFO']}"
+
+
+def test_other_peoples_items_and_governance_pages_are_404_for_a_speaker(client, campaign, pool, outsider):
+    speaker, other = pool[0], pool[1]
+    theirs = first_assignment(campaign, other)
+    client.force_login(speaker)
+    assert client.get(f"/review/items/{theirs.public_id}/").status_code == 404
+    assert client.post(f"/review/items/{theirs.public_id}/", rating_post()).status_code == 404
+    assert not Rating.objects.exists()
+    for url in (f"/review/campaigns/{campaign.public_id}/", f"/review/campaigns/{campaign.public_id}/decision/",
+                f"/review/campaigns/{campaign.public_id}/ratings.csv", f"/review/orgs/{campaign.organization.slug}/gate/"):
+        assert client.get(url).status_code == 404, url
+    client.force_login(outsider)
+    assert client.get(f"/review/c/{campaign.public_id}/").status_code == 404
+    assert client.get(f"/review/items/{theirs.public_id}/").status_code == 404
+
+
+def test_the_page_script_gets_json_and_a_resent_rating_is_stored_once(client, campaign, pool):
+    speaker = pool[0]
+    client.force_login(speaker)
+    assignment = first_assignment(campaign, speaker)
+    url = f"/review/items/{assignment.public_id}/"
+    data = rating_post("excellent")
+    first = client.post(url, data, headers={"Accept": "application/json"})
+    again = client.post(url, data, headers={"Accept": "application/json"})
+    assert first.status_code == 201 and first.json()["saved"] and not first.json()["duplicate"]
+    assert again.status_code == 200 and again.json()["duplicate"]
+    assert Rating.objects.filter(assignment=assignment).count() == 1
+    bad = client.post(url, rating_post("superb"), headers={"Accept": "application/json"})
+    assert bad.status_code == 400 and "value" in bad.json()["fields"]
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"value": "acceptable"}, b"submission id is missing"),
+    ({"client_id": "not-a-uuid", "value": "acceptable"}, b"valid UUID"),
+    ({"client_id": str(uuid.uuid4()), "value": "superb"}, b"Choose Reject, Gist, Acceptable, Excellent"),
+    ({"client_id": str(uuid.uuid4()), "value": "gist", "flags": ["cursed"]}, b"Select a valid choice"),
+    ({"client_id": str(uuid.uuid4()), "value": "gist", "comment": "x" * 5001}, b"at most 5000 characters"),
+])
+def test_bad_rating_posts_say_what_was_wrong_and_store_nothing(client, campaign, pool, data, message):
+    client.force_login(pool[0])
+    assignment = first_assignment(campaign, pool[0])
+    response = client.post(f"/review/items/{assignment.public_id}/", data)
+    assert response.status_code == 400 and message in response.content
+    assert not Rating.objects.exists()
+
+
+def test_hostile_text_is_rendered_escaped(client, campaign, pool, governance_user):
+    speaker = pool[0]
+    assignment = first_assignment(campaign, speaker)
+    services.record_rating(assignment, speaker, services.Submission(
+        uuid.uuid4(), "gist", frozenset({"hallucination"}), comment="<script>alert(1)</script>",
+        correction="=HYPERLINK(\"http://evil\")"))
+    client.force_login(governance_user)
+    page = client.get(f"/review/campaigns/{campaign.public_id}/decision/")
+    assert b"<script>alert(1)</script>" not in page.content and b"&lt;script&gt;" in page.content
+    export = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv")
+    assert export.status_code == 200 and "'=HYPERLINK" in export.content.decode("utf-8-sig")
+
+
+def test_undo_withdraws_the_last_rating_and_returns_to_its_item(client, campaign, pool):
+    speaker = pool[0]
+    client.force_login(speaker)
+    assignment = first_assignment(campaign, speaker)
+    client.post(f"/review/items/{assignment.public_id}/", rating_post("reject"))
+    response = client.post(f"/review/c/{campaign.public_id}/undo/")
+    assert response.status_code == 302 and response["Location"] == f"/review/items/{assignment.public_id}/"
+    assert Rating.objects.get(assignment=assignment).withdrawn_at is not None
+
+
+def test_withdrawn_consent_stops_serving_items_and_regranting_restores_them(client, campaign, pool, governance_user,
+                                                                          card):
+    speaker = pool[0]
+    assignment = first_assignment(campaign, speaker)
+    client.force_login(speaker)
+    record = ConsentRecord.objects.get(dataset=card.dataset_version.dataset)
+    revoke_consent(record, governance_user, "The council withdrew consent pending a new agreement.")
+    page = client.get(f"/review/items/{assignment.public_id}/")
+    assert page.status_code == 409 and b"Withdrawn by its community" in page.content
+    assert assignment.item.entry.source.encode() not in page.content
+    assert b"Withdrawn by its community" in client.get("/review/").content
+    assert client.post(f"/review/items/{assignment.public_id}/", rating_post()).status_code == 409
+    assert not Rating.objects.exists()
+    consent_to_everything(card.dataset_version.dataset, governance_user)
+    assert client.get(f"/review/items/{assignment.public_id}/").status_code == 200
+
+
+def test_an_assigned_speaker_sees_a_secret_item_and_the_request_is_audited(client, campaign, pool):
+    client.force_login(pool[0])
+    assignment = first_assignment(campaign, pool[0])
+    page = client.get(f"/review/items/{assignment.public_id}/")
+    assert SECRET_MARK.encode() in page.content and OUTPUT_MARK.encode() in page.content
+    event = AuditEvent.objects.filter(action="secret_entries.shown", actor=pool[0]).get()
+    assert event.details == {"count": 1, "where": f"/review/items/{assignment.public_id}/"}
+
+
+def test_governance_opens_a_campaign_from_the_form(client, card, governance_user, pool):
+    client.force_login(governance_user)
+    url = f"/review/campaigns/new/{card.public_id}/"
+    assert client.get(url).status_code == 200
+    bad = client.post(url, {"title": "T", "sample_size": 500, "ratings_per_item": 3, "seed": 1,
+                            "speakers": [p.pk for p in pool], "control_count": 0})
+    assert bad.status_code == 400 and b"between 1 and 60" in bad.content
+    response = client.post(url, {"title": "Autumn review", "sample_size": 15, "ratings_per_item": 2, "seed": 9,
+                                 "speakers": [p.pk for p in pool[:3]], "control_count": 2})
+    campaign = Campaign.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/review/campaigns/{campaign.public_id}/"
+    detail = client.get(response["Location"]).content.decode()
+    assert "Autumn review" in detail and "Tier 1" in detail and "No difficulty" in detail
+
+
+def test_governance_decides_on_the_decision_page_and_the_leaderboard_shows_it(client, campaign, governance_user, card):
+    rate_everything(campaign, lambda a: "excellent")
+    client.force_login(governance_user)
+    page = client.get(f"/review/campaigns/{campaign.public_id}/decision/")
+    html = page.content.decode()
+    assert page.status_code == 200 and "Gate recommendation" in html and "<svg" in html and "Krippendorff" in html
+    empty = client.post(f"/review/campaigns/{campaign.public_id}/decision/", {"outcome": "approve", "rationale": ""})
+    assert empty.status_code == 400 and not campaign.decisions.exists()
+    response = client.post(f"/review/campaigns/{campaign.public_id}/decision/",
+                           {"outcome": "approve", "rationale": "The panel rated every output excellent."})
+    assert response.status_code == 302
+    assert b"Community Validated" in client.get("/leaderboard/").content
+    assert b"eligible for ownership transfer" in client.get(response["Location"]).content
+
+
+def test_the_decision_page_query_count_does_not_grow_with_ratings(client, card, governance_user, pool,
+                                                                  django_assert_max_num_queries):
+    small = services.open_campaign(card, governance_user, settings_for(pool, sample_size=5))
+    large = services.open_campaign(card, governance_user, settings_for(pool, sample_size=40, control_count=5))
+    for campaign in (small, large):
+        rate_everything(campaign, lambda a: "gist" if a.pk % 2 else "acceptable")
+        Rating.objects.filter(assignment__campaign=campaign).update(comment="noted")
+    client.force_login(governance_user)
+    for campaign in (small, large):
+        with django_assert_max_num_queries(30):
+            assert client.get(f"/review/campaigns/{campaign.public_id}/decision/").status_code == 200
+        with django_assert_max_num_queries(20):
+            assert client.get(f"/review/campaigns/{campaign.public_id}/").status_code == 200
+
+
+def test_the_rating_page_query_count_is_bounded(client, campaign, pool, django_assert_max_num_queries):
+    client.force_login(pool[0])
+    assignment = first_assignment(campaign, pool[0])
+    with django_assert_max_num_queries(20):
+        assert client.get(f"/review/items/{assignment.public_id}/").status_code == 200
+
+
+def test_ratings_export_lists_every_rating_with_history_for_governance_only(client, campaign, pool, governance_user):
+    assignment = first_assignment(campaign, pool[0])
+    for value in ("gist", "acceptable"):
+        services.record_rating(assignment, pool[0], services.Submission(uuid.uuid4(), value))
+    client.force_login(governance_user)
+    csv_text = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").content.decode("utf-8-sig")
+    lines = csv_text.strip().splitlines()
+    assert lines[0].startswith("item,entry_id,is_control") and len(lines) == 3
+    assert SECRET_MARK not in csv_text, "the export names entries, it does not copy secret texts"
+    xlsx = client.get(f"/review/campaigns/{campaign.public_id}/ratings.xlsx")
+    assert xlsx.status_code == 200 and xlsx.content[:2] == b"PK"
+    assert client.get(f"/review/campaigns/{campaign.public_id}/ratings.pdf").status_code == 404
+
+
+def test_gate_thresholds_are_the_organizations_own(client, steward, governance_user):
+    client.force_login(governance_user)
+    url = f"/review/orgs/{steward.slug}/gate/"
+    bad = client.post(url, {"min_usable_lower_bound": 1.5, "min_tier_usable_share": 0.5, "max_reject_share": 0.1,
+                            "min_alpha": 0.4, "min_rated_items": 30})
+    assert bad.status_code == 400 and b"between 0 and 1" in bad.content
+    client.post(url, {"min_usable_lower_bound": 0.8, "min_tier_usable_share": 0.5, "max_reject_share": 0.1,
+                      "min_alpha": 0.4, "min_rated_items": 20, "require_complete_coverage": "on"})
+    from review.selectors import gate_policy_for
+
+    assert gate_policy_for(steward).min_usable_lower_bound == 0.8
+    assert AuditEvent.objects.filter(action="gate_policy.changed").exists()
+
+
+def test_speakers_are_emailed_once_when_the_campaign_opens(card, governance_user, pool, eager_tasks,
+                                                           django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=6))
+    assert sorted(m.to[0] for m in mail.outbox) == sorted(p.email for p in pool)
+    assert all(MODEL_SLUG not in m.body and "/review/" in m.body for m in mail.outbox)
+    from review.tasks import send_campaign_invitations_task
+
+    send_campaign_invitations_task.delay(campaign.pk)
+    assert len(mail.outbox) == len(pool), "a retried task e-mails nobody twice"
+
+
+def test_a_reminder_goes_once_to_speakers_with_items_left_a_day_before_the_deadline(card, governance_user, pool,
+                                                                                    eager_tasks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from review.tasks import send_deadline_reminders_task
+
+    campaign = services.open_campaign(card, governance_user, settings_for(
+        pool, sample_size=6, deadline=timezone.now() + timedelta(days=3)))
+    done = pool[0]
+    for assignment in Assignment.objects.filter(campaign=campaign, speaker=done):
+        services.record_rating(assignment, done, services.Submission(uuid.uuid4(), "gist"))
+    assert send_deadline_reminders_task.delay().get() == 0, "three days before: not yet"
+    Campaign.objects.filter(pk=campaign.pk).update(deadline=timezone.now() + timedelta(hours=20))
+    mail.outbox.clear()
+    send_deadline_reminders_task.delay()
+    send_deadline_reminders_task.delay()
+    assert sorted(m.to[0] for m in mail.outbox) == sorted(p.email for p in pool[1:])
