@@ -67,8 +67,17 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.security.ContentSecurityPolicyMiddleware",
     "allauth.account.middleware.AccountMiddleware",
 ]
+
+# No inline script or style anywhere: every page's script is a static file (docs/deploy.md).
+CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", "; ".join([
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
+    "connect-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'",
+]))
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -130,6 +139,8 @@ STORAGES = {
 }
 MEDIA_ROOT = BASE_DIR / "media"
 MEDIA_URL = "/media/"
+# Uploaded consent documents (MEDIA_ROOT/consent/) are served only by the governance view, never under MEDIA_URL.
+CONSENT_DOCUMENT_MAX_BYTES = int(os.environ.get("CONSENT_DOCUMENT_MAX_BYTES", str(10 * 1024 * 1024)))
 
 # Caches back allauth's login rate limits; a shared Redis cache keeps them consistent across web processes.
 REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL", "")
@@ -204,8 +215,18 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker process dies mid-run goes back on the queue (its transaction rolled back with it);
+# every task is idempotent, so running it again finishes the work once.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Redis hands an unacknowledged task (its whole worker gone) to another worker after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))}
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# Celery beat (`make beat`): review deadline reminders and the campaign figures list pages show.
+CELERY_BEAT_SCHEDULE = {
+    "review-deadline-reminders": {"task": "review.tasks.send_deadline_reminders_task", "schedule": 15 * 60},
+    "review-campaign-summaries": {"task": "review.tasks.refresh_open_campaign_summaries_task", "schedule": 5 * 60},
+}
 
 # Corpus import limits.
 CORPUS_MAX_UPLOAD_BYTES = int(os.environ.get("CORPUS_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))
@@ -245,3 +266,8 @@ if PRODUCTION:
 # Run cards: bodies up to this size; cards with more results than this are verified by a Celery task.
 RUN_CARD_MAX_BYTES = int(os.environ.get("RUN_CARD_MAX_BYTES", str(100 * 1024 * 1024)))
 RUN_CARD_INLINE_MAX_RESULTS = int(os.environ.get("RUN_CARD_INLINE_MAX_RESULTS", "2000"))
+
+# Method submissions (docs/submissions.md): the package's size, what it may expand to, and its member count.
+SUBMISSION_MAX_BYTES = int(os.environ.get("SUBMISSION_MAX_BYTES", str(50 * 1024 * 1024)))
+SUBMISSION_MAX_UNCOMPRESSED_BYTES = int(os.environ.get("SUBMISSION_MAX_UNCOMPRESSED_BYTES", str(200 * 1024 * 1024)))
+SUBMISSION_MAX_MEMBERS = int(os.environ.get("SUBMISSION_MAX_MEMBERS", "2000"))
