@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from governance.audit import record_secret_access
 from governance.models import Organization
+from governance.selectors import mfa_enabled
 
 from . import selectors, services
 from .downloads import as_download
@@ -194,6 +195,9 @@ class CorpusImportView(APIView):
             raise NotFound(f"Unknown organization {slug!r} (query parameter 'org').")
         if not selectors.curating_organizations(request.user).filter(pk=organization.pk).exists():
             raise PermissionDenied("Only curators and governance staff of the organization import its corpora.")
+        if not mfa_enabled(request.user):
+            raise PermissionDenied("Set up two-factor authentication first (My account → Two-factor authentication): "
+                                   "curators and governance staff work on their community's corpora only with it.")
         data = self.read_body(request)
         try:
             outcome = services.import_corpus(data, organization, imported_by=request.user)

@@ -14,6 +14,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from governance.audit import record_secret_access
+from governance.mfa import mfa_explains_not_found, secret_holder_required
+from governance.models import SECRET_READER_ROLES
 
 from . import bulk, selectors
 from .downloads import as_download
@@ -66,6 +68,7 @@ def render_import_page(request, version, *, form=None, preview=None, file_proble
 
 
 @login_required
+@secret_holder_required(*SECRET_READER_ROLES)
 def bulk_import(request, pk: int):
     """Upload step: a dry run whose preview is shown; a valid file is staged for the confirm step."""
     version = curated_version(request, pk)
@@ -91,6 +94,7 @@ def bulk_import(request, pk: int):
 
 
 @login_required
+@secret_holder_required(*SECRET_READER_ROLES)
 @require_POST
 def bulk_import_confirm(request, pk: int, staged_pk: int):
     """Confirm step: apply the staged bytes (validated again), all rows or none."""
@@ -112,6 +116,7 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
     return redirect("corpus:version", pk=version.pk)
 
 
+@mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def bulk_export(request, pk: int, file_format: str):
     """The entries the user may see (selectors.visible_entries), one row each, as CSV, XLSX or JSON."""

@@ -14,7 +14,8 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
 from governance.audit import record_secret_access
-from governance.models import Role
+from governance.mfa import mfa_explains_not_found, secret_holder_required
+from governance.models import SECRET_READER_ROLES, Role
 from governance.selectors import has_role
 
 from . import selectors, services
@@ -73,6 +74,7 @@ def get_visible_entry(user, pk: int):
     return entry
 
 
+@mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def dataset_detail(request, identifier: str):
     dataset = selectors.visible_datasets(request.user).filter(identifier=identifier).first()
@@ -85,6 +87,7 @@ def dataset_detail(request, identifier: str):
     return redirect("corpus:version", pk=latest.pk)
 
 
+@mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def version_detail(request, pk: int):
     version = get_visible_version(request.user, pk)
@@ -112,6 +115,7 @@ def version_detail(request, pk: int):
     return render(request, "corpus/version_detail.html", context)
 
 
+@mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def entry_list(request, pk: int):
     version = get_visible_version(request.user, pk)
@@ -136,6 +140,7 @@ def entry_list(request, pk: int):
     )
 
 
+@mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def entry_detail(request, pk: int):
     entry = get_visible_entry(request.user, pk)
@@ -147,6 +152,7 @@ def entry_detail(request, pk: int):
     )
 
 
+@mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def export_version(request, pk: int):
     version = get_visible_version(request.user, pk)
@@ -161,6 +167,7 @@ def export_version(request, pk: int):
 
 
 @login_required
+@secret_holder_required(*SECRET_READER_ROLES)
 def import_corpus(request):
     organizations = list(selectors.curating_organizations(request.user))
     if not organizations:
@@ -233,17 +240,20 @@ def entry_form_view(request, version, entry=None):
 
 
 @login_required
+@secret_holder_required(*SECRET_READER_ROLES)
 def entry_create(request, pk: int):
     return entry_form_view(request, curated_version(request, pk))
 
 
 @login_required
+@secret_holder_required(*SECRET_READER_ROLES)
 def entry_edit(request, pk: int):
     entry = get_object_or_404(selectors.visible_entries(request.user).select_related("version__dataset"), pk=pk)
     return entry_form_view(request, curated_version(request, entry.version_id), entry)
 
 
 @login_required
+@secret_holder_required(*SECRET_READER_ROLES)
 @require_POST
 def next_version(request, pk: int):
     version = curated_version(request, pk)
@@ -262,6 +272,7 @@ def next_version(request, pk: int):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 @require_POST
 def set_public(request, pk: int):
     version = get_visible_version(request.user, pk)
@@ -292,6 +303,7 @@ def add_service_errors(form, error: ValidationError) -> None:
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def consent(request, identifier: str):
     """The dataset's consent records (active and revoked) and the form that records a new one."""
     dataset = governed_dataset(request, identifier)
@@ -324,6 +336,7 @@ def consent(request, identifier: str):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def consent_revoke(request, identifier: str, pk: int):
     """Confirm a revocation: what will stop on the next request, and why (the reason is required)."""
     dataset = governed_dataset(request, identifier)
@@ -353,6 +366,7 @@ def consent_revoke(request, identifier: str, pk: int):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def consent_document(request, identifier: str, pk: int):
     """A consent record's supporting document, for the steward's governance staff only (never under
     MEDIA_URL), as a download that no shared cache keeps."""

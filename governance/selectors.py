@@ -1,6 +1,14 @@
-"""Who holds which role where: the single source for role checks."""
+"""Who holds which role where: the single source for role checks, and for who may read secrets.
 
-from django.db.models import QuerySet
+Holding the governance or curator role is not enough to read an organization's secret segments: the
+account also needs two-factor authentication (an active TOTP authenticator), so a stolen password alone
+never shows them. `secret_reader_org_ids` and `governance_org_ids` — which feed every visibility rule —
+answer [] until then; the plain role lookups (`org_ids_with_roles`, `has_role`) do not, so governance
+and curator pages can tell such a user how to set it up instead of pretending they have no role.
+"""
+
+from allauth.mfa.models import Authenticator
+from django.db.models import Exists, QuerySet
 
 from .models import SECRET_READER_ROLES, Membership, Organization, Role
 
@@ -12,28 +20,79 @@ def organizations_where(user, roles) -> QuerySet[Organization]:
     return Organization.objects.filter(memberships__user=user, memberships__role__in=list(roles)).distinct()
 
 
+def _totp_of(user) -> QuerySet[Authenticator]:
+    return Authenticator.objects.filter(user_id=user.pk, type=Authenticator.Type.TOTP)
+
+
+def _memberships(user) -> list[tuple[int, str, str, str]]:
+    """Every (organization id, role, organization slug, organization name) of `user`, fetched once and
+    remembered on the user object for the rest of the request: visibility checks, the page decorators
+    and the navigation all ask, several times per page. The same query answers `mfa_enabled` for role
+    holders (the only users it matters for), so two-factor authentication costs no extra query."""
+    if "_memberships" not in user.__dict__:
+        rows = list(Membership.objects.filter(user=user).annotate(totp=Exists(_totp_of(user))).values_list(
+            "organization_id", "role", "organization__slug", "organization__name", "totp"))
+        user.__dict__["_memberships"] = [row[:4] for row in rows]
+        if rows:
+            user.__dict__.setdefault("_mfa_enabled", rows[0][4])
+    return user.__dict__["_memberships"]
+
+
 def org_ids_with_roles(user, roles) -> list[int]:
-    """Ids of the organizations where `user` holds any of `roles`, remembered on the user object for
-    the rest of the request (visibility checks ask several times per page)."""
+    """Ids of the organizations where `user` holds any of `roles`, whether or not two-factor
+    authentication is set up (none for anonymous users)."""
     if not user or not user.is_authenticated:
         return []
-    cache = user.__dict__.setdefault("_org_ids_by_roles", {})
-    key = tuple(sorted(roles))
-    if key not in cache:
-        cache[key] = list(
-            Membership.objects.filter(user=user, role__in=key).values_list("organization_id", flat=True).distinct()
-        )
-    return cache[key]
+    wanted = set(roles)
+    return list(dict.fromkeys(org_id for org_id, role, _, _ in _memberships(user) if role in wanted))
+
+
+def governed_organizations(user) -> list[tuple[str, str]]:
+    """(slug, name) of each organization where `user` is governance staff, for the navigation."""
+    if not user or not user.is_authenticated:
+        return []
+    return sorted({(slug, name) for _, role, slug, name in _memberships(user) if role == Role.GOVERNANCE},
+                  key=lambda pair: pair[1])
+
+
+def mfa_enabled(user) -> bool:
+    """Whether `user` has an active TOTP authenticator (django-allauth MFA): once they have one, every
+    sign-in asks for its code after the password. Remembered on the user object for the request."""
+    if not user or not user.is_authenticated:
+        return False
+    if "_mfa_enabled" not in user.__dict__:
+        _memberships(user)
+    if "_mfa_enabled" not in user.__dict__:  # no role anywhere
+        user.__dict__["_mfa_enabled"] = _totp_of(user).exists()
+    return user.__dict__["_mfa_enabled"]
+
+
+def needs_mfa_for_secrets(user) -> bool:
+    """Governance staff or a curator somewhere, without two-factor authentication yet: their role would
+    show secret segments, and nothing secret is shown to them until they set it up."""
+    return lacks_mfa_for(user, SECRET_READER_ROLES)
+
+
+def lacks_mfa_for(user, roles) -> bool:
+    """Holds one of `roles` somewhere but has no two-factor authentication: the pages of those roles
+    answer with the set-up instructions."""
+    return bool(org_ids_with_roles(user, roles)) and not mfa_enabled(user)
+
+
+def _once_mfa_enabled(user, org_ids: list[int]) -> list[int]:
+    return org_ids if org_ids and mfa_enabled(user) else []
 
 
 def secret_reader_org_ids(user) -> list[int]:
-    """Organizations whose secret segments `user` may read: governance staff and curators only."""
-    return org_ids_with_roles(user, SECRET_READER_ROLES)
+    """Organizations whose secret segments `user` may read: governance staff and curators, once their
+    account has two-factor authentication."""
+    return _once_mfa_enabled(user, org_ids_with_roles(user, SECRET_READER_ROLES))
 
 
 def governance_org_ids(user) -> list[int]:
-    """Organizations in which `user` is governance staff (the only readers of secret MT output)."""
-    return org_ids_with_roles(user, [Role.GOVERNANCE])
+    """Organizations in which `user` is governance staff with two-factor authentication: the only readers
+    of secret MT output, and the staff of its campaigns and submissions."""
+    return _once_mfa_enabled(user, org_ids_with_roles(user, [Role.GOVERNANCE]))
 
 
 def has_role(user, organization: Organization, *roles: Role) -> bool:

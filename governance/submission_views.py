@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from . import submission_selectors as selectors
 from . import submission_services as services
+from .mfa import mfa_explains_not_found, secret_holder_required
 from .models import Organization, ParticipationTerms, Role
 from .packages import COST_REPORT_MAX_BYTES
 from .selectors import has_role
@@ -28,6 +29,7 @@ def _form_error(form, error: services.SubmissionError) -> None:
     form.add_error(error.field if error.field in form.fields else None, str(error))
 
 
+@secret_holder_required(Role.GOVERNANCE)
 def terms(request, slug: str):
     """Published versions, latest first (public); governance staff publish the next version here."""
     organization = get_object_or_404(Organization, slug=slug)
@@ -102,6 +104,7 @@ def my_submissions(request):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def organization_submissions(request, slug: str):
     """Governance staff's list of every submission to their organization."""
     organization = get_object_or_404(Organization, slug=slug)
@@ -133,6 +136,7 @@ def _advance_form(submission, data=None) -> AdvanceForm:
 
 
 @login_required
+@mfa_explains_not_found(Role.GOVERNANCE)
 def submission_detail(request, public_id):
     """The submitter's and governance staff's page; staff also move the submission on from here."""
     submission = _visible_or_404(request, public_id)
@@ -164,6 +168,7 @@ def submission_detail(request, public_id):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def transfer_new(request, public_id):
     submission = _visible_or_404(request, public_id)
     if not selectors.is_staff_for(request.user, submission):

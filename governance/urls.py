@@ -7,6 +7,7 @@ app_name = "governance"
 urlpatterns = [
     path("orgs/<slug:slug>/", views.organization_detail, name="organization"),
     path("orgs/<slug:slug>/audit/", views.audit_log, name="audit_log"),
+    path("orgs/<slug:slug>/dashboard/", views.dashboard, name="dashboard"),
     path("invitations/<str:token>/", views.invitation, name="invitation"),
     # Participation terms, method submissions, ownership transfers (docs/submissions.md).
     path("orgs/<slug:slug>/terms/", submission_views.terms, name="terms"),

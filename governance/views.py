@@ -2,25 +2,33 @@ import csv
 import json
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.adapter import PENDING_INVITATION_KEY
 from corpus.downloads import as_download
 
+from . import dashboard as dashboards
 from . import selectors, services
 from .forms import InvitationForm
+from .mfa import mfa_required_response, secret_holder_required
 from .models import AuditEvent, Invitation, Organization, Role
 
 
 def organization_detail(request, slug: str):
+    """Public facts about the organization; its governance staff (with two-factor authentication) also
+    invite members and reach the governance pages from here."""
     organization = get_object_or_404(Organization, slug=slug)
-    is_governance = selectors.has_role(request.user, organization, Role.GOVERNANCE)
+    has_governance_role = selectors.has_role(request.user, organization, Role.GOVERNANCE)
+    is_governance = has_governance_role and selectors.mfa_enabled(request.user)
     form = InvitationForm(request.POST or None) if is_governance else None
     if request.method == "POST":
+        if has_governance_role and not is_governance:
+            return mfa_required_response(request)
         if not is_governance:
             raise PermissionDenied("Only governance staff invite members.")
         if form.is_valid():
@@ -66,6 +74,20 @@ def invitation(request, token: str):
     return render(request, "governance/invitation.html", {"invitation": invitation})
 
 
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def dashboard(request, slug: str):
+    """What waits for the organization's governance staff: consent per dataset, submissions, campaigns to
+    decide, the latest audit events. Nobody else learns that the page exists (404)."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if organization.pk not in selectors.governance_org_ids(request.user):
+        raise Http404("No such organization among yours.")
+    return render(request, "governance/dashboard.html", {
+        "organization": organization, "board": dashboards.dashboard(request.user, organization),
+    })
+
+
+@secret_holder_required(Role.GOVERNANCE)
 def audit_log(request, slug: str):
     """Governance staff read (and export as CSV) their organization's audit log; nobody else does."""
     organization = get_object_or_404(Organization, slug=slug)

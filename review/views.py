@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from corpus.downloads import as_download
 from governance.audit import record_secret_access
+from governance.mfa import secret_holder_required
 from governance.models import Organization, Role
 from governance.selectors import has_role
 from leaderboard.models import RunCard
@@ -156,11 +157,13 @@ def governed_or_404(request, public_id) -> Campaign:
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def campaigns(request):
     return render(request, "review/campaigns.html", {"campaigns": selectors.governed_campaigns(request.user)})
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def campaign_new(request, public_id):
     """Open a campaign on a run card of the user's organization (governance staff only)."""
     run_card = RunCard.objects.select_related("dataset_version__dataset__organization", "method").filter(
@@ -193,6 +196,7 @@ def campaign_new(request, public_id):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def campaign_detail(request, public_id):
     campaign = governed_or_404(request, public_id)
     pool = selectors.pool_progress(campaign)
@@ -206,6 +210,7 @@ def campaign_detail(request, public_id):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 @require_POST
 def campaign_status(request, public_id):
     campaign = governed_or_404(request, public_id)
@@ -220,6 +225,7 @@ def campaign_status(request, public_id):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 @require_POST
 def campaign_speakers(request, public_id):
     """Add a speaker to the pool, or remove one (their unrated items are reassigned)."""
@@ -244,6 +250,7 @@ def campaign_speakers(request, public_id):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def decision(request, public_id):
     """The evidence (aggregates, charts, flagged items, speaker reliability), the gate's recommendation,
     and the decision form."""
@@ -281,6 +288,7 @@ def decision(request, public_id):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def ratings_export(request, public_id, file_format: str):
     campaign = governed_or_404(request, public_id)
     if file_format not in EXPORT_FORMATS:
@@ -291,6 +299,7 @@ def ratings_export(request, public_id, file_format: str):
 
 
 @login_required
+@secret_holder_required(Role.GOVERNANCE)
 def gate_policy(request, slug: str):
     organization = get_object_or_404(Organization, slug=slug)
     if not has_role(request.user, organization, Role.GOVERNANCE):

@@ -80,18 +80,84 @@ def other_org(db):
 
 
 def member(email, organization, role):
+    """A user holding `role`; governance staff and curators get two-factor authentication too, as reading their
+    community's secrets requires (`add_member` alone gives a role holder without it)."""
     user, _, _ = add_member(email, organization, role, PASSWORD)
+    if role in ("governance", "curator"):
+        enable_totp(user)
     return user
+
+
+def enable_totp(user) -> str:
+    """Give `user` an active TOTP authenticator (as activating it under My account → Two-factor authentication
+    does) and return its secret; the existing one's secret when they have one. Governance staff and curators
+    see secret segments only with it."""
+    from allauth.mfa.models import Authenticator
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+    from allauth.mfa.utils import decrypt
+
+    existing = Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).first()
+    if existing is not None:
+        return decrypt(existing.data["secret"])
+    secret = generate_totp_secret()
+    TOTP.activate(user, secret)
+    user.__dict__.pop("_mfa_enabled", None)  # governance.selectors remembers the answer on the user object
+    return secret
+
+
+def current_totp_code(secret: str) -> str:
+    """The code an authenticator app holding `secret` shows now, computed with allauth's own helpers. Waits
+    for the next 30-second period when this one is about to end, so the code does not expire in flight."""
+    import time
+
+    from allauth.mfa import app_settings
+    from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
+
+    period = app_settings.TOTP_PERIOD
+    left = period - time.time() % period
+    if left < 5:
+        time.sleep(left + 0.2)
+    return format_hotp_value(hotp_value(secret, int(time.time()) // period))
+
+
+def totp_code(user) -> str:
+    """The current code of the user's authenticator. allauth accepts each code once; this forgets that the
+    code was used, so a test can sign the same user in twice within one 30-second period."""
+    from allauth.mfa.models import Authenticator
+    from allauth.mfa.totp.internal.auth import TOTP
+    from allauth.mfa.utils import decrypt
+    from django.core.cache import cache
+
+    authenticator = Authenticator.objects.get(user=user, type=Authenticator.Type.TOTP)
+    code = current_totp_code(decrypt(authenticator.data["secret"]))
+    cache.delete(TOTP(authenticator)._get_used_cache_key(code))
+    return code
 
 
 @pytest.fixture
 def governance_user(steward):
+    """Governance staff of the steward, with two-factor authentication (which reading secrets requires)."""
     return member("gov@steward.example", steward, "governance")
 
 
 @pytest.fixture
 def curator(steward):
+    """A curator of the steward, with two-factor authentication."""
     return member("curator@steward.example", steward, "curator")
+
+
+@pytest.fixture
+def governance_user_without_mfa(steward):
+    """Governance staff who has not set up two-factor authentication yet: sees nothing secret."""
+    user, _, _ = add_member("gov-no-2fa@steward.example", steward, "governance", PASSWORD)
+    return user
+
+
+@pytest.fixture
+def curator_without_mfa(steward):
+    """A curator who has not set up two-factor authentication yet: sees nothing secret."""
+    user, _, _ = add_member("curator-no-2fa@steward.example", steward, "curator", PASSWORD)
+    return user
 
 
 @pytest.fixture
@@ -101,9 +167,11 @@ def speaker(steward):
 
 @pytest.fixture
 def outsider(other_org):
-    """A speaker and even a curator elsewhere: no rights on the steward's corpora."""
+    """A speaker and even a curator elsewhere, with two-factor authentication: no rights on the steward's
+    corpora all the same."""
     user = member("outsider@other.example", other_org, "speaker")
     add_member(user.email, other_org, "curator")
+    enable_totp(user)
     return user
 
 

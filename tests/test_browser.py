@@ -13,7 +13,7 @@ import pytest
 
 from corpus.models import Dataset, Entry
 
-from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry
+from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry, totp_code
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -21,6 +21,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+SMALL_PHONE = {"width": 360, "height": 780}
 CREE_SRO = "niwâpamâw atim"
 CREE_SYLLABICS = "ᓂᐚᐸᒫᐤ ᐊᑎᒼ"
 
@@ -71,15 +72,33 @@ def expect(locator):
     return playwright_expect(locator)
 
 
-def screenshot_both(page, name: str) -> None:
+def screenshot_both(page, name: str, phone: dict = PHONE) -> None:
     """Full-page screenshots at desktop and phone width; the phone one must not scroll sideways."""
     SCREENSHOTS.mkdir(exist_ok=True)
     page.set_viewport_size(DESKTOP)
     page.screenshot(path=SCREENSHOTS / f"{name}-desktop.png", full_page=True)
-    page.set_viewport_size(PHONE)
+    page.set_viewport_size(phone)
     page.screenshot(path=SCREENSHOTS / f"{name}-phone.png", full_page=True)
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], f"{name} overflows a phone"
+    assert page.evaluate("document.documentElement.scrollWidth") <= phone["width"], f"{name} overflows a phone"
     page.set_viewport_size(DESKTOP)
+
+
+def sign_in_with_form(page, base_url: str, user) -> None:
+    """Sign in as a person does, replacing any earlier session: e-mail and password, then — for users with an
+    authenticator app, as governance staff and curators must have — the code it shows now."""
+    from allauth.mfa.models import Authenticator
+
+    page.context.clear_cookies()
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=login]", user.email)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    if Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists():
+        page.wait_for_url("**/accounts/2fa/authenticate/")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Two-Factor Authentication")
+        page.fill("input[name=code]", totp_code(user))
+        page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("My account")
 
 
 def upload(page, data: bytes) -> None:
@@ -90,11 +109,7 @@ def upload(page, data: bytes) -> None:
 
 
 def test_curator_signs_in_sees_every_problem_then_imports(live_server, page, curator):
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=login]", curator.email)
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    expect(page.get_by_role("heading", level=1)).to_have_text("My account")
+    sign_in_with_form(page, live_server.url, curator)  # password, then the authenticator app's code
     expect(page.locator("main")).to_contain_text(curator.email)
 
     page.goto(f"{live_server.url}/datasets/import/")
@@ -324,3 +339,120 @@ def test_visitor_reads_the_leaderboard_filters_by_domain_and_opens_a_card(live_s
     page.goto(f"{live_server.url}/leaderboard/?standard=standard/1")
     expect(method_cells(page)).to_have_text(["modern-mt · baseline"])
     expect(page.locator("table.leaderboard thead th[aria-sort=descending]")).to_have_text("chrF++")
+
+
+# --- A new governance staff member: two-factor authentication, then the dashboard and the consent page -------
+
+
+@pytest.fixture
+def governed_world(steward, governance_user, settings, tmp_path):
+    """What a newly added governance staff member of Steward Nation finds: a consented dataset under review
+    (its campaign fully rated, waiting for a decision), a dataset nobody recorded consent for, one whose
+    consent was revoked, and a method submission waiting for staff."""
+    import datetime
+    import io
+
+    from corpus.models import ConsentUse
+    from corpus.services import grant_consent, import_corpus, revoke_consent
+    from governance import submission_services
+    from governance.services import add_member
+    from leaderboard.services import submit_run_card
+    from review import services as review_services
+
+    from .cards import body, make_card
+    from .conftest import member
+    from .review_setup import gold_entries, rate_everything, settings_for, speakers
+    from .test_submissions import COST_REPORT, package_files, zip_bytes
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    entries = [entry(n, difficulty=1 + n % 3, domain="medical", provenance="elicited") for n in range(1, 4)]
+    clinic = import_corpus(corpus_bytes(entries + gold_entries(12)[3:], id="clinic-phrases-en-crk"), steward).version
+    grant_consent(clinic.dataset, list(ConsentUse), "Chief and Council of Steward Nation, resolution 2026-14",
+                  datetime.date(2026, 1, 15), governance_user, document_reference="Band office archive, binder 7",
+                  notes="Gateway disclosure only for runs the council approves one by one.")
+    scored = list(Entry.objects.filter(version=clinic, segment="gold_standard").order_by("position"))
+    card = submit_run_card(body(make_card(clinic, scored, composite=0.78, model_slug="clinic-coached")),
+                           governance_user)
+    campaign = review_services.open_campaign(card, governance_user, settings_for(
+        speakers(steward, 2), title="Clinic phrases, first look", sample_size=6, ratings_per_item=2))
+    rate_everything(campaign, lambda assignment: "excellent" if assignment.position % 3 else "acceptable")
+    review_services.refresh_summary(campaign.pk)
+
+    import_corpus(corpus_bytes([entry(1)], id="elders-stories-en-crk"), steward)
+    school = import_corpus(corpus_bytes([entry(1)], id="school-texts-en-crk"), steward).version.dataset
+    record = grant_consent(school, [ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW], "Education committee",
+                           datetime.date(2026, 3, 2), governance_user, document_reference="Minutes 2026-03-02")
+    revoke_consent(record, governance_user, "The committee asked to pause until the school year ends.")
+
+    developer = member("dev@methods.example", steward, "speaker")
+    terms = submission_services.publish_terms(steward, governance_user, "1", "Submit in good faith.",
+                                              "Ownership transfers to Steward Nation.")
+    submission_services.submit_method(steward, developer, submission_services.accept_terms(terms, developer),
+                                      io.BytesIO(zip_bytes(package_files())), "method.zip", COST_REPORT)
+    newcomer, _, _ = add_member("new.staff@steward.example", steward, "governance", PASSWORD)
+    return {"newcomer": newcomer, "campaign": campaign, "clinic": clinic}
+
+
+def test_new_governance_staff_sets_up_two_factor_then_reads_the_dashboard(live_server, page, governed_world):
+    from .conftest import current_totp_code
+
+    newcomer, campaign = governed_world["newcomer"], governed_world["campaign"]
+    sign_in_with_form(page, live_server.url, newcomer)  # no authenticator yet: password only
+    banner = page.get_by_role("complementary", name="Two-factor authentication")
+    expect(banner).to_contain_text("Your role lets you see your community's secret segments once two-factor "
+                                   "authentication is set up.")
+    screenshot_both(page, "mfa-banner", SMALL_PHONE)
+
+    page.get_by_role("link", name="Governance", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Set up two-factor authentication to continue")
+    expect(page.locator("main")).to_contain_text("Governance staff of Steward Nation")
+    assert SECRET_MARK not in page.content()
+    screenshot_both(page, "mfa-required", SMALL_PHONE)
+
+    page.get_by_role("link", name="Activate two-factor authentication").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Confirm Access")  # allauth asks for the password
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Activate Authenticator App")
+    secret = page.locator("#authenticator_secret").input_value()
+    page.fill("input[name=code]", current_totp_code(secret))
+    page.get_by_role("button", name="Activate").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Recovery Codes")
+    expect(page.get_by_role("complementary", name="Two-factor authentication")).to_have_count(0)
+
+    page.get_by_role("link", name="Governance", exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Governance dashboard")
+    glance = page.locator("ul.card-summary")
+    expect(glance.locator("li", has_text="Datasets without active consent")).to_contain_text("2 of 3")
+    expect(glance.locator("li", has_text="Submissions waiting")).to_contain_text("1")
+    expect(glance.locator("li", has_text="Campaigns ready for a decision")).to_contain_text("1")
+    consent_rows = page.locator("section[aria-labelledby=consent] tbody tr")
+    expect(consent_rows).to_have_count(3)
+    expect(consent_rows.nth(0)).to_contain_text("clinic-phrases-en-crk")
+    expect(consent_rows.nth(0)).to_contain_text("human review")
+    expect(consent_rows.nth(1)).to_contain_text("No consent recorded")
+    expect(consent_rows.nth(2)).to_contain_text("All consent revoked")
+    submissions = page.locator("section[aria-labelledby=submissions] tbody tr")
+    expect(submissions).to_have_count(1)
+    expect(submissions.first).to_contain_text("FST-gated pipeline")
+    expect(submissions.first).to_contain_text("Send it to the sandbox, or reject it")
+    campaigns = page.locator("section[aria-labelledby=campaigns] tbody tr")
+    expect(campaigns).to_have_count(1)
+    expect(campaigns.first).to_contain_text("Clinic phrases, first look")
+    expect(campaigns.first).to_contain_text("ready for a decision")
+    expect(campaigns.first).to_contain_text("6 of 6 items fully rated")
+    expect(page.locator("section[aria-labelledby=events] tbody tr")).to_have_count(10)
+    assert SECRET_MARK not in page.content()
+    screenshot_both(page, "governance-dashboard", SMALL_PHONE)
+
+    page.get_by_role("link", name="Consent records of clinic-phrases-en-crk").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Community consent")
+    expect(page.locator("main")).to_contain_text("clinic-phrases-en-crk")
+    screenshot_both(page, "consent-page", SMALL_PHONE)
+
+    page.goto(f"{live_server.url}/review/campaigns/{campaign.public_id}/decision/")
+    expect(page.locator(".gate h2")).to_contain_text("Gate recommendation")
+
+    sign_in_with_form(page, live_server.url, newcomer)  # from now on the login asks for the app's code
+    expect(page.get_by_role("link", name="Governance", exact=True)).to_have_attribute(
+        "href", "/orgs/steward/dashboard/")

@@ -1,6 +1,7 @@
 """Community review in a real headless Chromium: governance staff open a campaign, two speakers rate
 everything on a phone-sized screen with keys and taps (one through a dropped connection), governance
-staff approve on the decision page and the leaderboard shows Community Validated. Screenshots go to
+staff approve on the decision page and the leaderboard shows Community Validated. Everyone signs in
+through the login form; governance staff also type their authenticator app's code. Screenshots go to
 screenshots/review-*.png."""
 
 import re
@@ -9,20 +10,18 @@ import pytest
 
 from review.models import Campaign, Rating
 
-from .conftest import PASSWORD
 from .review_setup import MODEL_SLUG, gold_card, speakers
-from .test_browser import PHONE, SCREENSHOTS, browser, expect, page, screenshot_both  # noqa: F401 - fixtures
+from .test_browser import (  # noqa: F401 - browser and page are fixtures
+    PHONE,
+    SCREENSHOTS,
+    browser,
+    expect,
+    page,
+    screenshot_both,
+)
+from .test_browser import sign_in_with_form as sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def sign_in(page, url: str, user) -> None:
-    page.context.clear_cookies()
-    page.goto(f"{url}/accounts/login/")
-    page.fill("input[name=login]", user.email)
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    expect(page.get_by_role("heading", level=1)).to_have_text("My account")
 
 
 def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance_user):  # noqa: F811

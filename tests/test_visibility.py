@@ -112,8 +112,28 @@ def test_no_secret_text_reaches_anyone_but_the_steward(client, world, persona, r
     assert checked > 50
 
 
+@pytest.mark.parametrize("persona", ["curator_without_mfa", "governance_user_without_mfa"])
+def test_steward_staff_without_two_factor_see_no_secret_text(client, world, persona, request):
+    """The steward's own curators and governance staff, before they set up two-factor authentication: every
+    URL, and no secret text anywhere; where their role would show it, the page says how to set it up."""
+    client.force_login(request.getfixturevalue(persona))
+    told, checked = [], 0
+    for url, status, content in every_response(client, world):
+        assert SECRET_MARK.encode() not in content, f"{persona} saw secret text at {url} ({status})"
+        assert status < 500, url
+        if status == 403 and b"Set up two-factor authentication" in content:
+            told.append(url)
+        checked += 1
+    assert checked > 50
+    assert any(url.startswith(f"/datasets/versions/{world['private'].pk}/") for url in told)
+    assert any(url.startswith("/datasets/import/") for url in told)
+    if persona == "governance_user_without_mfa":
+        assert any(url.startswith("/orgs/steward/audit/") for url in told)
+
+
 @pytest.mark.parametrize("persona", ["curator", "governance_user"])
 def test_steward_staff_see_secret_segments(client, world, persona, request):
+    """The same staff with two-factor authentication (the fixtures' default) see their secrets."""
     client.force_login(request.getfixturevalue(persona))
     seen_at = [url for url, status, body in every_response(client, world) if SECRET_MARK.encode() in body]
     assert any(url.startswith(f"/datasets/versions/{world['public'].pk}/entries/") for url in seen_at)

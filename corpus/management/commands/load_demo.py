@@ -1,7 +1,13 @@
 """Human-authored demo data for local use: one organization, one user per role, the spec's example entries."""
 
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
+from allauth.mfa.models import Authenticator
+from allauth.mfa.recovery_codes.internal.auth import RecoveryCodes
+from allauth.mfa.totp.internal.auth import TOTP
+from allauth.mfa.utils import decrypt
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
@@ -17,6 +23,30 @@ DEMO_USERS = [
     ("curator@demo.example", "curator"),
     ("speaker@demo.example", "speaker"),
 ]
+# Governance staff and curators see secret segments only with two-factor authentication, so the demo gives
+# them an authenticator with a published key (README: demo accounts). Local use only, like the password.
+DEMO_TOTP_SECRETS = {
+    "governance": "DEMOGOVERNANCESTAFFLOCALUSE2FA23",
+    "curator": "DEMOCORPUSCURATORLOCALUSEONLY234",
+}
+
+
+def otpauth_uri(email: str, secret: str) -> str:
+    """What a QR code for the key holds; most authenticator apps also accept it pasted as a link."""
+    issuer = settings.SITE_NAME
+    query = urlencode({"secret": secret, "issuer": issuer}, quote_via=quote)
+    return f"otpauth://totp/{quote(f'{issuer}:{email}')}?{query}"
+
+
+def ensure_two_factor(user, secret: str) -> tuple[str, list[str]]:
+    """The user's TOTP key (the demo key unless they already have an authenticator) and unused recovery
+    codes, created when missing."""
+    existing = Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).first()
+    if existing is None:
+        TOTP.activate(user, secret)
+    else:
+        secret = decrypt(existing.data["secret"])
+    return secret, RecoveryCodes.activate(user).get_unused_codes()
 
 
 class Command(BaseCommand):
@@ -33,6 +63,11 @@ class Command(BaseCommand):
         for email, role in DEMO_USERS:
             users[role], _, _ = add_member(email, organization, role, DEMO_PASSWORD)
             self.stdout.write(f"{role:>10}: {email} / {DEMO_PASSWORD}")
+            if role in DEMO_TOTP_SECRETS:
+                secret, codes = ensure_two_factor(users[role], DEMO_TOTP_SECRETS[role])
+                self.stdout.write(f"{'':>10}  two-factor key (add it to an authenticator app): {secret}")
+                self.stdout.write(f"{'':>10}  as a link: {otpauth_uri(email, secret)}")
+                self.stdout.write(f"{'':>10}  recovery codes (each signs in once instead of a code): {' '.join(codes)}")
         outcome = import_corpus(DEMO_FILE.read_bytes(), organization)
         dataset = outcome.version.dataset
         if not dataset.consents.exists():  # a demo consent revoked on purpose stays revoked
@@ -49,3 +84,10 @@ class Command(BaseCommand):
         if has_consent(dataset, ConsentUse.PUBLIC_RELEASE):
             set_dataset_public(dataset, True)
         self.stdout.write(outcome.message)
+        if has_consent(dataset, ConsentUse.EVALUATION) and has_consent(dataset, ConsentUse.HUMAN_REVIEW):
+            from review.demo import demo_campaign, demo_card
+
+            card = demo_card(outcome.version, users["governance"])
+            demo_campaign(card, users["governance"], [users["speaker"]])
+            self.stdout.write("Demo review campaign: sign in as speaker@demo.example and open /review/ to rate; "
+                              "governance@demo.example reads it under Review campaigns.")

@@ -1,0 +1,28 @@
+"""What every page needs to know about the signed-in user's governance roles: whether to show the banner
+asking a secret holder to set up two-factor authentication, and which dashboards the navigation links."""
+
+from functools import cached_property
+
+from django.http import HttpRequest
+
+from .selectors import governed_organizations, needs_mfa_for_secrets
+
+
+class SecretAccess:
+    """Evaluated only when a template asks (most pages of anonymous visitors never do)."""
+
+    def __init__(self, user) -> None:
+        self.user = user
+
+    @cached_property
+    def needs_mfa(self) -> bool:
+        return needs_mfa_for_secrets(self.user)
+
+    @cached_property
+    def dashboards(self) -> list[tuple[str, str]]:
+        """(slug, name) of the organizations whose governance dashboard the user opens."""
+        return governed_organizations(self.user)
+
+
+def secret_access(request: HttpRequest) -> dict:
+    return {"secret_access": SecretAccess(getattr(request, "user", None))}
