@@ -1,5 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -35,8 +36,7 @@ def create_token(request):
 def revoke_token(request, token_id: int):
     try:
         token = services.revoke_api_token(request.user, token_id)
-    except services.ApiToken.DoesNotExist:
-        messages.error(request, "No such token.")
-    else:
-        messages.success(request, f"Token {token.prefix}… revoked.")
+    except services.ApiToken.DoesNotExist as error:
+        raise Http404("No such token among yours.") from error
+    messages.success(request, f"Token {token.prefix}… revoked.")
     return redirect("accounts:profile")

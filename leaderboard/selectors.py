@@ -19,8 +19,7 @@ from django.db.models.functions import RowNumber
 
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, mt_output_visibility, visible_datasets, withdrawn
-from governance.models import Role
-from governance.selectors import governance_org_ids, has_role
+from governance.selectors import governance_org_ids
 
 from .models import RunCard, RunCardResult
 from .verification import quality_tier
@@ -193,13 +192,6 @@ def withdrawn_card(public_id) -> RunCard | None:
 def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:
     return card.results.filter(mt_output_visibility(user)).select_related("entry__version__dataset").order_by(
         "position")
-
-
-def can_read_raw_card(user, card: RunCard) -> bool:
-    """The whole card holds every result's source and output: secret cards only for steward governance."""
-    if not card.is_secret:
-        return True
-    return has_role(user, card.dataset_version.dataset.organization, Role.GOVERNANCE)
 
 
 def same_setup_cards(user, card: RunCard) -> QuerySet[RunCard]:

@@ -16,7 +16,7 @@ from corpus.services import freeze_version
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
 from governance.audit import record_event
 from governance.models import Role
-from governance.selectors import has_role
+from governance.selectors import has_role, needs_mfa_for_secrets
 
 from . import methods, verification
 from .cards import top_level_value_text, validate_card
@@ -108,7 +108,9 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
     """The stored version the card names, among those the submitter may see; a problem otherwise."""
     versions = visible_versions(user).filter(dataset__identifier=dataset["id"])
     if not versions.exists():
-        problems.append(FieldProblem("dataset.id", f"unknown dataset {dataset['id'][:60]!r}"))
+        hint = (" (the datasets your role stewards are visible to you once two-factor authentication is set up)"
+                if needs_mfa_for_secrets(user) else "")
+        problems.append(FieldProblem("dataset.id", f"unknown dataset {dataset['id'][:60]!r}{hint}"))
         return None
     version = versions.filter(version=dataset["version"]).first()
     if version is None:

@@ -45,4 +45,15 @@ def card_detail(request, public_id):
         "hidden_results": card.result_count - results.count(),
         "others": selectors.same_setup_cards(request.user, card)[:20],
         "domain_scores": [(Domain(score.domain).label, score) for score in card.domain_scores.order_by("domain")],
+        "review": review_panel(request.user, card),
     })
+
+
+def review_panel(user, card):
+    """For the steward's governance staff: the card's review campaigns and whether one can be opened."""
+    from review.selectors import can_open_campaign, governed_campaigns, transfer_eligible
+
+    if not can_open_campaign(user, card):
+        return None
+    return {"campaigns": governed_campaigns(user).filter(run_card=card), "can_open": card.status == "ready",
+            "transfer_eligible": transfer_eligible(card)}

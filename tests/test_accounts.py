@@ -76,13 +76,25 @@ def test_a_user_cannot_revoke_someone_elses_token(client, curator, speaker):
 
     token, key = create_api_token(curator)
     client.force_login(speaker)
-    client.post(f"/accounts/profile/tokens/{token.pk}/revoke/")
+    assert client.post(f"/accounts/profile/tokens/{token.pk}/revoke/").status_code == 404
     token.refresh_from_db()
     assert token.is_active
 
 
-def test_login_by_email_through_allauth(client, curator):
+def test_login_by_email_through_allauth(client, speaker):
+    response = client.post("/accounts/login/", {"login": speaker.email, "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/accounts/profile/").status_code == 200
+
+
+def test_login_of_a_secret_holder_asks_for_the_totp_code(client, curator):
+    from .conftest import totp_code
+
     response = client.post("/accounts/login/", {"login": curator.email, "password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/accounts/2fa/authenticate/"
+    assert client.get("/accounts/profile/").status_code == 302, "not signed in before the code"
+    assert client.post("/accounts/2fa/authenticate/", {"code": "000000"}).status_code == 200
+    response = client.post("/accounts/2fa/authenticate/", {"code": totp_code(curator)})
     assert response.status_code == 302
     assert client.get("/accounts/profile/").status_code == 200
 

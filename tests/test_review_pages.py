@@ -175,7 +175,7 @@ def test_withdrawn_consent_stops_serving_items_and_regranting_restores_them(clie
 
 def test_an_assigned_speaker_sees_a_secret_item_and_the_request_is_audited(client, campaign, pool):
     client.force_login(pool[0])
-    assignment = first_assignment(campaign, pool[0])
+    assignment = Assignment.objects.filter(campaign=campaign, speaker=pool[0], item__is_control=False).first()
     page = client.get(f"/review/items/{assignment.public_id}/")
     assert SECRET_MARK.encode() in page.content and OUTPUT_MARK.encode() in page.content
     event = AuditEvent.objects.filter(action="secret_entries.shown", actor=pool[0]).get()
@@ -293,3 +293,29 @@ def test_a_reminder_goes_once_to_speakers_with_items_left_a_day_before_the_deadl
     send_deadline_reminders_task.delay()
     send_deadline_reminders_task.delay()
     assert sorted(m.to[0] for m in mail.outbox) == sorted(p.email for p in pool[1:])
+
+
+def test_the_run_card_page_offers_a_campaign_to_the_stewards_governance_staff_only(client, card, governance_user,
+                                                                                  curator, pool):
+    url = f"/leaderboard/cards/{card.public_id}/"
+    link = f"/review/campaigns/new/{card.public_id}/".encode()
+    client.force_login(governance_user)
+    assert link in client.get(url).content
+    for user in (curator, pool[0]):
+        client.force_login(user)
+        assert link not in client.get(url).content
+
+
+def test_the_demo_speaker_finds_a_campaign_to_rate(client):
+    from django.core.management import call_command
+
+    from accounts.models import User
+
+    call_command("load_demo")
+    call_command("load_demo")
+    campaign = Campaign.objects.get()
+    assert campaign.assignments.count() == 3, "loading the demo twice opens one campaign of the 3 entries"
+    client.force_login(User.objects.get(email="speaker@demo.example"))
+    page = client.get(client.get(f"/review/c/{campaign.public_id}/")["Location"])
+    assert page.status_code == 200
+    assert any(reference in page.content.decode() for reference in ("tânisi", "atim", "niwâpamâw atim"))

@@ -1,0 +1,235 @@
+"""Every endpoint's authorization: a table of route × role → expected GET status, checked exhaustively.
+
+Every route of the URL configuration must have a row (a new route without one fails the first test);
+django-admin and allauth's account pages are covered by rules on their prefix. Object-level access:
+other organizations' objects answer 404 on every verb.
+"""
+
+import uuid
+from datetime import date
+
+import pytest
+from django.test import Client
+
+from accounts.services import create_api_token
+from corpus.models import Entry, StagedImport
+from corpus.services import import_corpus
+from governance.models import ParticipationTerms
+from governance.services import invite_member
+from leaderboard.services import submit_run_card
+from review import services as review_services
+from review.models import Assignment
+
+from .cards import body, make_card
+from .conftest import corpus_bytes, entry, member, publish
+from .review_setup import gold_card, settings_for
+from .test_visibility import walk
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("anonymous", "developer", "speaker", "outsider", "curator", "governance", "maintainer")
+LOGIN = 302  # sent to the sign-in page
+ALL = dict.fromkeys(ROLES)
+
+
+def expect(default: int, **by_role: int) -> dict[str, int]:
+    """Expected statuses: `default` for every role, with exceptions by role."""
+    return {role: by_role.get(role, default) for role in ROLES}
+
+
+def signed_in(default: int, anonymous: int = LOGIN, **by_role: int) -> dict[str, int]:
+    return expect(default, anonymous=anonymous, **by_role)
+
+
+STEWARD_STAFF_ONLY = signed_in(404, curator=200, governance=200)
+GOVERNANCE_ONLY = signed_in(404, governance=200)
+# The gold card's dataset is not public: only the steward's staff see the card (its per-entry output only
+# its governance staff, inside the 200).
+STEWARD_READERS = expect(404, curator=200, governance=200)
+
+# route pattern (as the URL resolver spells it) → (URL built from the world, expected status per role)
+TABLE = {
+    "^": ("/", expect(200)),
+    "^api/v1/": ("/api/v1/", expect(200)),
+    "^api/v1/<drf_format_suffix:format>": ("/api/v1/.json", expect(200)),
+    "^api/v1/corpus-imports/": ("/api/v1/corpus-imports/", expect(405, anonymous=401)),
+    "^api/v1/dataset-versions/$": ("/api/v1/dataset-versions/", expect(200)),
+    "^api/v1/dataset-versions/(?P<pk>[^/.]+)/$": ("/api/v1/dataset-versions/{private_version}/",
+                                                  expect(404, curator=200, governance=200)),
+    "^api/v1/dataset-versions/(?P<pk>[^/.]+)/entries/$": ("/api/v1/dataset-versions/{private_version}/entries/",
+                                                           expect(404, curator=200, governance=200)),
+    r"^api/v1/dataset-versions/(?P<pk>[^/.]+)/entries\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/dataset-versions/{private_version}/entries.json", expect(404, curator=200, governance=200)),
+    "^api/v1/dataset-versions/(?P<pk>[^/.]+)/export/$": ("/api/v1/dataset-versions/{private_version}/export/",
+                                                          expect(404, curator=200, governance=200)),
+    r"^api/v1/dataset-versions/(?P<pk>[^/.]+)/export\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/dataset-versions/{private_version}/export.json", expect(404, curator=200, governance=200)),
+    r"^api/v1/dataset-versions/(?P<pk>[^/.]+)\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/dataset-versions/{private_version}.json", expect(404, curator=200, governance=200)),
+    r"^api/v1/dataset-versions\.(?P<format>[a-z0-9]+)/?$": ("/api/v1/dataset-versions.json", expect(200)),
+    "^api/v1/datasets/$": ("/api/v1/datasets/", expect(200)),
+    "^api/v1/datasets/(?P<identifier>[A-Za-z0-9][A-Za-z0-9._-]*)/$": (
+        "/api/v1/datasets/private-set/", expect(404, curator=200, governance=200)),
+    r"^api/v1/datasets/(?P<identifier>[A-Za-z0-9][A-Za-z0-9._-]*)\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/datasets/private-set.json", expect(404, curator=200, governance=200)),
+    r"^api/v1/datasets\.(?P<format>[a-z0-9]+)/?$": ("/api/v1/datasets.json", expect(200)),
+    "^api/v1/docs/": ("/api/v1/docs/", expect(200)),
+    "^api/v1/entries/$": ("/api/v1/entries/", expect(200)),
+    "^api/v1/entries/(?P<pk>[^/.]+)/$": ("/api/v1/entries/{gold_entry}/", expect(404, curator=200, governance=200)),
+    r"^api/v1/entries/(?P<pk>[^/.]+)\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/entries/{gold_entry}.json", expect(404, curator=200, governance=200)),
+    r"^api/v1/entries\.(?P<format>[a-z0-9]+)/?$": ("/api/v1/entries.json", expect(200)),
+    "^api/v1/leaderboard/": ("/api/v1/leaderboard/", expect(200)),
+    "^api/v1/leaderboard/<uuid:public_id>/method-config/": (
+        "/api/v1/leaderboard/{dev_card}/method-config/", expect(200)),
+    "^api/v1/methods/": ("/api/v1/methods/", expect(405, anonymous=401)),
+    "^api/v1/run-cards/": ("/api/v1/run-cards/", expect(405, anonymous=401)),
+    "^api/v1/run-cards/<uuid:public_id>/": ("/api/v1/run-cards/{gold_card}/", STEWARD_READERS),
+    "^api/v1/run-cards/<uuid:public_id>/gds-verification/": (
+        "/api/v1/run-cards/{gold_card}/gds-verification/", expect(403, anonymous=401, maintainer=405)),
+    "^api/v1/run-cards/<uuid:public_id>/results/": (
+        "/api/v1/run-cards/{gold_card}/results/", STEWARD_READERS),
+    "^api/v1/schema/": ("/api/v1/schema/", expect(200)),
+    "^datasets/": ("/datasets/", expect(200)),
+    "^datasets/d/<str:identifier>/": ("/datasets/d/private-set/", expect(404, curator=302, governance=302)),
+    "^datasets/d/<str:identifier>/consent/": ("/datasets/d/public-set/consent/", GOVERNANCE_ONLY),
+    "^datasets/d/<str:identifier>/consent/<int:pk>/document/": (
+        "/datasets/d/public-set/consent/{consent}/document/", GOVERNANCE_ONLY),
+    "^datasets/d/<str:identifier>/consent/<int:pk>/revoke/": (
+        "/datasets/d/public-set/consent/{consent}/revoke/", GOVERNANCE_ONLY),
+    "^datasets/entries/<int:pk>/": ("/datasets/entries/{gold_entry}/", expect(404, curator=200, governance=200)),
+    "^datasets/entries/<int:pk>/edit/": ("/datasets/entries/{private_entry}/edit/", STEWARD_STAFF_ONLY),
+    "^datasets/import/": ("/datasets/import/", signed_in(403, outsider=200, curator=200, governance=200)),
+    "^datasets/versions/<int:pk>/": ("/datasets/versions/{private_version}/",
+                                     expect(404, curator=200, governance=200)),
+    "^datasets/versions/<int:pk>/bulk-import/": ("/datasets/versions/{private_version}/bulk-import/",
+                                                 STEWARD_STAFF_ONLY),
+    "^datasets/versions/<int:pk>/bulk-import/<int:staged_pk>/confirm/": (
+        "/datasets/versions/{private_version}/bulk-import/{staged}/confirm/", signed_in(405)),
+    "^datasets/versions/<int:pk>/entries/": ("/datasets/versions/{private_version}/entries/",
+                                             expect(404, curator=200, governance=200)),
+    "^datasets/versions/<int:pk>/entries/new/": ("/datasets/versions/{private_version}/entries/new/",
+                                                 STEWARD_STAFF_ONLY),
+    "^datasets/versions/<int:pk>/export.json": ("/datasets/versions/{private_version}/export.json",
+                                                expect(404, curator=200, governance=200)),
+    "^datasets/versions/<int:pk>/export/entries.<str:file_format>": (
+        "/datasets/versions/{private_version}/export/entries.csv", expect(404, curator=200, governance=200)),
+    "^datasets/versions/<int:pk>/next-version/": ("/datasets/versions/{private_version}/next-version/",
+                                                  signed_in(405)),
+    "^datasets/versions/<int:pk>/publication/": ("/datasets/versions/{private_version}/publication/",
+                                                 signed_in(405)),
+    "^invitations/<str:token>/": ("/invitations/{invitation}/", expect(200)),
+    "^leaderboard/": ("/leaderboard/", expect(200)),
+    "^leaderboard/cards/<uuid:public_id>/": ("/leaderboard/cards/{gold_card}/", STEWARD_READERS),
+    "^methods/<str:method_id>/": ("/methods/no-such-method/", expect(404)),
+    "^orgs/<slug:slug>/": ("/orgs/steward/", expect(200)),
+    "^orgs/<slug:slug>/dashboard/": ("/orgs/steward/dashboard/", GOVERNANCE_ONLY),
+    "^orgs/<slug:slug>/audit/": ("/orgs/steward/audit/", expect(403, governance=200)),
+    "^orgs/<slug:slug>/submissions/": ("/orgs/steward/submissions/", GOVERNANCE_ONLY),
+    "^orgs/<slug:slug>/submit/": ("/orgs/steward/submit/", signed_in(200)),
+    "^orgs/<slug:slug>/terms/": ("/orgs/steward/terms/", expect(200)),
+    "^orgs/<slug:slug>/terms/<str:version>/accept/": ("/orgs/steward/terms/2026-1/accept/", signed_in(405)),
+    "^review/": ("/review/", signed_in(200)),
+    "^review/c/<uuid:public_id>/": ("/review/c/{campaign}/", signed_in(404, speaker=302)),
+    "^review/c/<uuid:public_id>/done/": ("/review/c/{campaign}/done/", signed_in(404, speaker=200)),
+    "^review/c/<uuid:public_id>/undo/": ("/review/c/{campaign}/undo/", signed_in(405)),
+    "^review/campaigns/": ("/review/campaigns/", signed_in(200)),
+    "^review/campaigns/<uuid:public_id>/": ("/review/campaigns/{campaign}/", GOVERNANCE_ONLY),
+    "^review/campaigns/<uuid:public_id>/decision/": ("/review/campaigns/{campaign}/decision/", GOVERNANCE_ONLY),
+    "^review/campaigns/<uuid:public_id>/ratings.<str:file_format>": (
+        "/review/campaigns/{campaign}/ratings.csv", GOVERNANCE_ONLY),
+    "^review/campaigns/<uuid:public_id>/speakers/": ("/review/campaigns/{campaign}/speakers/", signed_in(405)),
+    "^review/campaigns/<uuid:public_id>/status/": ("/review/campaigns/{campaign}/status/", signed_in(405)),
+    "^review/campaigns/new/<uuid:public_id>/": ("/review/campaigns/new/{gold_card}/", GOVERNANCE_ONLY),
+    "^review/items/<uuid:public_id>/": ("/review/items/{assignment}/", signed_in(404, speaker=200)),
+    "^review/orgs/<slug:slug>/gate/": ("/review/orgs/steward/gate/", GOVERNANCE_ONLY),
+    "^submissions/": ("/submissions/", signed_in(200)),
+    "^submissions/<uuid:public_id>/": ("/submissions/{random}/", signed_in(404)),
+    "^submissions/<uuid:public_id>/transfer/": ("/submissions/{random}/transfer/", signed_in(404)),
+    "^transfers/<uuid:public_id>/": ("/transfers/{random}/", expect(404)),
+    "^accounts/profile/": ("/accounts/profile/", signed_in(200)),
+    "^accounts/profile/tokens/": ("/accounts/profile/tokens/", signed_in(405)),
+    "^accounts/profile/tokens/<int:token_id>/revoke/": ("/accounts/profile/tokens/{token}/revoke/", signed_in(405)),
+}
+# Third-party pages, covered by their prefix: the admin is for maintainers only; allauth's account pages
+# are reachable by anyone (they ask to sign in where they must) and never fail.
+PREFIX_RULES = {"^admin/": "admin", "^accounts/": "allauth", "^static/": "static", "^media/": "media"}
+
+
+@pytest.fixture
+def world(steward, other_org, governance_user, curator, speaker, outsider, maintainer, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    developer = member("developer@example.org", other_org, "speaker")
+    developer.memberships.all().delete()
+    public = import_corpus(corpus_bytes([entry(1, "development", domain="medical"), entry(2, "gold_standard")],
+                                        id="public-set"), steward).version
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from corpus.models import ConsentUse
+    from corpus.services import grant_consent
+
+    consent = grant_consent(public.dataset, list(ConsentUse), "Council", date(2026, 1, 15), governance_user,
+                            document=SimpleUploadedFile("resolution.txt", b"Resolution 2026-14.", "text/plain"))
+    publish(public.dataset)
+    private = import_corpus(corpus_bytes([entry(11, "gold_standard"), entry(12, "development")], id="private-set"),
+                            steward).version
+    dev_card = submit_run_card(body(make_card(public, list(Entry.objects.filter(version=public,
+                                                                                segment="development")))), developer)
+    card = gold_card(steward, governance_user, count=12)
+    pool = [speaker, member("speaker2@steward.example", steward, "speaker")]
+    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=4,
+                                                                                  ratings_per_item=2))
+    staged = StagedImport.objects.create(user=curator, version=private, format="csv", content=b"id,source\n")
+    ParticipationTerms.objects.create(organization=steward, version="2026-1", text="Terms.",
+                                      transfer_clause="Transfer.", published_by=governance_user)
+    token, _ = create_api_token(developer, "ci")
+    values = {
+        "private_version": private.pk, "gold_entry": Entry.objects.get(version=private, segment="gold_standard").pk,
+        "private_entry": Entry.objects.get(version=private, segment="development").pk,
+        "consent": consent.pk, "staged": staged.pk,
+        "dev_card": dev_card.public_id, "gold_card": card.public_id, "campaign": campaign.public_id,
+        "assignment": Assignment.objects.filter(campaign=campaign, speaker=speaker).first().public_id,
+        "invitation": invite_member(steward, "new@person.example", "speaker", governance_user).token,
+        "token": token.pk, "random": uuid.uuid4(), "today": date.today(),
+    }
+    users = {"anonymous": None, "developer": developer, "speaker": speaker, "outsider": outsider,
+             "curator": curator, "governance": governance_user, "maintainer": maintainer}
+    return values, users
+
+
+def client_as(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def test_every_route_has_an_entry_in_the_table():
+    routes = set(walk())
+    covered = {route for route in routes if route in TABLE or any(route.startswith(p) for p in PREFIX_RULES)}
+    assert routes - covered == set(), "add these routes to TABLE with the statuses each role should get"
+    assert set(TABLE) - routes == set(), "these TABLE rows name routes that no longer exist"
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_gets_the_expected_status_on_every_route(world, role):
+    values, users = world
+    client = client_as(users[role])
+    wrong = []
+    for route, (template, expected) in TABLE.items():
+        url = template.format(**values)
+        status = client.get(url).status_code
+        if status != expected[role]:
+            wrong.append(f"{url}: got {status}, expected {expected[role]}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_third_party_pages_by_prefix(world, role):
+    values, users = world
+    client = client_as(users[role])
+    for url in ("/admin/", "/admin/corpus/entry/", "/admin/review/campaign/", "/admin/leaderboard/runcard/"):
+        status = client.get(url).status_code
+        assert status == (200 if role == "maintainer" else 302), (url, status)
+    for url in ("/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/accounts/2fa/"):
+        assert client.get(url).status_code in (200, 302), url
