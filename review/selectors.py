@@ -77,7 +77,10 @@ def speaker_assignment(user, public_id) -> Assignment | None:
     """The speaker's own assignment with what the rating page shows; anyone else's id gives None."""
     if not user.is_authenticated:
         return None
-    return (Assignment.objects.filter(public_id=public_id, speaker=user)
+    return (Assignment.objects.filter(public_id=public_id, speaker=user, campaign__pool__user=user,
+                                      campaign__pool__left_at__isnull=True,
+                                      campaign__organization__memberships__user=user,
+                                      campaign__organization__memberships__role=Role.SPEAKER)
             .exclude(state=Assignment.State.RELEASED)
             .select_related("item__entry", "item__result", "campaign__organization",
                             "campaign__run_card__dataset_version__dataset")
@@ -210,12 +213,17 @@ def ratings_for_export(campaign: Campaign) -> QuerySet[Rating]:
             .select_related("assignment__item__entry", "speaker").order_by("assignment__item_id", "created_at"))
 
 
+def latest_decision(run_card: RunCard) -> Decision | None:
+    """The decision in force for a run card: the latest over all its campaigns (one query)."""
+    return Decision.objects.filter(campaign__run_card=run_card).order_by("-decided_at", "-pk").first()
+
+
 def transfer_eligible(run_card: RunCard) -> bool:
     """SPEC §5: composite ≥ 0.70 on gold_standard and approved at the review gate (decision in force)."""
     if run_card.segment != "gold_standard" or run_card.composite is None or run_card.composite < 0.70:
         return False
-    return any((campaign.decisions.first() or Decision(outcome="")).outcome == Decision.Outcome.APPROVE
-               for campaign in run_card.campaigns.all())
+    latest = latest_decision(run_card)
+    return latest is not None and latest.outcome == Decision.Outcome.APPROVE
 
 
 def item_texts(item: Item, show_reference: bool) -> dict[str, str]:

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from corpus.models import ConsentUse
@@ -192,9 +193,11 @@ def create_assignments(campaign: Campaign, speakers_by_item: dict[int, list[int]
     for item_pk, speakers in speakers_by_item.items():
         for speaker_pk in speakers:
             by_speaker.setdefault(speaker_pk, []).append(item_pk)
+    held = dict(Assignment.objects.filter(campaign=campaign, speaker_id__in=list(by_speaker)).order_by()
+                .values("speaker_id").annotate(n=Count("pk")).values_list("speaker_id", "n"))
     rows = []
     for speaker_pk, item_pks in by_speaker.items():
-        start = Assignment.objects.filter(campaign=campaign, speaker_id=speaker_pk).count()
+        start = held.get(speaker_pk, 0)
         for offset, item_pk in enumerate(speaker_order(speaker_pk, item_pks, campaign.seed)):
             rows.append(Assignment(campaign=campaign, item_id=item_pk, speaker_id=speaker_pk, position=start + offset))
     Assignment.objects.bulk_create(rows)
@@ -210,7 +213,9 @@ def open_load(campaign: Campaign) -> dict[int, int]:
 
 
 def give_to_someone_else(campaign: Campaign, item_pk: int) -> Assignment | None:
-    """Assign the item to the least-loaded active speaker who never held it; None when nobody is left."""
+    """Assign the item to the least-loaded active speaker who never held it; None when nobody is left.
+    The item row is locked first, so two reassignments of one item (two "can't judge" at once) queue up."""
+    Item.objects.select_for_update().filter(pk=item_pk).first()
     load = open_load(campaign)
     held = set(Assignment.objects.filter(item_id=item_pk).values_list("speaker_id", flat=True))
     speaker_pk = reassign(item_pk, held, sorted(load), load, campaign.seed)
@@ -224,6 +229,25 @@ def accepting_ratings(campaign: Campaign) -> bool:
     return campaign.status == Campaign.Status.OPEN and has_consent(
         campaign.run_card.dataset_version.dataset, ConsentUse.HUMAN_REVIEW
     )
+
+
+def is_active_speaker(user, campaign_pk: int) -> bool:
+    """In the campaign's pool (not left) and still a speaker of its organization."""
+    return CampaignSpeaker.objects.filter(
+        campaign_id=campaign_pk, user=user, left_at__isnull=True,
+        campaign__organization__memberships__user=user, campaign__organization__memberships__role=Role.SPEAKER,
+    ).exists()
+
+
+def release_replacement(skipped: Assignment) -> None:
+    """A speaker takes back an item they had skipped: the assignment made to replace them, if nobody has
+    rated it yet, is released, so the item keeps the number of ratings the campaign asked for."""
+    replacement = (Assignment.objects.select_for_update()
+                   .filter(item_id=skipped.item_id, state=Assignment.State.OPEN, created_at__gte=skipped.created_at)
+                   .exclude(pk=skipped.pk).exclude(ratings__isnull=False).order_by("-created_at", "-pk").first())
+    if replacement is not None:
+        replacement.state = Assignment.State.RELEASED
+        replacement.save(update_fields=["state"])
 
 
 def check_submission(submission: Submission) -> None:
@@ -260,9 +284,12 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     if existing is not None:
         if existing.assignment_id != locked.pk:
             raise ReviewError("This submission id belongs to another item; reload the page.", "client_id")
+        if existing.value != submission.value:
+            raise ReviewError(f"This page already saved your rating {existing.get_value_display()!r}; reload the "
+                              "page to change it.", "client_id")
         return existing, False
-    if locked.speaker_id != speaker.pk:
-        raise NotAllowed("This item is assigned to someone else.")
+    if locked.speaker_id != speaker.pk or not is_active_speaker(speaker, locked.campaign_id):
+        raise NotAllowed("This item is not assigned to you.")
     campaign = Campaign.objects.select_related("run_card__dataset_version__dataset").get(pk=locked.campaign_id)
     if not accepting_ratings(campaign):
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
@@ -277,6 +304,8 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     skipped = submission.value == "cannot_judge"
     if skipped and locked.state != Assignment.State.SKIPPED:
         give_to_someone_else(campaign, locked.item_id)
+    elif not skipped and locked.state == Assignment.State.SKIPPED:
+        release_replacement(locked)
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
     locked.save(update_fields=["state"])
     return rating, True
@@ -288,14 +317,20 @@ def undo_last_rating(campaign: Campaign, speaker) -> Assignment | None:
     the item back to them to rate again."""
     if not accepting_ratings(campaign):
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
-    rating = (Rating.objects.select_for_update().filter(assignment__campaign=campaign, speaker=speaker, is_current=True)
-              .order_by("-created_at", "-pk").first())
+    latest = (Rating.objects.filter(assignment__campaign=campaign, speaker=speaker, is_current=True)
+              .order_by("-created_at", "-pk").values_list("assignment_id", flat=True).first())
+    if latest is None:
+        return None
+    # The assignment first, then its rating: the order store_rating locks them in.
+    assignment = Assignment.objects.select_for_update().get(pk=latest)
+    rating = Rating.objects.select_for_update().filter(assignment=assignment, is_current=True).first()
     if rating is None:
         return None
     rating.is_current = False
     rating.withdrawn_at = timezone.now()
     rating.save(update_fields=["is_current", "withdrawn_at"])
-    assignment = rating.assignment
+    if assignment.state == Assignment.State.SKIPPED:
+        release_replacement(assignment)
     assignment.state = Assignment.State.OPEN
     assignment.save(update_fields=["state"])
     return assignment
@@ -313,7 +348,8 @@ def add_speaker(campaign: Campaign, user, actor) -> CampaignSpeaker:
     if not created and member.left_at is None:
         raise ReviewError(f"{user.email} is already in the pool.", "speaker")
     member.left_at = None
-    member.save(update_fields=["left_at"])
+    member.invited_at = None
+    member.save(update_fields=["left_at", "invited_at"])
     if campaign.status != Campaign.Status.PREPARING:
         held = set(Assignment.objects.filter(campaign=campaign, speaker=user).values_list("item_id", flat=True))
         short = [item.pk for item in items_short_of_ratings(campaign) if item.pk not in held]
@@ -321,6 +357,10 @@ def add_speaker(campaign: Campaign, user, actor) -> CampaignSpeaker:
         create_assignments(campaign, {pk: [user.pk] for pk in [*short, *controls]})
     record_event("campaign.speaker_added", actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": user.email})
+    if campaign.status != Campaign.Status.PREPARING:
+        from .tasks import send_campaign_invitations_task
+
+        transaction.on_commit(lambda: send_campaign_invitations_task.delay(campaign.pk), robust=True)
     return member
 
 
@@ -339,14 +379,22 @@ def remove_speaker(campaign: Campaign, user, actor) -> int:
     """The speaker leaves the pool: their ratings stay, their unrated items go to other speakers.
     Returns how many items were reassigned."""
     require_governance(actor, campaign.organization)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.status == Campaign.Status.CLOSED:
+        raise ReviewError("The campaign is closed: its pool no longer changes.", "speaker")
     member = CampaignSpeaker.objects.select_for_update().filter(campaign=campaign, user=user, left_at__isnull=True).first()
     if member is None:
         raise ReviewError(f"{user.email} is not in this campaign's pool.", "speaker")
+    if campaign.status == Campaign.Status.PREPARING and (
+            campaign.pool.filter(left_at__isnull=True).count() - 1 < campaign.ratings_per_item):
+        raise ReviewError(f"While the sample is drawn the pool must keep {campaign.ratings_per_item} speakers.",
+                          "speaker")
     member.left_at = timezone.now()
     member.save(update_fields=["left_at"])
-    released = list(Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
-                    .select_related("item"))
-    Assignment.objects.filter(pk__in=[a.pk for a in released]).update(state=Assignment.State.RELEASED)
+    released = list(Assignment.objects.select_for_update().filter(
+        campaign=campaign, speaker=user, state=Assignment.State.OPEN).select_related("item"))
+    Assignment.objects.filter(pk__in=[a.pk for a in released], state=Assignment.State.OPEN).update(
+        state=Assignment.State.RELEASED)
     reassigned = sum(give_to_someone_else(campaign, a.item_id) is not None for a in released if not a.item.is_control)
     record_event("campaign.speaker_removed", actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": user.email, "released": len(released), "reassigned": reassigned})
@@ -409,15 +457,19 @@ def record_decision(campaign: Campaign, actor, outcome: str, rationale: str) -> 
         "run_id": str(campaign.run_card.run_id),
     })
     update_validation_tier(campaign.run_card, actor)
+    from .tasks import refresh_campaign_summary_task
+
+    transaction.on_commit(lambda: refresh_campaign_summary_task.delay(campaign.pk), robust=True)
     return decision
 
 
 def update_validation_tier(run_card: RunCard, actor) -> None:
-    """Community Validated while any campaign's decision in force approves this gold_standard card."""
-    approved = run_card.segment == "gold_standard" and any(
-        (campaign.decisions.first() or Decision(outcome="")).outcome == Decision.Outcome.APPROVE
-        for campaign in run_card.campaigns.all()
-    )
+    """Community Validated while the card's latest decision, over all its campaigns, approves it (and the
+    card scores gold_standard)."""
+    from .selectors import latest_decision
+
+    latest = latest_decision(run_card)
+    approved = run_card.segment == "gold_standard" and latest is not None and latest.outcome == Decision.Outcome.APPROVE
     if approved == (run_card.community_validated_at is not None):
         return
     run_card.community_validated_at = timezone.now() if approved else None
@@ -447,14 +499,14 @@ def set_gate_policy(organization: Organization, actor, values: dict) -> GatePoli
     return policy
 
 
-@transaction.atomic
-def mark_invited(campaign_pk: int) -> list[str]:
-    """Claim the pool members not yet e-mailed (so a retried task sends no duplicates) and return their
-    addresses."""
-    members = list(CampaignSpeaker.objects.select_for_update().select_related("user")
-                   .filter(campaign_id=campaign_pk, invited_at__isnull=True, left_at__isnull=True))
-    CampaignSpeaker.objects.filter(pk__in=[m.pk for m in members]).update(invited_at=timezone.now())
-    return [m.user.email for m in members]
+def uninvited_members(campaign_pk: int) -> list[CampaignSpeaker]:
+    return list(CampaignSpeaker.objects.select_related("user")
+                .filter(campaign_id=campaign_pk, invited_at__isnull=True, left_at__isnull=True))
+
+
+def mark_invited(member: CampaignSpeaker) -> None:
+    """Recorded once the e-mail went out: a task retried after a mail-server failure sends only the rest."""
+    CampaignSpeaker.objects.filter(pk=member.pk).update(invited_at=timezone.now())
 
 
 @transaction.atomic
@@ -462,8 +514,10 @@ def claim_reminders(now: datetime | None = None) -> dict[int, list[str]]:
     """Campaigns whose deadline falls within the next 24 hours and that were not reminded yet →
     the addresses of the speakers with items still to rate. Claimed here so each is sent once."""
     now = now or timezone.now()
+    from .selectors import serving_filter
+
     due = list(Campaign.objects.select_for_update(skip_locked=True).filter(
-        status=Campaign.Status.OPEN, reminder_sent_at__isnull=True, deadline__gt=now,
+        serving_filter(), reminder_sent_at__isnull=True, deadline__gt=now,
         deadline__lte=now + REMINDER_WINDOW,
     ))
     Campaign.objects.filter(pk__in=[c.pk for c in due]).update(reminder_sent_at=now)

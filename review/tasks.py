@@ -2,7 +2,7 @@
 
 from celery import shared_task
 from django.conf import settings
-from django.core.mail import send_mass_mail
+from django.core.mail import send_mail, send_mass_mail
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -24,11 +24,15 @@ def prepare_campaign_task(campaign_pk: int) -> None:
 def send_campaign_invitations_task(campaign_pk: int) -> int:
     """E-mail each pool speaker once that items wait for them (never the method: reviews are blind)."""
     campaign = Campaign.objects.select_related("organization").get(pk=campaign_pk)
-    addresses = services.mark_invited(campaign_pk)
     context = {"campaign": campaign, "link": site_url(reverse("review:queue"))}
     subject = f"{settings.ACCOUNT_EMAIL_SUBJECT_PREFIX}Translations to review for {campaign.organization.name}"
     body = render_to_string("review/invitation_email.txt", context)
-    return send_mass_mail([(subject, body, settings.DEFAULT_FROM_EMAIL, [address]) for address in addresses])
+    sent = 0
+    for member in services.uninvited_members(campaign_pk):
+        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [member.user.email])
+        services.mark_invited(member)
+        sent += 1
+    return sent
 
 
 @shared_task(acks_late=True)

@@ -7,10 +7,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
 from corpus.downloads import as_download
-from governance.audit import record_secret_access
+from governance.audit import record_event, record_secret_access
 from governance.mfa import secret_holder_required
 from governance.models import Organization, Role
 from governance.selectors import has_role
@@ -30,6 +31,12 @@ RATING_BUTTONS = [
 ]
 CONTENT_TYPES = {"csv": "text/csv; charset=utf-8",
                  "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+
+
+def private(response):
+    """Pages with an item's texts (secret ones included) stay out of shared and back-button caches."""
+    patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 def wants_json(request) -> bool:
@@ -86,10 +93,9 @@ def rate(request, public_id):
     if assignment is None:
         raise Http404("No such item among yours.")
     campaign = assignment.campaign
-    if not selectors.is_serving(campaign):
-        if wants_json(request):
-            return JsonResponse({"error": "This campaign is not taking ratings now (paused, closed or withdrawn)."},
-                                status=409)
+    # A post goes to the service even when the campaign stopped serving: a retry of a rating stored before
+    # the pause is acknowledged as stored; anything new is refused there.
+    if request.method != "POST" and not selectors.is_serving(campaign):
         return not_serving(request, campaign)
     current = selectors.current_rating(assignment)
     if request.method == "POST":
@@ -102,6 +108,8 @@ def rate(request, public_id):
             except services.ReviewError as error:
                 if wants_json(request):
                     return JsonResponse({"error": str(error), "field": error.field}, status=409)
+                if not selectors.is_serving(campaign):
+                    return not_serving(request, campaign)
                 form.add_error(None, str(error))
             else:
                 next_url = reverse("review:campaign_start", kwargs={"public_id": campaign.public_id})
@@ -120,13 +128,13 @@ def rate(request, public_id):
     item = assignment.item
     if item.entry.is_secret:
         record_secret_access(request.user, {campaign.organization_id: 1}, request.path)
-    return render(request, "review/rate.html", {
+    return private(render(request, "review/rate.html", {
         "assignment": assignment, "campaign": campaign, "form": form, "current": current,
         "texts": selectors.item_texts(item, campaign.show_reference),
         "version": campaign.run_card.dataset_version,
         "progress": selectors.speaker_progress(request.user, campaign),
         "buttons": RATING_BUTTONS, "can_undo": selectors.last_rated(request.user, campaign) is not None,
-    }, status=400 if form.errors else 200)
+    }, status=400 if form.errors else 200))
 
 
 @login_required
@@ -190,7 +198,8 @@ def campaign_new(request, public_id):
                              "Campaign recorded; the sample is being drawn and assigned in the background.")
             return redirect("review:campaign", public_id=campaign.public_id)
     return render(request, "review/campaign_new.html", {
-        "run_card": run_card, "form": form, "below_threshold": run_card.composite is None
+        "run_card": run_card, "form": form, "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
+        "below_threshold": run_card.composite is None
         or run_card.composite < services.DEPLOYABLE_COMPOSITE,
     }, status=400 if form.errors else 200)
 
@@ -274,7 +283,7 @@ def decision(request, public_id):
                                                                        if r.assignment.item.entry.is_secret})},
                          request.path)
     emails = dict(campaign.pool.values_list("user_id", "user__email"))
-    return render(request, "review/decision.html", {
+    return private(render(request, "review/decision.html", {
         "group_tables": [("Difficulty tiers", "Tier", aggregate.tiers), ("Domains", "Domain", aggregate.domains)],
         "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
         "speakers": [{"email": emails.get(r.speaker_id, f"speaker {r.speaker_id}"), "reliability": r}
@@ -284,7 +293,7 @@ def decision(request, public_id):
         "usable_chart": charts.usable_chart([aggregate.campaign, *aggregate.tiers], policy.min_usable_lower_bound),
         "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,
         "form": form, "transfer_eligible": selectors.transfer_eligible(campaign.run_card),
-    }, status=400 if form.errors else 200)
+    }, status=400 if form.errors else 200))
 
 
 @login_required
@@ -293,7 +302,10 @@ def ratings_export(request, public_id, file_format: str):
     campaign = governed_or_404(request, public_id)
     if file_format not in EXPORT_FORMATS:
         raise Http404("Unknown export format.")
-    content = export_ratings(selectors.ratings_for_export(campaign), file_format)
+    ratings = selectors.ratings_for_export(campaign)
+    record_event("review.ratings_exported", actor=request.user, organization=campaign.organization, obj=campaign,
+                 details={"format": file_format, "ratings": ratings.count()})
+    content = export_ratings(ratings, file_format)
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
     return as_download(response, f"ratings-{campaign.public_id}", file_format)
 

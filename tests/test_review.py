@@ -279,3 +279,70 @@ def test_twenty_concurrent_copies_of_one_submission_store_one_rating(steward, go
     assert outcomes.count(True) == 1 and outcomes.count(False) == 19
     assert Rating.objects.filter(client_id=client_id).count() == 1
     assert RunCard.objects.count() == 1
+
+
+def test_a_speaker_removed_from_the_pool_no_longer_sees_or_rates_their_items(client, card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=8, ratings_per_item=2)
+    leaving = pool[0]
+    rated = Assignment.objects.filter(campaign=campaign, speaker=leaving).first()
+    submit(rated, "gist")
+    services.remove_speaker(campaign, leaving, governance_user)
+    client.force_login(leaving)
+    assert client.get(f"/review/items/{rated.public_id}/").status_code == 404
+    with pytest.raises(services.NotAllowed):
+        submit(rated, "excellent")
+    assert Rating.objects.get(assignment=rated, is_current=True).value == "gist"
+
+
+def test_taking_back_a_skipped_item_releases_its_unrated_replacement(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=8, ratings_per_item=2)
+    assignment = Assignment.objects.filter(campaign=campaign).first()
+
+    def holders():
+        return Assignment.objects.filter(item=assignment.item, state__in=["open", "rated"]).count()
+
+    for _ in range(2):  # a pool of 4, 2 ratings per item: two other speakers can stand in
+        submit(assignment, "cannot_judge")
+        assert holders() == 2, "the replacement holds it"
+        services.undo_last_rating(campaign, assignment.speaker)
+        assert holders() == 2, "taking it back releases the unrated replacement"
+    submit(assignment, "acceptable")
+    assert holders() == 2
+
+
+def test_a_resent_submission_id_with_another_rating_is_refused(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool)
+    assignment = Assignment.objects.filter(campaign=campaign).first()
+    client_id = uuid.uuid4()
+    submit(assignment, "gist", client_id)
+    with pytest.raises(services.ReviewError) as refused:
+        submit(assignment, "excellent", client_id)
+    assert "already saved" in str(refused.value)
+    assert Rating.objects.get(assignment=assignment).value == "gist"
+
+
+def test_the_latest_decision_over_all_campaigns_of_a_card_is_in_force(card, governance_user, pool):
+    first = open_campaign(card, governance_user, pool, sample_size=10)
+    second = open_campaign(card, governance_user, pool, sample_size=10, seed=9)
+    services.record_decision(first, governance_user, "approve", "First panel approves.")
+    card.refresh_from_db()
+    assert card.verification_tier == "Community Validated" and transfer_eligible(card)
+    services.record_decision(second, governance_user, "reject", "Second panel found cultural problems.")
+    card.refresh_from_db()
+    assert card.verification_tier != "Community Validated" and not transfer_eligible(card)
+
+
+def test_a_closed_campaigns_pool_no_longer_changes(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=8, ratings_per_item=2)
+    services.set_campaign_status(campaign, governance_user, "closed")
+    with pytest.raises(services.ReviewError):
+        services.remove_speaker(campaign, pool[0], governance_user)
+    assert not Assignment.objects.filter(campaign=campaign, state="released").exists()
+
+
+def test_ratings_exports_are_audited(client, card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=4, ratings_per_item=2)
+    client.force_login(governance_user)
+    assert client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").status_code == 200
+    event = AuditEvent.objects.get(action="review.ratings_exported")
+    assert event.details == {"format": "csv", "ratings": 0} and event.actor == governance_user
