@@ -30,11 +30,11 @@ run: demo
 test: install-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-## Benchmarks (docs/benchmarks.md): corpus import/export, then run-card ingest and the leaderboard at 10,000 cards;
-## prints tables and writes bench-results.json (the leaderboard figures under its "leaderboard" key)
+## The benchmark report (docs/performance.md): import vs COPY, ingest vs sacrebleu, pages under load vs a bare
+## view, aggregation; drops and creates PostgreSQL champollion_bench (BENCH_DATABASE_URL), prints a table and
+## writes bench/results.json. The HTTP load uses wrk when installed (apt-get install wrk), else Python threads.
 bench: install-test
-	$(BIN)/python scripts/bench_import.py
-	$(BIN)/python scripts/bench_leaderboard.py
+	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
 
 check-deploy: install
 	DJANGO_ENV=production SECRET_KEY=$$(openssl rand -hex 32) ALLOWED_HOSTS=review.example.org \

@@ -22,6 +22,8 @@ from .gate import GateResult
 from .models import FLAG_FIELDS, Assignment, Campaign, CampaignSpeaker, Decision, GatePolicy, Item, Rating
 
 DATASET_PATH = "run_card__dataset_version__dataset"
+# A run card's raw text (megabytes for a large card) and method_config: never needed by review pages.
+LARGE_CARD_FIELDS = ("run_card__raw", "run_card__method_config")
 
 
 def serving_filter() -> Q:
@@ -66,7 +68,7 @@ def speaker_campaign(user, public_id) -> Campaign | None:
         return None
     return (Campaign.objects.filter(public_id=public_id, pool__user=user, pool__left_at__isnull=True)
             .exclude(status=Campaign.Status.PREPARING)
-            .select_related("organization", "run_card__dataset_version__dataset").first())
+            .select_related("organization", "run_card__dataset_version__dataset").defer(*LARGE_CARD_FIELDS).first())
 
 
 def is_serving(campaign: Campaign) -> bool:
@@ -84,6 +86,7 @@ def speaker_assignment(user, public_id) -> Assignment | None:
             .exclude(state=Assignment.State.RELEASED)
             .select_related("item__entry", "item__result", "campaign__organization",
                             "campaign__run_card__dataset_version__dataset")
+            .defer(*(f"campaign__{name}" for name in LARGE_CARD_FIELDS), "item__result__data")
             .first())
 
 
@@ -110,16 +113,17 @@ def speaker_history(user, campaign: Campaign) -> QuerySet[Assignment]:
             .prefetch_related(Prefetch("ratings", queryset=Rating.objects.filter(is_current=True), to_attr="current")))
 
 
-def last_rated(user, campaign: Campaign) -> Rating | None:
-    return (Rating.objects.filter(assignment__campaign=campaign, speaker=user, is_current=True)
-            .order_by("-created_at", "-pk").first())
+def has_rated(user, campaign: Campaign) -> bool:
+    """Whether undo has anything to withdraw (an existence test: no sort over all the speaker's ratings)."""
+    return Rating.objects.filter(assignment__campaign=campaign, speaker=user, is_current=True).exists()
 
 
 # Governance staff.
 
 def governed_campaigns(user) -> QuerySet[Campaign]:
     return (Campaign.objects.filter(organization_id__in=governance_org_ids(user))
-            .select_related("organization", "run_card__dataset_version__dataset", "run_card__method"))
+            .select_related("organization", "run_card__dataset_version__dataset", "run_card__method")
+            .defer(*LARGE_CARD_FIELDS))
 
 
 def governed_campaign(user, public_id) -> Campaign | None:

@@ -133,7 +133,7 @@ def rate(request, public_id):
         "texts": selectors.item_texts(item, campaign.show_reference),
         "version": campaign.run_card.dataset_version,
         "progress": selectors.speaker_progress(request.user, campaign),
-        "buttons": RATING_BUTTONS, "can_undo": selectors.last_rated(request.user, campaign) is not None,
+        "buttons": RATING_BUTTONS, "can_undo": selectors.has_rated(request.user, campaign),
     }, status=400 if form.errors else 200))
 
 

@@ -1,28 +1,20 @@
-"""Leaderboard benchmark: ingest of a 10,000-result run card against sacrebleu alone, and the server time
-of the leaderboard page and API over 10,000 run cards.
+"""Run-card phases of `make bench` (scripts/bench.py): the ingest of a 10,000-result card against sacrebleu
+alone on the same sentences, and the run cards behind the leaderboard pages that the HTTP phase loads.
 
-Builds a throwaway dataset of obviously artificial placeholder entries (never language data: every text
-says "bench" and a number, followed by words of the NATO spelling alphabet), a bench organization and
-user, then:
+The dataset is a throwaway one of obviously artificial placeholder entries (never language data: every
+text says "bench" and a number, followed by words of the NATO spelling alphabet), stewarded by a bench
+organization that consents to every use, with a bench speaker who submits:
 
-* ingests one card of N results through `leaderboard.services.submit_run_card`, verified inline, and
-  times it next to `sacrebleu.metrics.CHRF(word_order=2).corpus_score` on the same hypotheses and
-  references, and next to the parts of the ingest (`verification.recompute_scores`, ...);
-* stores M small READY run cards (5 results each, one setup per card, so about M leaderboard rows) with
-  the ORM, and times GET /leaderboard/ and /api/v1/leaderboard/ (with and without ?domain=) through
-  `django.test.Client`: the median of 5 requests after one warm-up, and the SQL queries of one request.
+* `bench_ingest` ingests one card of N results through `leaderboard.services.submit_run_card`, verified
+  inline, and times it next to `sacrebleu.metrics.CHRF(word_order=2).corpus_score` on the same hypotheses
+  and references, and next to the parts of the ingest (`verification.recompute_scores`, ...);
+* `bench_cards` stores M small READY run cards (5 results each, so about M leaderboard rows) with the ORM,
+  as submit_run_card and verify_run_card would have stored them.
 
-Everything it stores (run cards, results, domain scores, methods, entries, version, dataset, user,
-organization) is deleted afterwards, and at the start after an interrupted run. The figures are printed
-as tables and merged, under the key "leaderboard", into the JSON file (other keys are kept, so
-`make bench` runs scripts/bench_import.py first and this second).
-
-    .venv/bin/python scripts/bench_leaderboard.py [--results N] [--cards M] [--output bench-results.json]
-
-DATABASE_URL names the database, as for scripts/bench_import.py. See docs/benchmarks.md.
+bench.py runs them in a database it created for the run, so nothing is deleted afterwards.
+See docs/performance.md.
 """
 
-import argparse
 import copy
 import json
 import statistics
@@ -31,12 +23,10 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
-from pathlib import Path
 from typing import Any, Self
 
 import bench_import as base
 
-ROOT = base.ROOT
 BENCH_ORG_SLUG = "bench-leaderboard"
 DATASET_ID = "bench-leaderboard"
 USER_EMAIL = "bench-leaderboard@example.invalid"
@@ -44,22 +34,12 @@ METHOD_PREFIX = "bench-leaderboard-method-"
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo",
          "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango")
 DOMAINS = ("conv", "edu", "legal", "medical")
-FILTER_DOMAIN = "medical"
 SEGMENTS = ("development", "diagnostic")  # public segments: a speaker may submit, anonymous visitors see the rows
 CARD_RESULTS = 5
 METHODS = 20
 DEPENDENCY_CLASSES = ("S", "O", "A1", "A2")
 REPEATS = 3  # ingest-side timings: median of 3 interleaved rounds
-REQUESTS = 5  # request timings: median of 5, after one warm-up request
 VERDICTS = ("EXACT_MATCH", "PARTIAL", "GRAMMAR_ISSUES", "MISMATCH")
-
-
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", type=int, default=10_000, help="results of the ingested card (= entries)")
-    parser.add_argument("--cards", type=int, default=10_000, help="run cards behind the leaderboard")
-    parser.add_argument("--output", default=str(ROOT / "bench-results.json"), help="JSON file to merge into")
-    return parser.parse_args()
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -104,6 +84,17 @@ def corpus_bytes(count: int) -> bytes:
     return b"".join(corpus_file_chunks(json.dumps(envelope, ensure_ascii=False), documents))
 
 
+def consent_to_everything(dataset, user) -> None:
+    """The bench community's consent to every use (publication, evaluation, review), as governance records it."""
+    from datetime import date
+
+    from corpus.models import ConsentUse
+    from corpus.services import grant_consent
+
+    grant_consent(dataset, list(ConsentUse.values), "Benchmark (throwaway)", date(2026, 1, 1), user,
+                  document_reference="generated by scripts/bench.py")
+
+
 def create_fixture(entries: int):
     """The bench organization, a speaker in it, and a public dataset version of `entries` entries."""
     from corpus.services import import_corpus, set_dataset_public
@@ -115,35 +106,9 @@ def create_fixture(entries: int):
     outcome = import_corpus(corpus_bytes(entries), organization)
     if not outcome.created or outcome.entry_count != entries:
         raise SystemExit(f"bench corpus import went wrong: {outcome.message}")
+    consent_to_everything(outcome.version.dataset, user)
     set_dataset_public(outcome.version.dataset, True)
     return user, outcome.version
-
-
-def delete_bench_data() -> None:
-    """Remove every row this bench stored, children first; the frozen version is unfrozen to delete its entries."""
-    from django.db import connection
-
-    from accounts.models import User
-    from corpus.models import Dataset, DatasetVersion, Entry
-    from governance.models import Organization
-    from leaderboard.models import DomainScore, Method, RunCard, RunCardResult
-
-    cards = RunCard.objects.filter(dataset_version__dataset__identifier=DATASET_ID)
-    RunCardResult.objects.filter(run_card__in=cards).delete()
-    DomainScore.objects.filter(run_card__in=cards).delete()
-    cards.delete()
-    Method.objects.filter(method_id__startswith=METHOD_PREFIX).delete()
-    versions = DatasetVersion.objects.filter(dataset__identifier=DATASET_ID, dataset__organization__slug=BENCH_ORG_SLUG)
-    versions.update(frozen_at=None)
-    Entry.objects.filter(version__in=versions).delete()
-    versions.delete()
-    Dataset.objects.filter(identifier=DATASET_ID, organization__slug=BENCH_ORG_SLUG).delete()
-    User.objects.filter(email=USER_EMAIL).delete()
-    Organization.objects.filter(slug=BENCH_ORG_SLUG).delete()
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            for model in (RunCardResult, DomainScore, RunCard, Entry):
-                cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -197,8 +162,8 @@ class Stopwatch:
         setattr(self.module, self.name, self.original)
 
 
-def bench_ingest(user, version) -> tuple[dict[str, Any], dict]:
-    """Time the ingest, its parts, and sacrebleu alone, in REPEATS interleaved rounds so that every ratio
+def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], dict]:
+    """Time the ingest, its parts, and sacrebleu alone, in `rounds` interleaved rounds so that every ratio
     compares runs made under the same machine load; return the figures and the card (whose results the
     small cards reuse)."""
     from django.test.utils import override_settings
@@ -227,7 +192,7 @@ def bench_ingest(user, version) -> tuple[dict[str, Any], dict]:
         "hash": ("verification.verify_hash", "json.dumps(sort_keys=True) of the whole card, sha256"),
         "ingest": ("services.submit_run_card (whole ingest)",
                    f"parse, validate, store the card and its {count:,} result rows, verify inline, commit"),
-        "store": ("  of which store_results", f"{count:,} RunCardResult rows, bulk_create"),
+        "store": ("  of which store_results", f"{count:,} RunCardResult rows (COPY)"),
         "verify": ("  of which verify_run_card", ("json.loads of the stored card, recompute_scores, compare, "
                                                   "subset_scores per domain, DomainScore rows")),
         "rest": ("  of which the rest", "parse, hash, validation, entry lookup, freeze, card row, commit"),
@@ -235,7 +200,7 @@ def bench_ingest(user, version) -> tuple[dict[str, Any], dict]:
     seconds: dict[str, list[float]] = {key: [] for key in names}
     stored = []
     with override_settings(RUN_CARD_INLINE_MAX_RESULTS=max(count, 2000)):
-        for _ in range(REPEATS):
+        for _ in range(rounds):
             data = body(resealed(card))
             for key, operation in (
                 ("sacrebleu", lambda: CHRF(word_order=2).corpus_score(hypotheses, references)),
@@ -272,19 +237,11 @@ def bench_ingest(user, version) -> tuple[dict[str, Any], dict]:
             "runs_ratio_to_sacrebleu": [round(r, 3) for r in ratios], "note": note,
         })
     return {"results": count, "card_bytes": len(data), "domains": len(by_domain),
-            "domain_score_rows": domain_rows, "rounds": REPEATS, "measurements": measurements}, card
-
-
-def ingest_table(report: dict[str, Any]) -> str:
-    header = ("operation", "results", "seconds", "× sacrebleu", "runs (s)", "runs (×)")
-    rows = [(("  " if m["part_of_ingest"] else "") + m["operation"], f"{m['results']:,}", f"{m['seconds']:.2f}",
-             f"{m['ratio_to_sacrebleu']:.2f}×", " ".join(f"{s:.2f}" for s in m["runs_seconds"]),
-             " ".join(f"{r:.2f}" for r in m["runs_ratio_to_sacrebleu"])) for m in report["measurements"]]
-    return aligned(header, rows)
+            "domain_score_rows": domain_rows, "rounds": rounds, "measurements": measurements}, card
 
 
 # ---------------------------------------------------------------------------------------------------------
-# 10,000 run cards behind the leaderboard
+# Run cards behind the leaderboard
 # ---------------------------------------------------------------------------------------------------------
 
 def create_methods(user) -> list:
@@ -414,139 +371,3 @@ def analyze() -> None:
         with connection.cursor() as cursor:
             for model in (RunCard, RunCardResult, DomainScore, Method):
                 cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
-
-
-def bench_requests() -> list[dict[str, Any]]:
-    from django.contrib.auth.models import AnonymousUser
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
-
-    from leaderboard import selectors
-
-    client = Client()
-    last_page = None
-    requests = [
-        ("/leaderboard/", {}),
-        ("/leaderboard/", {"domain": FILTER_DOMAIN}),
-        ("/api/v1/leaderboard/", {}),
-        ("/api/v1/leaderboard/", {"domain": FILTER_DOMAIN}),
-        ("/api/v1/leaderboard/", {"page": "last"}),
-    ]
-    measurements = []
-    for url, params in requests:
-        if params.get("page") == "last":
-            params = {"page": str(last_page)}
-        response = client.get(url, params)  # warm-up: templates, URL resolver, connection
-        if response.status_code != 200:
-            raise SystemExit(f"GET {url} {params} answered {response.status_code}")
-        seconds = []
-        for _ in range(REQUESTS):
-            started = time.perf_counter()
-            response = client.get(url, params)
-            seconds.append(time.perf_counter() - started)
-        with CaptureQueriesContext(connection) as queries:
-            response = client.get(url, params)
-        if url.startswith("/api/"):
-            payload = response.json()
-            total, shown = payload["count"], len(payload["results"])
-            last_page = last_page or -(-total // 50)
-        else:  # response.context exists only under the test runner's instrumentation, which would slow rendering
-            total = selectors.leaderboard(AnonymousUser(), selectors.LeaderboardQuery.from_params(params)).count()
-            shown = response.content.count(b'data-label="Rank"')
-        query = "?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else ""
-        measurements.append({
-            "request": f"GET {url}{query}", "rows_total": total, "rows_on_page": shown,
-            "median_ms": round(statistics.median(seconds) * 1000, 1),
-            "runs_ms": [round(s * 1000, 1) for s in seconds],
-            "queries": len(queries.captured_queries),
-            "sql_ms": round(sum(float(q["time"]) for q in queries.captured_queries) * 1000, 1),
-            "slowest_query_ms": round(max(float(q["time"]) for q in queries.captured_queries) * 1000, 1),
-        })
-    return measurements
-
-
-def requests_table(cards: int, measurements: list[dict[str, Any]]) -> str:
-    header = ("request", "cards", "rows", "on page", "median ms", "min ms", "max ms", "queries", "SQL ms")
-    rows = [(m["request"], f"{cards:,}", f"{m['rows_total']:,}", str(m["rows_on_page"]), f"{m['median_ms']:.0f}",
-             f"{min(m['runs_ms']):.0f}", f"{max(m['runs_ms']):.0f}", str(m["queries"]), f"{m['sql_ms']:.0f}")
-            for m in measurements]
-    return aligned(header, rows)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Output
-# ---------------------------------------------------------------------------------------------------------
-
-def aligned(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """The table style of bench_import: first column left-aligned, the others right-aligned."""
-    table = [header, *rows]
-    widths = [max(len(row[column]) for row in table) for column in range(len(header))]
-
-    def line(row: tuple[str, ...]) -> str:
-        return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
-
-
-def merge_into(output: Path, section: dict[str, Any]) -> None:
-    report: dict[str, Any] = {}
-    if output.exists():
-        try:
-            report = json.loads(output.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            report = {}
-    report.setdefault("environment", base.environment())
-    report["leaderboard"] = section
-    output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def run(results: int, cards: int, output: Path) -> None:
-    base.setup_django()
-    delete_bench_data()  # leftovers of an interrupted run
-    try:
-        user, version = create_fixture(results)
-        ingest, template = bench_ingest(user, version)
-        print(f"Ingest of one {ingest['results']:,}-result card ({ingest['card_bytes'] / base.MIB:.1f} MiB, "
-              f"{ingest['domains']} domains), median of {REPEATS} interleaved rounds:")
-        print(ingest_table(ingest))
-        entry_results = template["results"]
-        (_, setup_s) = timed(lambda: bench_cards(template, version, user, cards, entry_results))
-        analyze()
-        requests = bench_requests()
-        print()
-        print(f"Leaderboard over {cards:,} READY run cards ({cards * CARD_RESULTS:,} results; stored in "
-              f"{setup_s:.0f} s), anonymous visitor, django.test.Client, median of {REQUESTS} after a warm-up:")
-        print(requests_table(cards, requests))
-    finally:
-        delete_bench_data()
-    by_name = {m["operation"]: m for m in ingest["measurements"]}
-    whole = by_name["services.submit_run_card (whole ingest)"]["ratio_to_sacrebleu"]
-    alone = by_name["verification.recompute_scores"]["ratio_to_sacrebleu"]
-    verify = by_name["of which verify_run_card"]["ratio_to_sacrebleu"]
-    print(f"within 2× of sacrebleu alone: recompute_scores {alone:.2f}× {'yes' if alone <= 2 else 'NO'}; "
-          f"verify_run_card {verify:.2f}× {'yes' if verify <= 2 else 'NO'}; "
-          f"whole ingest {whole:.2f}× {'yes' if whole <= 2 else 'NO'} (median of the per-round ratios)")
-    merge_into(output, {
-        "ingest": ingest,
-        "requests": {"cards": cards, "results_per_card": CARD_RESULTS, "methods": METHODS,
-                     "store_seconds": round(setup_s, 1), "visitor": "anonymous", "measurements": requests},
-        "definitions": {
-            "seconds": f"median wall time of {REPEATS} runs (time.perf_counter), DEBUG off",
-            "ratio_to_sacrebleu": "seconds / seconds of CHRF(word_order=2).corpus_score on the same sentences",
-            "median_ms": f"django.test.Client request to response, median of {REQUESTS} after a warm-up",
-            "queries": "SQL statements of one request (CaptureQueriesContext); sql_ms is their summed time",
-        },
-    })
-    print(f"wrote {output} (key \"leaderboard\")")
-
-
-def main() -> None:
-    args = parse_args()
-    if args.results < CARD_RESULTS or args.cards < 1:
-        raise SystemExit(f"--results must be at least {CARD_RESULTS} and --cards at least 1")
-    run(args.results, args.cards, Path(args.output))
-
-
-if __name__ == "__main__":
-    main()

@@ -12,7 +12,7 @@ from governance.services import invite_member
 from leaderboard.services import submit_run_card
 
 from .cards import body, make_card
-from .conftest import SECRET_MARK, corpus_bytes, entry
+from .conftest import SECRET_MARK, corpus_bytes, entry, member
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +69,15 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
         submit_run_card(body(make_card(public, secret_entries, model_slug="sandboxed",
                                        predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")), governance_user),
     ]
+    from review.models import Assignment
+    from review.services import open_campaign
+
+    from .review_setup import settings_for
+
+    second_speaker = member("speaker2@steward.example", steward, "speaker")
+    campaign = open_campaign(cards[1], governance_user, settings_for([speaker, second_speaker], sample_size=2,
+                                                                     ratings_per_item=2))
+    assignments = list(Assignment.objects.filter(campaign=campaign))
     entries = list(Entry.objects.all())
     token, _ = create_api_token(curator, "ci")
     pks = [str(e.pk) for e in entries] + [str(public.pk), str(private.pk), str(token.pk)]
@@ -83,9 +92,12 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
         "object_id": sorted({str(e.pk) for e in entries} | {str(card.pk) for card in cards}),
         "content_type_id": [str(ContentType.objects.get_for_model(Entry).pk)],
         "path": ["static/css/app.css"],
-        "public_id": [str(card.public_id) for card in cards],
+        "public_id": [str(card.public_id) for card in cards] + [str(campaign.public_id)]
+        + [str(assignment.public_id) for assignment in assignments],
+        "file_format": ["csv"],
     }
-    return {"public": public, "private": private, "values": values}
+    own_items = {f"/review/items/{a.public_id}/" for a in assignments if a.speaker_id == speaker.pk}
+    return {"public": public, "private": private, "values": values, "own_items": own_items}
 
 
 def every_response(client, world):
@@ -105,11 +117,18 @@ def test_no_secret_text_reaches_anyone_but_the_steward(client, world, persona, r
     if user is not None:
         client.force_login(user)
     checked = 0
+    # An assigned speaker sees the secret items given to them, item by item, and nothing else secret.
+    allowed = world["own_items"] if persona == "speaker" else set()
+    seen_own = set()
     for url, status, content in every_response(client, world):
+        if url.split("?")[0] in allowed:
+            seen_own.add(url.split("?")[0])
+            continue
         assert SECRET_MARK.encode() not in content, f"{persona} saw secret text at {url} ({status})"
         assert b"private-set" not in content or url.startswith("/admin/"), f"{persona} saw the private dataset at {url}"
         checked += 1
     assert checked > 50
+    assert seen_own == allowed
 
 
 @pytest.mark.parametrize("persona", ["curator_without_mfa", "governance_user_without_mfa"])
