@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 
+from config.admin import ReadOnlyAdmin
+
 from .models import ConsentRecord, Dataset, DatasetVersion, Entry
 from .selectors import visible_entries
 
@@ -27,7 +29,7 @@ class DatasetVersionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(ReadOnlyAdmin):
     """Read-only: entries change through the curator pages, which keep the version's sha256 true."""
 
     list_display = ["entry_id", "version", "segment", "difficulty", "domain", "source"]
@@ -38,18 +40,9 @@ class EntryAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return visible_entries(request.user).select_related("version__dataset")
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(ConsentRecord)
-class ConsentRecordAdmin(admin.ModelAdmin):
+class ConsentRecordAdmin(ReadOnlyAdmin):
     """Read-only: consent is recorded and revoked by the steward's governance staff on the consent page,
     which checks their role and writes the audit log. Never deleted. The document itself is served only
     to governance staff, so the admin shows its name, not a link."""
@@ -66,12 +59,3 @@ class ConsentRecordAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("dataset", "recorded_by", "revoked_by")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from config.admin import ReadOnlyAdmin
+
 from .models import (
     Invitation,
     Membership,
@@ -29,20 +31,6 @@ class MembershipAdmin(admin.ModelAdmin):
 class InvitationAdmin(admin.ModelAdmin):
     list_display = ["email", "organization", "role", "created_at", "accepted_at"]
     exclude = ["token"]
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Terms, acceptances, submissions, their history and transfers are changed only through the
-    services (which check and audit every change); the admin shows them and nothing more."""
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(ParticipationTerms)

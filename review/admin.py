@@ -3,18 +3,9 @@ texts of secret entries and speakers' words; governance staff read them on the d
 
 from django.contrib import admin
 
+from config.admin import ReadOnlyAdmin
+
 from .models import Campaign, Decision
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Campaign)
