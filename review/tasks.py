@@ -38,14 +38,13 @@ def send_campaign_invitations_task(campaign_pk: int) -> int:
 @shared_task(acks_late=True)
 def send_deadline_reminders_task() -> int:
     """Run by Celery beat: one reminder per campaign, a day before its deadline, to speakers with items left."""
-    sent = 0
-    for campaign_pk, addresses in services.claim_reminders().items():
-        campaign = Campaign.objects.select_related("organization").get(pk=campaign_pk)
+    def send(campaign: Campaign, addresses: list[str]) -> int:
         context = {"campaign": campaign, "link": site_url(reverse("review:queue"))}
         subject = f"{settings.ACCOUNT_EMAIL_SUBJECT_PREFIX}Reminder: reviews due {campaign.deadline:%Y-%m-%d %H:%M}"
         body = render_to_string("review/reminder_email.txt", context)
-        sent += send_mass_mail([(subject, body, settings.DEFAULT_FROM_EMAIL, [a]) for a in addresses])
-    return sent
+        return send_mass_mail([(subject, body, settings.DEFAULT_FROM_EMAIL, [a]) for a in addresses])
+
+    return sum(services.send_reminder(campaign_pk, send) for campaign_pk in services.due_reminders())
 
 
 @shared_task(acks_late=True)

@@ -346,3 +346,14 @@ def test_ratings_exports_are_audited(client, card, governance_user, pool):
     assert client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").status_code == 200
     event = AuditEvent.objects.get(action="review.ratings_exported")
     assert event.details == {"format": "csv", "ratings": 0} and event.actor == governance_user
+
+
+def test_removing_a_speaker_costs_the_same_queries_whatever_they_held(card, governance_user, pool,
+                                                                       django_assert_max_num_queries):
+    small = open_campaign(card, governance_user, pool, sample_size=4, ratings_per_item=2)
+    large = open_campaign(card, governance_user, pool, sample_size=40, ratings_per_item=2, seed=5)
+    for campaign in (small, large):
+        with django_assert_max_num_queries(25):
+            services.remove_speaker(campaign, pool[0], governance_user)
+    assert set(Counter(Assignment.objects.filter(campaign=large, state__in=["open", "rated"])
+                       .values_list("item_id", flat=True)).values()) == {2}

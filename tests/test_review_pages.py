@@ -319,3 +319,26 @@ def test_the_demo_speaker_finds_a_campaign_to_rate(client):
     page = client.get(client.get(f"/review/c/{campaign.public_id}/")["Location"])
     assert page.status_code == 200
     assert any(reference in page.content.decode() for reference in ("tânisi", "atim", "niwâpamâw atim"))
+
+
+def test_a_reminder_that_fails_to_send_is_tried_again(card, governance_user, pool, eager_tasks, monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from review.tasks import send_deadline_reminders_task
+
+    services.open_campaign(card, governance_user, settings_for(pool, sample_size=6,
+                                                               deadline=timezone.now() + timedelta(hours=5)))
+
+    def broken(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr("review.tasks.send_mass_mail", broken)
+    with pytest.raises(ConnectionRefusedError):
+        send_deadline_reminders_task.delay()
+    assert Campaign.objects.get().reminder_sent_at is None, "nothing recorded for an unsent reminder"
+    monkeypatch.undo()
+    mail.outbox.clear()
+    send_deadline_reminders_task.delay()
+    assert len(mail.outbox) == len(pool)
