@@ -342,3 +342,14 @@ def test_a_reminder_that_fails_to_send_is_tried_again(card, governance_user, poo
     mail.outbox.clear()
     send_deadline_reminders_task.delay()
     assert len(mail.outbox) == len(pool)
+
+
+def test_consent_changes_are_logged_against_each_running_campaign(campaign, governance_user, card):
+    record = ConsentRecord.objects.get(dataset=card.dataset_version.dataset)
+    revoke_consent(record, governance_user, "Council paused all reviews.")
+    paused = AuditEvent.objects.get(action="campaign.paused", object_id=str(campaign.pk))
+    assert paused.details == {"reason": "consent to human review revoked", "consent_record": record.pk}
+    assert paused.actor == governance_user
+    new = consent_to_everything(card.dataset_version.dataset, governance_user)
+    resumed = AuditEvent.objects.get(action="campaign.resumed", object_id=str(campaign.pk))
+    assert resumed.details["consent_record"] == new.pk

@@ -1,0 +1,30 @@
+"""Consent changes reach running campaigns: when a dataset loses (or regains) the community's consent to
+human review, its open campaigns stop (or resume) serving items on the next request — the selectors see
+to that — and the audit log records it for each campaign, naming the consent record."""
+
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from corpus.models import ConsentRecord, ConsentUse
+from corpus.selectors import has_consent
+from governance.audit import record_event
+
+from .models import Campaign
+
+
+@receiver(post_save, sender=ConsentRecord, dispatch_uid="review.consent_changes_campaigns")
+def log_campaigns_paused_or_resumed(sender, instance: ConsentRecord, created: bool, **kwargs) -> None:
+    revoked = not created and instance.revoked_at is not None
+    if not getattr(instance, ConsentUse.HUMAN_REVIEW) or not (created or revoked):
+        return
+    consented = has_consent(instance.dataset, ConsentUse.HUMAN_REVIEW)
+    if revoked == consented:
+        return  # another record still covers human review (or already did): nothing changes
+    campaigns = Campaign.objects.filter(status=Campaign.Status.OPEN,
+                                        run_card__dataset_version__dataset=instance.dataset)
+    action = "campaign.paused" if revoked else "campaign.resumed"
+    reason = "consent to human review revoked" if revoked else "consent to human review granted"
+    for campaign in campaigns.select_related("organization"):
+        record_event(action, actor=instance.revoked_by if revoked else instance.recorded_by,
+                     organization=campaign.organization, obj=campaign,
+                     details={"reason": reason, "consent_record": instance.pk})
