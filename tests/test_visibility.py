@@ -111,7 +111,15 @@ def every_response(client, world):
             yield url + query, response.status_code, body
 
 
-@pytest.mark.parametrize("persona", ["anonymous", "speaker", "outsider", "maintainer"])
+@pytest.fixture
+def developer(db):
+    """A method developer: signed in, no role in any organization."""
+    from accounts.models import User
+
+    return User.objects.create_user("developer@methods.example", "correct horse battery staple 42")
+
+
+@pytest.mark.parametrize("persona", ["anonymous", "developer", "speaker", "outsider", "maintainer"])
 def test_no_secret_text_reaches_anyone_but_the_steward(client, world, persona, request):
     user = None if persona == "anonymous" else request.getfixturevalue(persona)
     if user is not None:
