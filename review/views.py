@@ -284,7 +284,8 @@ def decision(request, public_id):
                          request.path)
     emails = dict(campaign.pool.values_list("user_id", "user__email"))
     return private(render(request, "review/decision.html", {
-        "group_tables": [("Difficulty tiers", "Tier", aggregate.tiers), ("Domains", "Domain", aggregate.domains)],
+        "group_tables": [("Difficulty tiers", "Tier", flagged_groups(aggregate.tiers)),
+                         ("Domains", "Domain", flagged_groups(aggregate.domains))],
         "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
         "speakers": [{"email": emails.get(r.speaker_id, f"speaker {r.speaker_id}"), "reliability": r}
                      for r in aggregate.speakers],
@@ -294,6 +295,16 @@ def decision(request, public_id):
         "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,
         "form": form, "transfer_eligible": selectors.transfer_eligible(campaign.run_card),
     }, status=400 if form.errors else 200))
+
+
+FLAG_SHORT = {"semantically_wrong": "wrong meaning", "culturally_inappropriate": "cultural",
+              "hallucination": "hallucination", "acceptable_variant": "valid variant"}
+
+
+def flagged_groups(groups) -> list[tuple]:
+    """Each group with its non-zero flag counts in words, for the per-tier and per-domain tables."""
+    return [(group, ", ".join(f"{FLAG_SHORT[name]} {count}" for name, count in group.flag_counts.items() if count))
+            for group in groups]
 
 
 @login_required

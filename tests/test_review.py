@@ -357,3 +357,34 @@ def test_removing_a_speaker_costs_the_same_queries_whatever_they_held(card, gove
             services.remove_speaker(campaign, pool[0], governance_user)
     assert set(Counter(Assignment.objects.filter(campaign=large, state__in=["open", "rated"])
                        .values_list("item_id", flat=True)).values()) == {2}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_cant_judge_answers_on_one_item_at_once_give_it_to_two_different_speakers(steward, governance_user):
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrency is proven on PostgreSQL (SQLite serialises every write)")
+    card = gold_card(steward, governance_user, count=20)
+    pool = speakers(steward, 5)
+    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=5, ratings_per_item=2))
+    item = Item.objects.filter(campaign=campaign).first()
+    holders = list(Assignment.objects.filter(item=item).select_related("speaker"))
+    barrier = threading.Barrier(len(holders))
+    errors = []
+
+    def skip(assignment):
+        try:
+            barrier.wait()
+            submit(assignment, "cannot_judge")
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=skip, args=(assignment,)) for assignment in holders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    stand_ins = Assignment.objects.filter(item=item, state="open")
+    assert stand_ins.count() == 2 and len(set(stand_ins.values_list("speaker_id", flat=True))) == 2
