@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "governance.second_factor.SessionSecondFactorMiddleware",
 ]
 
 # No inline script or style anywhere: every page's script is a static file (docs/deploy.md).

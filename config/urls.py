@@ -1,3 +1,4 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -7,6 +8,9 @@ from corpus import api as corpus_api
 from leaderboard import api as leaderboard_api
 
 from . import views
+
+# The admin signs in through allauth's form, which asks for the second factor.
+admin.site.login = secure_admin_login(admin.site.login)
 
 router = DefaultRouter()
 router.register("datasets", corpus_api.DatasetViewSet, basename="dataset")

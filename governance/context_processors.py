@@ -5,7 +5,8 @@ from functools import cached_property
 
 from django.http import HttpRequest
 
-from .selectors import governed_organizations, needs_mfa_for_secrets
+from .second_factor import session_lacks_second_factor
+from .selectors import account_has_totp, governed_organizations, needs_mfa_for_secrets
 
 
 class SecretAccess:
@@ -17,6 +18,11 @@ class SecretAccess:
     @cached_property
     def needs_mfa(self) -> bool:
         return needs_mfa_for_secrets(self.user)
+
+    @cached_property
+    def session_only(self) -> bool:
+        """The account has two-factor authentication, but this session was signed in without the code."""
+        return session_lacks_second_factor(self.user) and account_has_totp(self.user)
 
     @cached_property
     def dashboards(self) -> list[tuple[str, str]]:

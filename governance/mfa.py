@@ -13,14 +13,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from .models import SECRET_READER_ROLES, Role
-from .selectors import lacks_mfa_for, memberships_of
+from .second_factor import session_lacks_second_factor
+from .selectors import account_has_totp, lacks_mfa_for, memberships_of
 
 
 def mfa_required_response(request: HttpRequest) -> HttpResponse:
     """403 with the set-up steps and the user's roles (nothing about the object asked for, so the page is
     the same whether it exists or not)."""
-    return render(request, "governance/mfa_required.html", {"memberships": memberships_of(request.user)},
-                  status=403)
+    return render(request, "governance/mfa_required.html", {
+        "memberships": memberships_of(request.user),
+        "session_only": session_lacks_second_factor(request.user) and account_has_totp(request.user),
+    }, status=403)
 
 
 def secret_holder_required(*roles: Role) -> Callable:

@@ -11,6 +11,7 @@ from allauth.mfa.models import Authenticator
 from django.db.models import Exists, QuerySet
 
 from .models import SECRET_READER_ROLES, Membership, Organization, Role
+from .second_factor import session_lacks_second_factor
 
 
 def organizations_where(user, roles) -> QuerySet[Organization]:
@@ -55,10 +56,18 @@ def governed_organizations(user) -> list[tuple[str, str]]:
                   key=lambda pair: pair[1])
 
 
+def account_has_totp(user) -> bool:
+    """The account has an active authenticator, whatever this session proved."""
+    return bool(user and user.is_authenticated) and _totp_of(user).exists()
+
+
 def mfa_enabled(user) -> bool:
-    """Whether `user` has an active TOTP authenticator (django-allauth MFA): once they have one, every
-    sign-in asks for its code after the password. Remembered on the user object for the request."""
+    """Whether `user` has an active TOTP authenticator (django-allauth MFA) and this session proved it
+    (`governance.second_factor`): once they have one, every sign-in asks for its code after the password.
+    Remembered on the user object for the request."""
     if not user or not user.is_authenticated:
+        return False
+    if session_lacks_second_factor(user):
         return False
     if "_mfa_enabled" not in user.__dict__:
         _memberships(user)

@@ -435,3 +435,29 @@ def test_a_secret_card_from_staff_without_totp_says_why_its_dataset_is_unknown(s
     with pytest.raises(RunCardRejected) as refused:
         submit_run_card(body(card), governance_user_without_mfa)
     assert "two-factor authentication" in refused.value.problems[0].message
+
+
+def test_a_session_signed_in_without_the_code_shows_no_secret_even_when_the_account_has_totp(
+        client, secret_world, governance_user):
+    """Two-factor authentication is judged per session: a password-only sign-in (for instance from before
+    the authenticator was activated) keeps secrets hidden until the user signs in again with the code."""
+    client.force_login(governance_user)
+    session = client.session
+    session["account_authentication_methods"] = [{"method": "password", "at": 1.0, "email": governance_user.email}]
+    session.save()
+    for url in secret_urls(secret_world):
+        assert SECRET_MARK.encode() not in content_of(client.get(url)), url
+    page = client.get(f"/review/campaigns/{secret_world['campaign'].public_id}/decision/")
+    assert page.status_code == 403 and b"Sign in again with your authenticator code" in page.content
+    assert b"signed in without your authenticator code" in client.get("/").content
+
+    client.logout()
+    response = client.post("/accounts/login/", {"login": governance_user.email, "password": PASSWORD})
+    assert response["Location"] == "/accounts/2fa/authenticate/"
+    client.post("/accounts/2fa/authenticate/", {"code": totp_code(governance_user)})
+    assert SECRET_MARK.encode() in content_of(client.get(f"/datasets/versions/{secret_world['version'].pk}/entries/"))
+
+
+def test_the_admin_login_goes_through_the_second_factor(client, maintainer):
+    response = client.get("/admin/login/?next=/admin/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")

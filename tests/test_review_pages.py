@@ -135,7 +135,7 @@ def test_bad_rating_posts_say_what_was_wrong_and_store_nothing(client, campaign,
 
 def test_hostile_text_is_rendered_escaped(client, campaign, pool, governance_user):
     speaker = pool[0]
-    assignment = first_assignment(campaign, speaker)
+    assignment = Assignment.objects.filter(campaign=campaign, speaker=speaker, item__is_control=False).first()
     services.record_rating(assignment, speaker, services.Submission(
         uuid.uuid4(), "gist", frozenset({"hallucination"}), comment="<script>alert(1)</script>",
         correction="=HYPERLINK(\"http://evil\")"))
