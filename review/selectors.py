@@ -40,7 +40,7 @@ def speaker_campaigns(user) -> list[dict]:
     Only what a blind reviewer may know: the community, the language pair, counts, the deadline."""
     if not user.is_authenticated:
         return []
-    memberships = (CampaignSpeaker.objects.filter(user=user, left_at__isnull=True)
+    memberships = (CampaignSpeaker.objects.filter(speaking_in(user, "campaign"), user=user)
                    .exclude(campaign__status=Campaign.Status.PREPARING)
                    .select_related("campaign__organization", "campaign__run_card__dataset_version"))
     serving = set(Campaign.objects.filter(serving_filter(), pool__user=user).values_list("pk", flat=True))
@@ -62,11 +62,20 @@ def speaker_campaigns(user) -> list[dict]:
     return rows
 
 
+def speaking_in(user, campaign_path: str = "") -> Q:
+    """Campaigns (reached through `campaign_path`) in whose pool `user` is, not having left, while still a
+    speaker of the campaign's organization: the one rule for who reaches a campaign's items as a rater."""
+    prefix = f"{campaign_path}__" if campaign_path else ""
+    return Q(**{f"{prefix}pool__user": user, f"{prefix}pool__left_at__isnull": True,
+                f"{prefix}organization__memberships__user": user,
+                f"{prefix}organization__memberships__role": Role.SPEAKER})
+
+
 def speaker_campaign(user, public_id) -> Campaign | None:
     """A campaign as its pool speaker sees it (None for anyone else: the page answers 404)."""
     if not user.is_authenticated:
         return None
-    return (Campaign.objects.filter(public_id=public_id, pool__user=user, pool__left_at__isnull=True)
+    return (Campaign.objects.filter(speaking_in(user), public_id=public_id)
             .exclude(status=Campaign.Status.PREPARING)
             .select_related("organization", "run_card__dataset_version__dataset").defer(*LARGE_CARD_FIELDS).first())
 
@@ -79,10 +88,7 @@ def speaker_assignment(user, public_id) -> Assignment | None:
     """The speaker's own assignment with what the rating page shows; anyone else's id gives None."""
     if not user.is_authenticated:
         return None
-    return (Assignment.objects.filter(public_id=public_id, speaker=user, campaign__pool__user=user,
-                                      campaign__pool__left_at__isnull=True,
-                                      campaign__organization__memberships__user=user,
-                                      campaign__organization__memberships__role=Role.SPEAKER)
+    return (Assignment.objects.filter(speaking_in(user, "campaign"), public_id=public_id, speaker=user)
             .exclude(state=Assignment.State.RELEASED)
             .select_related("item__entry", "item__result", "campaign__organization",
                             "campaign__run_card__dataset_version__dataset")

@@ -213,31 +213,10 @@ def open_load(campaign: Campaign) -> dict[int, int]:
     return load
 
 
-def give_to_someone_else(campaign: Campaign, item_pk: int) -> Assignment | None:
-    """Assign the item to the least-loaded active speaker who never held it; None when nobody is left.
-    The item row is locked first, so two reassignments of one item (two "can't judge" at once) queue up."""
-    Item.objects.select_for_update().filter(pk=item_pk).first()
-    load = open_load(campaign)
-    held = set(Assignment.objects.filter(item_id=item_pk).values_list("speaker_id", flat=True))
-    speaker_pk = reassign(item_pk, held, sorted(load), load, campaign.seed)
-    if speaker_pk is None:
-        return None
-    position = Assignment.objects.filter(campaign=campaign, speaker_id=speaker_pk).count()
-    return Assignment.objects.create(campaign=campaign, item_id=item_pk, speaker_id=speaker_pk, position=position)
-
-
 def accepting_ratings(campaign: Campaign) -> bool:
     return campaign.status == Campaign.Status.OPEN and has_consent(
         campaign.run_card.dataset_version.dataset, ConsentUse.HUMAN_REVIEW
     )
-
-
-def is_active_speaker(user, campaign_pk: int) -> bool:
-    """In the campaign's pool (not left) and still a speaker of its organization."""
-    return CampaignSpeaker.objects.filter(
-        campaign_id=campaign_pk, user=user, left_at__isnull=True,
-        campaign__organization__memberships__user=user, campaign__organization__memberships__role=Role.SPEAKER,
-    ).exists()
 
 
 def release_replacement(skipped: Assignment) -> None:
@@ -289,7 +268,10 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
             raise ReviewError(f"This page already saved your rating {existing.get_value_display()!r}; reload the "
                               "page to change it.", "client_id")
         return existing, False
-    if locked.speaker_id != speaker.pk or not is_active_speaker(speaker, locked.campaign_id):
+    from .selectors import speaking_in
+
+    if locked.speaker_id != speaker.pk or not Campaign.objects.filter(speaking_in(speaker),
+                                                                      pk=locked.campaign_id).exists():
         raise NotAllowed("This item is not assigned to you.")
     campaign = Campaign.objects.select_related("run_card__dataset_version__dataset").get(pk=locked.campaign_id)
     if not accepting_ratings(campaign):
@@ -304,7 +286,7 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     )
     skipped = submission.value == "cannot_judge"
     if skipped and locked.state != Assignment.State.SKIPPED:
-        give_to_someone_else(campaign, locked.item_id)
+        reassign_released(campaign, [locked.item_id])
     elif not skipped and locked.state == Assignment.State.SKIPPED:
         release_replacement(locked)
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
@@ -403,8 +385,10 @@ def remove_speaker(campaign: Campaign, user, actor) -> int:
 
 
 def reassign_released(campaign: Campaign, item_pks: list[int]) -> int:
-    """Give each released item to the least-loaded active speaker who never held it, with the loads, the
-    holders and the speakers' next positions read once (a constant number of queries, not per item)."""
+    """Give each released (or skipped) item to the least-loaded active speaker who never held it, with the
+    loads, the holders and the speakers' next positions read once (a constant number of queries, not per
+    item). The item rows are locked first, so two reassignments of one item (two "can't judge" at once)
+    queue up instead of picking the same speaker."""
     if not item_pks:
         return 0
     list(Item.objects.select_for_update().filter(pk__in=item_pks))
