@@ -49,6 +49,19 @@ def hash_token_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+class TokenScope(models.TextChoices):
+    """What a personal API token may do, chosen at creation. Only `secret` tokens read secret segments, and
+    they are created only in a session that proved the second factor."""
+
+    READ = "read", "Read public data only"
+    PUBLISH = "publish", "Read public data and publish (run cards, methods, imports)"
+    SECRET = "secret", "Also read the secret segments your roles show (needs two-factor authentication)"
+
+
+TOKEN_LIFETIME_DAYS = (30, 90, 365)
+DEFAULT_TOKEN_LIFETIME_DAYS = 90
+
+
 class ApiToken(models.Model):
     """A personal API token. Only its SHA-256 is stored: the key is shown once, at creation."""
 
@@ -56,19 +69,32 @@ class ApiToken(models.Model):
     name = models.CharField(max_length=100, blank=True)
     key_hash = models.CharField(max_length=64, unique=True)
     prefix = models.CharField(max_length=8, help_text="First characters of the key, to recognise it.")
+    scope = models.CharField(max_length=10, choices=TokenScope.choices, default=TokenScope.PUBLISH)
     created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(scope__in=TokenScope.values), name="api_token_scope_known"),
+            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")),
+                                   name="api_token_expires_after_creation"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        return self.revoked_at is None and self.expires_at > timezone.now()
+
+    @property
+    def label(self) -> str:
+        """How the audit log names the token: its name and the first characters of its key."""
+        return f"{self.name or 'unnamed token'} ({self.prefix}…)"
 
     @staticmethod
     def generate_key() -> str:

@@ -1,18 +1,47 @@
 """Writes on accounts and API tokens."""
 
+import datetime
+
 from django.db import transaction
 from django.utils import timezone
 
-from .models import ApiToken, User, hash_token_key
+from .models import DEFAULT_TOKEN_LIFETIME_DAYS, TOKEN_LIFETIME_DAYS, ApiToken, TokenScope, User, hash_token_key
+from .second_factor import account_authenticators, second_factor_proven
 
-__all__ = ["ApiToken", "create_api_token", "get_or_create_user", "revoke_api_token"]
+__all__ = ["ApiToken", "TokenRefused", "create_api_token", "get_or_create_user", "revoke_api_token",
+           "revoke_all_api_tokens"]
+
+
+class TokenRefused(Exception):
+    """A token that may not be created as asked; the message says why and what to do."""
 
 
 @transaction.atomic
-def create_api_token(user: User, name: str = "") -> tuple[ApiToken, str]:
-    """Create a token and return it with its clear key, which is never stored and cannot be shown again."""
+def create_api_token(user: User, name: str = "", *, scope: str = TokenScope.PUBLISH,
+                     lifetime_days: int = DEFAULT_TOKEN_LIFETIME_DAYS,
+                     operator: bool = False) -> tuple[ApiToken, str]:
+    """Create a token and return it with its clear key, which is never stored and cannot be shown again.
+
+    `user` is the request's user object, carrying what its session proved. A token is as strong as the
+    session that makes it: an account with two-factor authentication creates tokens only in a session that
+    typed the code, and only such a session may create a `secret` token. `operator` is a site operator at
+    the command line (`create_api_token`), who may not create `secret` tokens at all."""
+    if scope not in TokenScope.values:
+        raise TokenRefused(f"unknown scope {str(scope)[:20]!r}; expected one of: {', '.join(TokenScope.values)}")
+    if lifetime_days not in TOKEN_LIFETIME_DAYS:
+        raise TokenRefused(f"lifetime must be one of {', '.join(map(str, TOKEN_LIFETIME_DAYS))} days")
+    proven = second_factor_proven(user)
+    if scope == TokenScope.SECRET and (operator or not proven):
+        raise TokenRefused("a token that reads secret segments can only be created in a session confirmed with "
+                           "your authenticator code" + (" (not from the command line)" if operator else ""))
+    if not operator and not proven and account_authenticators(user)[0] is not None:
+        raise TokenRefused("this session has not been confirmed with your authenticator code; confirm it, then "
+                           "create the token")
     key = ApiToken.generate_key()
-    token = ApiToken.objects.create(user=user, name=name[:100], key_hash=hash_token_key(key), prefix=key[:8])
+    now = timezone.now()
+    token = ApiToken.objects.create(user=user, name=name[:100], key_hash=hash_token_key(key), prefix=key[:8],
+                                    scope=scope, created_at=now,
+                                    expires_at=now + datetime.timedelta(days=lifetime_days))
     return token, key
 
 
@@ -21,8 +50,17 @@ def revoke_api_token(user: User, token_id: int) -> ApiToken:
     token = ApiToken.objects.select_for_update().get(pk=token_id, user=user)
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
+        token.revoked_reason = "revoked by its owner"
+        token.save(update_fields=["revoked_at", "revoked_reason"])
     return token
+
+
+@transaction.atomic
+def revoke_all_api_tokens(user_id: int, reason: str) -> int:
+    """Revoke every active token of the account: its password changed or its second factor went away, so
+    nothing made under the old credentials may outlive them."""
+    return ApiToken.objects.filter(user_id=user_id, revoked_at__isnull=True).update(
+        revoked_at=timezone.now(), revoked_reason=reason[:200])
 
 
 @transaction.atomic

@@ -4,29 +4,46 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from governance.selectors import memberships_of
+from governance.selectors import memberships_of, mfa_enabled, session_needs_code
 
 from . import services
+from .forms import ApiTokenForm
 
 
-@login_required
-def profile(request):
-    new_key = request.session.pop("new_api_token_key", None)
+def _profile(request, form: ApiTokenForm, status: int = 200):
     return render(
         request,
         "accounts/profile.html",
         {
             "memberships": memberships_of(request.user),
             "tokens": request.user.api_tokens.all(),
-            "new_key": new_key,
+            "new_key": request.session.pop("new_api_token_key", None),
+            "token_form": form,
+            "second_factor_proven": mfa_enabled(request.user),
+            "session_needs_code": session_needs_code(request.user),
         },
+        status=status,
     )
+
+
+@login_required
+def profile(request):
+    return _profile(request, ApiTokenForm())
 
 
 @login_required
 @require_POST
 def create_token(request):
-    _, key = services.create_api_token(request.user, request.POST.get("name", "").strip())
+    form = ApiTokenForm(request.POST)
+    if not form.is_valid():
+        return _profile(request, form, status=400)
+    try:
+        _, key = services.create_api_token(request.user, form.cleaned_data["name"].strip(),
+                                           scope=form.cleaned_data["scope"],
+                                           lifetime_days=form.cleaned_data["lifetime_days"])
+    except services.TokenRefused as refusal:
+        form.add_error(None, f"The token was not created: {refusal}.")
+        return _profile(request, form, status=403)
     request.session["new_api_token_key"] = key
     return redirect("accounts:profile")
 

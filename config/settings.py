@@ -69,7 +69,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
     "allauth.account.middleware.AccountMiddleware",
-    "governance.second_factor.SessionSecondFactorMiddleware",
+    "accounts.second_factor.SessionSecondFactorMiddleware",
+    "governance.audit.SecretResponseMiddleware",
 ]
 
 # No inline script or style anywhere: every page's script is a static file (docs/deploy.md).
@@ -176,6 +177,9 @@ ACCOUNT_RATE_LIMITS = {
 }
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Champollion Review] "
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+# TOTP secrets are encrypted at rest (accounts/mfa_adapter.py) with this key, or one derived from SECRET_KEY.
+MFA_ADAPTER = "accounts.mfa_adapter.MFAAdapter"
+MFA_ENCRYPTION_KEY = os.environ.get("MFA_ENCRYPTION_KEY", "")
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
@@ -200,7 +204,19 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"anon": "120/min", "user": "600/min"},
+    # Counted in the cache (shared only with REDIS_CACHE_URL); a 429 answer carries Retry-After.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_THROTTLE_ANON", "120/min"),
+        "user": os.environ.get("API_THROTTLE_USER", "600/min"),
+        # POST /api/v1/run-cards/ per user (config.limits.WriteRateThrottle), on top of "user".
+        "run_card_submit": os.environ.get("API_THROTTLE_RUN_CARD_SUBMIT", "5/min"),
+    },
+    # Behind the proxy, anonymous clients are told apart by X-Forwarded-For, as allauth's rate limits are.
+    "NUM_PROXIES": int(os.environ.get("TRUSTED_PROXY_COUNT", "1")) if PRODUCTION else None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Champollion Review API",

@@ -1,15 +1,16 @@
-"""Admin for maintainers. Entries are listed through the visibility selector, like everywhere else."""
+"""Admin for maintainers. Entries are listed through the visibility selector, like everywhere else; no admin
+here filters or searches on entry text (config.admin.SafeAdmin)."""
 
 from django.contrib import admin
 
-from config.admin import ReadOnlyAdmin
+from config.admin import ReadOnlyAdmin, SafeAdmin
 
 from .models import ConsentRecord, Dataset, DatasetVersion, Entry
 from .selectors import visible_entries
 
 
 @admin.register(Dataset)
-class DatasetAdmin(admin.ModelAdmin):
+class DatasetAdmin(SafeAdmin):
     list_display = ["identifier", "organization", "is_public"]
     list_filter = ["is_public", "organization"]
     search_fields = ["identifier"]
@@ -18,23 +19,27 @@ class DatasetAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(DatasetVersion)
-class DatasetVersionAdmin(admin.ModelAdmin):
+class DatasetVersionAdmin(ReadOnlyAdmin):
     list_display = ["dataset", "version", "language_pair", "entry_count", "frozen_at", "imported_at"]
-    readonly_fields = [f.name for f in DatasetVersion._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
+    search_fields = ["dataset__identifier"]
+    # sha256 may be a content hash that confirms guesses of secret entries: maintainers see public_sha256.
+    exclude = ["sha256"]
+    readonly_fields = [f.name for f in DatasetVersion._meta.fields if f.name != "sha256"]
 
 
 @admin.register(Entry)
 class EntryAdmin(ReadOnlyAdmin):
-    """Read-only: entries change through the curator pages, which keep the version's sha256 true."""
+    """Read-only: entries change through the curator pages, which keep the version's sha256 true. Searched by
+    id only: a search on text would answer guesses about entries the list does not show."""
 
     list_display = ["entry_id", "version", "segment", "difficulty", "domain", "source"]
     list_filter = ["segment", "difficulty", "domain"]
-    search_fields = ["source", "reference", "entry_id"]
+    search_fields = ["entry_id"]
     readonly_fields = [f.name for f in Entry._meta.fields]
 
     def get_queryset(self, request):

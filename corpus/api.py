@@ -211,7 +211,7 @@ class CorpusImportView(APIView):
             "created": outcome.created,
             "message": outcome.message,
             "warnings": outcome.warnings,
-            "version": DatasetVersionSerializer(outcome.version).data,
+            "version": DatasetVersionSerializer(outcome.version, context={"request": request}).data,
         }
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 

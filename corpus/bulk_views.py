@@ -46,7 +46,7 @@ class BulkImportForm(forms.Form):
 
 
 def render_import_page(request, version, *, form=None, preview=None, file_problems=None, total_problems=0,
-                       refusal=None, status=200):
+                       refusal=None, filename="", status=200):
     rows = preview.rows if preview is not None else []
     return render(
         request,
@@ -59,6 +59,7 @@ def render_import_page(request, version, *, form=None, preview=None, file_proble
             "file_problems": file_problems,
             "total_problems": total_problems,
             "refusal": refusal,
+            "filename": filename,
             "columns": COLUMNS,
             "required_columns": REQUIRED_COLUMNS,
             "max_bytes": settings.CORPUS_MAX_UPLOAD_BYTES,
@@ -89,7 +90,7 @@ def bulk_import(request, pk: int):
         return render_import_page(request, version, form=form, refusal=str(error), status=409)
     except CorpusFileError as error:
         return render_import_page(request, version, form=form, file_problems=error.problems,
-                                  total_problems=error.total, status=400)
+                                  total_problems=error.total, filename=upload.name or "", status=400)
     return render_import_page(request, version, form=form, preview=preview, status=200 if preview.is_valid else 400)
 
 
@@ -109,7 +110,7 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
         return render_import_page(request, version, refusal=str(error), status=409)
     except CorpusFileError as error:
         return render_import_page(request, version, file_problems=error.problems, total_problems=error.total,
-                                  status=400)
+                                  filename=staged.filename, status=400)
     except bulk.BulkImportRejected as error:
         return render_import_page(request, version, preview=error.preview, status=400)
     messages.success(request, f"Imported into {version}: {preview.summary}.")

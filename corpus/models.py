@@ -81,6 +81,13 @@ class Dataset(models.Model):
         return self.identifier
 
 
+class Sha256Source(models.TextChoices):
+    """What a version's `sha256` is the hash of (docs/corpus.md, "Hashes")."""
+
+    FILE = "file", "SHA-256 of the corpus file as imported"
+    CONTENT = "content", "SHA-256 of the canonical export, computed here"
+
+
 class DatasetVersion(models.Model):
     """One version of a dataset; frozen once anything (a run card) depends on its exact content."""
 
@@ -93,7 +100,13 @@ class DatasetVersion(models.Model):
     license = models.CharField(max_length=100)
     provenance = models.JSONField(default=list)
     envelope = models.TextField(help_text="The dataset envelope exactly as imported (JSON text).")
-    sha256 = models.CharField(max_length=64, help_text="SHA-256 of the corpus file this version's content is.")
+    sha256 = models.CharField(max_length=64, help_text=(
+        "SHA-256 of the corpus file this version's content is: what run cards pin. Shown only to the steward's "
+        "secret readers when public_sha256 differs."))
+    sha256_source = models.CharField(max_length=10, choices=Sha256Source.choices, default=Sha256Source.FILE)
+    public_sha256 = models.CharField(
+        max_length=64, help_text="What everyone else sees and pins: sha256 itself, or for a content hash of a version "
+        "holding secret entries, a keyed hash (HMAC-SHA256 from SECRET_KEY) that confirms no guess of them.")
     entry_count = models.PositiveIntegerField(default=0)
     frozen_at = models.DateTimeField(null=True, blank=True)
     imported_by = models.ForeignKey(
@@ -106,6 +119,8 @@ class DatasetVersion(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["dataset", "version"], name="dataset_version_unique"),
             models.CheckConstraint(condition=Q(sha256__regex=r"^[0-9a-f]{64}$"), name="dataset_version_sha256_hex"),
+            models.CheckConstraint(condition=Q(public_sha256__regex=r"^[0-9a-f]{64}$"),
+                                   name="dataset_version_public_sha256_hex"),
         ]
 
     def __str__(self) -> str:
@@ -114,6 +129,10 @@ class DatasetVersion(models.Model):
     @property
     def is_frozen(self) -> bool:
         return self.frozen_at is not None
+
+    @property
+    def public_hash_is_keyed(self) -> bool:
+        return self.public_sha256 != self.sha256
 
 
 class Entry(models.Model):

@@ -21,9 +21,11 @@ import codecs
 import csv
 import io
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from xml.parsers import expat
 
 import tablib
 from django.db.models import QuerySet
@@ -54,7 +56,12 @@ csv.field_size_limit(2**31 - 1)
 # XLSX is zipped XML: bound what it may expand to and how many rows it may hold (zip bombs).
 XLSX_MAX_EXPANSION = 20
 XLSX_MAX_ROWS = 1_000_000
+XLSX_MAX_MEMBERS = 10_000
 ZIP_MAGIC = b"PK\x03\x04"
+# What a damaged, truncated or hostile archive raises while it is unzipped.
+UNZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError,
+                NotImplementedError, RuntimeError)
+XML_READ_CHUNK = 64 * 1024
 
 
 def canonical_int(text: str) -> int | None:
@@ -286,16 +293,10 @@ def read_xlsx(data: bytes) -> Table:
         hint = "; if it is a CSV file, choose the CSV format" if b"," in data[:4096] or b";" in data[:4096] else ""
         raise CorpusFileError([Problem("this is not an XLSX workbook (Excel 2007 or later); old .xls and .ods files "
                                        f"are not supported, save as .xlsx or CSV UTF-8{hint}")])
-    try:
-        expanded = sum(info.file_size for info in zipfile.ZipFile(io.BytesIO(data)).infolist())
-    except zipfile.BadZipFile:
-        expanded = 0
-    if expanded > XLSX_MAX_EXPANSION * len(data) and expanded > 50 * 1024 * 1024:
-        raise CorpusFileError([Problem(f"the XLSX workbook expands to {expanded:,} bytes, more than "
-                                       f"{XLSX_MAX_EXPANSION} times its size; save it again or use CSV")])
+    check_xlsx_archive(data)
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+    except (InvalidFileException, KeyError, SyntaxError, *UNZIP_ERRORS) as exc:
         raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
                                        "open it in a spreadsheet program and save it again as .xlsx")]) from None
     try:
@@ -312,12 +313,82 @@ def read_xlsx(data: bytes) -> Table:
                 headers = ["" if value is None else str(value).strip().lower() for value in values]
             else:
                 rows.append((number, list(values)))
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, IndexError) as exc:
+    except (KeyError, IndexError, SyntaxError, *UNZIP_ERRORS) as exc:
         raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
                                        "open it in a spreadsheet program and save it again as .xlsx")]) from None
     finally:
         book.close()
     return Table(headers=headers or [], rows=rows)
+
+
+class _PrologRead(Exception):
+    """Stops expat where the part's prolog ends: at its DOCTYPE or at its root element."""
+
+
+def check_xlsx_archive(data: bytes) -> None:
+    """Look inside the zip, in memory, before openpyxl does: refuse an archive that does not unzip, that is no
+    workbook, that holds too many parts or expands far beyond its size (a zip bomb), and any part declaring
+    a DOCTYPE. The standard-library XML parser openpyxl reads worksheets with expands the entities such a
+    declaration defines (their text lands in cells; "billion laughs" makes it a server error); spreadsheet
+    programs never write one."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+    except UNZIP_ERRORS as exc:
+        raise unzip_error(exc) from None
+    if len(members) > XLSX_MAX_MEMBERS:
+        raise CorpusFileError([Problem(f"the XLSX workbook holds {len(members):,} parts, more than "
+                                       f"{XLSX_MAX_MEMBERS:,}; expected a .xlsx file saved by a spreadsheet program")])
+    if "[Content_Types].xml" not in {info.filename for info in members}:
+        raise CorpusFileError([Problem("the file is a zip archive but not an XLSX workbook (it has no "
+                                       "[Content_Types].xml); expected an Excel 2007 or later workbook (.xlsx)")])
+    expanded = sum(info.file_size for info in members)
+    if expanded > XLSX_MAX_EXPANSION * len(data) and expanded > 50 * 1024 * 1024:
+        raise CorpusFileError([Problem(f"the XLSX workbook expands to {expanded:,} bytes, more than "
+                                       f"{XLSX_MAX_EXPANSION} times its size; save it again or use CSV")])
+    for info in members:
+        try:
+            declared = declares_doctype(archive, info)
+        except UNZIP_ERRORS as exc:
+            raise unzip_error(exc) from None
+        if declared:
+            raise CorpusFileError([Problem(
+                f"the XLSX workbook's part {info.filename[:200]!r} declares a DOCTYPE (XML entities), which "
+                "spreadsheet programs never write, so it was not read; expected a .xlsx file saved by a "
+                "spreadsheet program")])
+
+
+def unzip_error(exc: Exception) -> CorpusFileError:
+    cause = "corrupt compressed data" if isinstance(exc, zlib.error) else type(exc).__name__
+    return CorpusFileError([Problem(f"the XLSX workbook cannot be read: it does not unzip ({cause}), so it is "
+                                    "truncated or damaged; expected a complete .xlsx file, saved again from the "
+                                    "spreadsheet program")])
+
+
+def declares_doctype(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bool:
+    """Whether the part declares a DOCTYPE, read in chunks only up to its root element (a DOCTYPE can only come
+    before it) with expat, the parser openpyxl's readers use, so that every encoding it accepts is judged
+    alike. A part expat cannot parse is no XML (an image) or fails openpyxl's reader at the same place."""
+    parser = expat.ParserCreate()
+    found: list[str] = []
+
+    def doctype(name: str, *args: Any) -> None:
+        found.append(name)
+        raise _PrologRead
+
+    def root(*args: Any) -> None:
+        raise _PrologRead
+
+    parser.StartDoctypeDeclHandler = doctype
+    parser.StartElementHandler = root
+    with archive.open(info) as part:
+        try:
+            while chunk := part.read(XML_READ_CHUNK):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+        except (_PrologRead, expat.ExpatError):
+            pass
+    return bool(found)
 
 
 def is_blank(values: Iterable[Any]) -> bool:

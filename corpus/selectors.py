@@ -26,6 +26,7 @@ from .models import (
     DatasetVersion,
     Entry,
     Segment,
+    Sha256Source,
 )
 
 READINESS_MINIMUMS = {
@@ -182,6 +183,26 @@ def consent_records(dataset: Dataset) -> QuerySet[ConsentRecord]:
 
 def can_see_secret_segments(user, dataset: Dataset) -> bool:
     return dataset.organization_id in secret_reader_org_ids(user)
+
+
+KEYED_HASH_LABEL = "keyed content hash (HMAC-SHA256 of the content hash, keyed by this site; it cannot be recomputed)"
+
+
+@dataclass(frozen=True)
+class VersionHash:
+    """A version's hash as one user sees it; `kind` is "file", "content" or "keyed" (docs/corpus.md, "Hashes")."""
+
+    value: str
+    kind: str
+    label: str
+
+
+def version_hash(user, version: DatasetVersion) -> VersionHash:
+    """The hash `user` is shown and pins run cards to: the real sha256 for the steward's secret readers, and
+    for everyone wherever it confirms no guess of a secret entry; otherwise the keyed content hash."""
+    if not version.public_hash_is_keyed or can_see_secret_segments(user, version.dataset):
+        return VersionHash(version.sha256, version.sha256_source, Sha256Source(version.sha256_source).label)
+    return VersionHash(version.public_sha256, "keyed", KEYED_HASH_LABEL)
 
 
 def curating_organizations(user) -> QuerySet[Organization]:

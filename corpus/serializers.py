@@ -1,6 +1,8 @@
+from django.contrib.auth.models import AnonymousUser
 from rest_framework import serializers
 
 from .models import Dataset, DatasetVersion, Entry
+from .selectors import VersionHash, version_hash
 
 
 class DatasetSerializer(serializers.ModelSerializer):
@@ -17,16 +19,34 @@ class DatasetSerializer(serializers.ModelSerializer):
 
 
 class DatasetVersionSerializer(serializers.ModelSerializer):
+    """`sha256` is the hash the requesting user may see and pin (corpus.selectors.version_hash): pass the
+    request in the context, or it is the public's."""
+
     dataset = serializers.CharField(source="dataset.identifier")
     organization = serializers.CharField(source="dataset.organization.slug")
     frozen = serializers.BooleanField(source="is_frozen")
+    sha256 = serializers.SerializerMethodField(help_text="The hash run cards pin (see sha256_kind).")
+    sha256_kind = serializers.SerializerMethodField(help_text=(
+        "file: SHA-256 of the corpus file as imported; content: SHA-256 of the canonical export; keyed: a keyed "
+        "content hash (HMAC-SHA256), shown to those who may not see the secret entries it covers."))
 
     class Meta:
         model = DatasetVersion
         fields = [
             "id", "dataset", "organization", "version", "language_pair", "source_language", "target_language",
-            "created", "license", "provenance", "sha256", "entry_count", "frozen", "frozen_at", "imported_at",
+            "created", "license", "provenance", "sha256", "sha256_kind", "entry_count", "frozen", "frozen_at",
+            "imported_at",
         ]
+
+    def _hash(self, version: DatasetVersion) -> VersionHash:
+        request = self.context.get("request")
+        return version_hash(request.user if request is not None else AnonymousUser(), version)
+
+    def get_sha256(self, version: DatasetVersion) -> str:
+        return self._hash(version).value
+
+    def get_sha256_kind(self, version: DatasetVersion) -> str:
+        return self._hash(version).kind
 
 
 class EntrySerializer(serializers.ModelSerializer):

@@ -12,7 +12,9 @@ from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from config.bulk_insert import bulk_insert
 from governance.audit import record_event
@@ -20,11 +22,13 @@ from governance.models import Organization
 
 from .models import (
     CONSENT_DOCUMENT_EXTENSIONS,
+    SECRET_SEGMENTS,
     ConsentRecord,
     ConsentUse,
     Dataset,
     DatasetVersion,
     Entry,
+    Sha256Source,
 )
 from .selectors import has_consent
 from .validation import (
@@ -33,6 +37,7 @@ from .validation import (
     ValidCorpus,
     ValidEntry,
     decode_corpus_bytes,
+    unavailable_dataset_id,
     validate_corpus,
     validate_entry,
 )
@@ -66,6 +71,16 @@ def corpus_file_chunks(envelope: str, documents: Iterable[str]) -> Iterator[byte
         yield separator + document.encode("utf-8")
         separator = b",\n    "
     yield b"\n  ]\n}\n"
+
+
+# The salt of the key (derived from SECRET_KEY) of public content hashes; migration 0006 uses the same recipe.
+PUBLIC_HASH_SALT = "corpus.DatasetVersion.public_sha256"
+
+
+def keyed_content_hash(sha256: str) -> str:
+    """HMAC-SHA256 of a content hash, keyed from SECRET_KEY: it names the content as well as the hash does,
+    but nobody without the key can recompute it from a guess of the secret entries to confirm the guess."""
+    return salted_hmac(PUBLIC_HASH_SALT, sha256, algorithm="sha256").hexdigest()
 
 
 def content_sha256(version: DatasetVersion) -> str:
@@ -138,13 +153,12 @@ def import_corpus(data: bytes, organization: Organization, imported_by=None) -> 
     sha256 = hashlib.sha256(data).hexdigest()
     fields = corpus.envelope_fields
     with transaction.atomic():
-        dataset = Dataset.objects.select_for_update().filter(identifier=fields["identifier"]).first()
-        if dataset is not None and dataset.organization_id != organization.pk:
-            raise CorpusFileError([Problem(
-                f"dataset {fields['identifier']!r} is stewarded by another organization; "
-                "choose another dataset id", field="dataset.id")])
-        if dataset is None:
-            dataset = Dataset.objects.create(identifier=fields["identifier"], organization=organization)
+        # get_or_create: an import of the same new id by another organization at the same moment ends in
+        # the same refusal below, not in an integrity error.
+        dataset, _ = Dataset.objects.select_for_update().get_or_create(
+            identifier=fields["identifier"], defaults={"organization": organization})
+        if dataset.organization_id != organization.pk:
+            raise CorpusFileError([unavailable_dataset_id(fields["identifier"], organization.name)])
         existing = dataset.versions.filter(version=fields["version"]).first()
         if existing is not None:
             if existing.sha256 == sha256 or canonical_sha256(corpus) == content_sha256(existing):
@@ -164,6 +178,8 @@ def import_corpus(data: bytes, organization: Organization, imported_by=None) -> 
             provenance=fields["provenance"],
             envelope=json.dumps(corpus.envelope, ensure_ascii=False),
             sha256=sha256,
+            sha256_source=Sha256Source.FILE,
+            public_sha256=sha256,
             entry_count=len(corpus.entries),
             imported_by=imported_by,
         )
@@ -180,10 +196,15 @@ def ensure_editable(version: DatasetVersion) -> None:
 
 
 def refresh_version_content(version: DatasetVersion) -> None:
-    """Keep entry_count and sha256 equal to what exporting the version produces."""
-    version.entry_count = version.entries.count()
+    """Keep entry_count and sha256 equal to what exporting the version produces. Anyone who knows the public
+    entries could confirm a guess of the secret ones against that hash, so when secret entries are part of
+    it, the public is shown (and pins) a keyed hash of it instead."""
+    counts = version.entries.aggregate(total=Count("pk"), secret=Count("pk", filter=Q(segment__in=SECRET_SEGMENTS)))
+    version.entry_count = counts["total"]
     version.sha256 = content_sha256(version)
-    version.save(update_fields=["entry_count", "sha256"])
+    version.sha256_source = Sha256Source.CONTENT
+    version.public_sha256 = keyed_content_hash(version.sha256) if counts["secret"] else version.sha256
+    version.save(update_fields=["entry_count", "sha256", "sha256_source", "public_sha256"])
 
 
 def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position: int, exclude_pk=None) -> ValidEntry:
@@ -264,6 +285,8 @@ def create_next_version(version: DatasetVersion, new_version: str, created_by=No
         provenance=version.provenance,
         envelope=json.dumps(envelope, ensure_ascii=False),
         sha256=version.sha256,
+        sha256_source=version.sha256_source,
+        public_sha256=version.public_sha256,
         entry_count=version.entry_count,
         imported_by=created_by,
     )

@@ -93,6 +93,14 @@ def describe(value: Any) -> str:
     return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
 
 
+def unavailable_dataset_id(identifier: str, organization_name: str) -> Problem:
+    """The one refusal of a dataset id the importing organization may not use. It says nothing of the dataset
+    behind the id (who stewards it, whether it is public, withdrawn or private), so that it reads the same
+    whichever it is, through the page, the API and the import_corpus command."""
+    return Problem(f"dataset id {identifier!r} is not available to {organization_name}; choose another dataset id",
+                   field="dataset.id")
+
+
 def refuse_constant(name: str):
     raise ValueError(f"{name} is not a JSON number; write a number or null")
 

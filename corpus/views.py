@@ -108,6 +108,7 @@ def version_detail(request, pk: int):
         ],
         "can_curate": can_curate,
         "can_see_secret": selectors.can_see_secret_segments(request.user, version.dataset),
+        "version_hash": selectors.version_hash(request.user, version),
         "is_governance": is_governance,
         "consented_uses": selectors.covered_uses(version.dataset) if can_curate else None,
         "next_version_form": NextVersionForm(),

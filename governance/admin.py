@@ -1,7 +1,11 @@
+"""Admin for maintainers. Organizations, memberships and invitations change here only through the same
+services as the pages, so each change is audited; everything else is read-only."""
+
 from django.contrib import admin
 
-from config.admin import ReadOnlyAdmin
+from config.admin import ReadOnlyAdmin, SafeAdmin
 
+from . import services
 from .models import (
     Invitation,
     Membership,
@@ -15,22 +19,73 @@ from .models import (
 
 
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(SafeAdmin):
     list_display = ["name", "slug"]
+    search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["slug"] if obj is not None else []
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            services.update_organization(obj, request.user, **{name: form.cleaned_data[name]
+                                                               for name in form.changed_data if name != "slug"})
+        else:
+            created, _ = services.create_organization(obj.slug, obj.name, obj.languages, obj.principles,
+                                                      actor=request.user)
+            obj.pk = created.pk
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(SafeAdmin):
     list_display = ["user", "organization", "role"]
     list_filter = ["role", "organization"]
     search_fields = ["user__email"]
+    raw_id_fields = ["user"]
+    fields = ["user", "organization", "role"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["user", "organization"] if obj is not None else []
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            services.change_role(obj, obj.role, request.user)
+        else:
+            _, _, _ = services.add_member(obj.user.email, obj.organization, obj.role, actor=request.user)
+            obj.pk = Membership.objects.get(user=obj.user, organization=obj.organization, role=obj.role).pk
+
+    def delete_model(self, request, obj):
+        services.remove_member(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for membership in queryset:
+            services.remove_member(membership, request.user)
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(SafeAdmin):
     list_display = ["email", "organization", "role", "created_at", "accepted_at"]
-    exclude = ["token"]
+    list_filter = ["role", "organization"]
+    search_fields = ["email"]
+    fields = ["organization", "email", "role"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request)
+
+    def save_model(self, request, obj, form, change):
+        invitation = services.invite_member(obj.organization, obj.email, obj.role, request.user)
+        obj.pk = invitation.pk
+
+    def delete_model(self, request, obj):
+        services.revoke_invitation(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for invitation in queryset:
+            services.revoke_invitation(invitation, request.user)
 
 
 @admin.register(ParticipationTerms)

@@ -2,10 +2,14 @@
 
 import hashlib
 import json
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
+
+from accounts.authentication import token_of
 
 from .models import AuditEvent, Organization
 
@@ -71,9 +75,44 @@ def verify_chain() -> tuple[int, ChainBreak | None]:
 
 
 def record_secret_access(user, shown: dict[int, int], where: str) -> None:
-    """One event per request that showed secret entries (or MT output for them): how many, and where.
-    `shown` maps organization id → number of secret entries of its corpora in the response."""
+    """One event per request that showed secret entries (or MT output for them): how many, where, and the API
+    token used when there was one. `shown` maps organization id → number of secret entries of its corpora in
+    the response. The response is also marked uncacheable (`SecretResponseMiddleware`)."""
+    token = token_of(user)
     for organization_id, count in shown.items():
         if count:
+            details = {"count": count, "where": where[:200]}
+            if token is not None:
+                details["token"] = token.label
             record_event("secret_entries.shown", actor=user, organization=Organization(pk=organization_id),
-                         details={"count": count, "where": where[:200]})
+                         details=details)
+            _mark_secret_response()
+
+
+_secret_response: ContextVar[list[bool] | None] = ContextVar("secret_response", default=None)
+
+
+def _mark_secret_response() -> None:
+    flag = _secret_response.get()
+    if flag is not None:
+        flag[0] = True
+
+
+class SecretResponseMiddleware:
+    """A response that showed secret text is `Cache-Control: private, no-store`: no shared cache or browser
+    history keeps it after the request. It knows from `record_secret_access`, which every such response calls."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        flag = [False]
+        reset = _secret_response.set(flag)
+        try:
+            response = self.get_response(request)
+        finally:
+            _secret_response.reset(reset)
+        if flag[0]:
+            patch_cache_control(response, private=True, no_store=True)
+            response.headers.pop("Expires", None)
+        return response

@@ -5,8 +5,7 @@ from functools import cached_property
 
 from django.http import HttpRequest
 
-from .second_factor import session_lacks_second_factor
-from .selectors import account_has_totp, governed_organizations, needs_mfa_for_secrets
+from .selectors import governed_organizations, needs_mfa_for_secrets, session_needs_code
 
 
 class SecretAccess:
@@ -21,8 +20,8 @@ class SecretAccess:
 
     @cached_property
     def session_only(self) -> bool:
-        """The account has two-factor authentication, but this session was signed in without the code."""
-        return session_lacks_second_factor(self.user) and account_has_totp(self.user)
+        """The account has two-factor authentication, but this session has not proved it."""
+        return session_needs_code(self.user)
 
     @cached_property
     def dashboards(self) -> list[tuple[str, str]]:

@@ -13,8 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from .models import SECRET_READER_ROLES, Role
-from .second_factor import session_lacks_second_factor
-from .selectors import account_has_totp, lacks_mfa_for, memberships_of
+from .selectors import lacks_mfa_for, memberships_of, session_needs_code
 
 
 def mfa_required_response(request: HttpRequest) -> HttpResponse:
@@ -22,7 +21,7 @@ def mfa_required_response(request: HttpRequest) -> HttpResponse:
     the same whether it exists or not)."""
     return render(request, "governance/mfa_required.html", {
         "memberships": memberships_of(request.user),
-        "session_only": session_lacks_second_factor(request.user) and account_has_totp(request.user),
+        "session_only": session_needs_code(request.user),
     }, status=403)
 
 

@@ -8,10 +8,11 @@ and curator pages can tell such a user how to set it up instead of pretending th
 """
 
 from allauth.mfa.models import Authenticator
-from django.db.models import Exists, QuerySet
+from django.db.models import QuerySet, Subquery
+
+from accounts.second_factor import account_authenticators, second_factor_proven
 
 from .models import SECRET_READER_ROLES, Membership, Organization, Role
-from .second_factor import session_lacks_second_factor
 
 
 def organizations_where(user, roles) -> QuerySet[Organization]:
@@ -25,17 +26,24 @@ def _totp_of(user) -> QuerySet[Authenticator]:
     return Authenticator.objects.filter(user_id=user.pk, type=Authenticator.Type.TOTP)
 
 
+def _authenticator_ids(user) -> QuerySet:
+    return Authenticator.objects.filter(user_id=user.pk).values("pk")
+
+
 def _memberships(user) -> list[tuple[int, str, str, str]]:
     """Every (organization id, role, organization slug, organization name) of `user`, fetched once and
     remembered on the user object for the rest of the request: visibility checks, the page decorators
-    and the navigation all ask, several times per page. The same query answers `mfa_enabled` for role
-    holders (the only users it matters for), so two-factor authentication costs no extra query."""
+    and the navigation all ask, several times per page. The same query fetches the account's TOTP and
+    recovery-code authenticators for role holders (the only users `mfa_enabled` matters for), so
+    two-factor authentication costs no extra query."""
     if "_memberships" not in user.__dict__:
-        rows = list(Membership.objects.filter(user=user).annotate(totp=Exists(_totp_of(user))).values_list(
-            "organization_id", "role", "organization__slug", "organization__name", "totp"))
+        rows = list(Membership.objects.filter(user=user).annotate(
+            totp_id=Subquery(_totp_of(user).values("pk")[:1]),
+            codes_id=Subquery(_authenticator_ids(user).filter(type=Authenticator.Type.RECOVERY_CODES)[:1]),
+        ).values_list("organization_id", "role", "organization__slug", "organization__name", "totp_id", "codes_id"))
         user.__dict__["_memberships"] = [row[:4] for row in rows]
         if rows:
-            user.__dict__.setdefault("_mfa_enabled", rows[0][4])
+            user.__dict__.setdefault("_authenticators", (rows[0][4], rows[0][5]))
     return user.__dict__["_memberships"]
 
 
@@ -61,19 +69,29 @@ def account_has_totp(user) -> bool:
     return bool(user and user.is_authenticated) and _totp_of(user).exists()
 
 
+def _account_authenticators(user) -> tuple[int | None, int | None]:
+    """(TOTP id, recovery codes id) of the account, remembered on the user object for the request."""
+    if "_authenticators" not in user.__dict__:
+        _memberships(user)
+    if "_authenticators" not in user.__dict__:  # no role anywhere
+        user.__dict__["_authenticators"] = account_authenticators(user)
+    return user.__dict__["_authenticators"]
+
+
 def mfa_enabled(user) -> bool:
-    """Whether `user` has an active TOTP authenticator (django-allauth MFA) and this session proved it
-    (`governance.second_factor`): once they have one, every sign-in asks for its code after the password.
-    Remembered on the user object for the request."""
+    """Whether `user` has an active TOTP authenticator (django-allauth MFA) AND the request behind this user
+    object proved it (`accounts.second_factor`: the code typed in this session, or a secret-scoped API token).
+    Fail closed: a user object that carries no proof — loaded by a task, or a session signed in any other
+    way — is not proven."""
     if not user or not user.is_authenticated:
         return False
-    if session_lacks_second_factor(user):
-        return False
-    if "_mfa_enabled" not in user.__dict__:
-        _memberships(user)
-    if "_mfa_enabled" not in user.__dict__:  # no role anywhere
-        user.__dict__["_mfa_enabled"] = _totp_of(user).exists()
-    return user.__dict__["_mfa_enabled"]
+    return second_factor_proven(user, _account_authenticators(user))
+
+
+def session_needs_code(user) -> bool:
+    """The account has two-factor authentication, but this session has not proved it (signed in by
+    password only, by sign-up, by e-mail confirmation, or before the authenticator was activated)."""
+    return account_has_totp(user) and not mfa_enabled(user)
 
 
 def needs_mfa_for_secrets(user) -> bool:

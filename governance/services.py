@@ -1,6 +1,7 @@
 """Writes on organizations, memberships and invitations."""
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from accounts.services import get_or_create_user
@@ -10,19 +11,26 @@ from .models import Invitation, Membership, Organization, Role
 from .selectors import open_invitations
 
 
+# Sent inside the transaction when a member loses a role (organization, user, role, actor): apps above this one
+# (review) react without this app importing them.
+membership_removed = Signal()
+
+
 class InvitationError(Exception):
     """An invitation that cannot be accepted, with a message for the person holding the link."""
 
 
 @transaction.atomic
 def create_organization(
-    slug: str, name: str, languages: list[str], principles: str = ""
+    slug: str, name: str, languages: list[str], principles: str = "", actor=None
 ) -> tuple[Organization, bool]:
     """Create the organization, or bring an existing one's name, languages and principles up to date."""
     defaults = {"name": name, "languages": sorted(set(languages))}
     if principles:
         defaults["principles"] = principles
     organization, created = Organization.objects.update_or_create(slug=slug, defaults=defaults)
+    record_event("organization.created" if created else "organization.changed", actor=actor,
+                 organization=organization, obj=organization, details={"name": name, "languages": defaults["languages"]})
     return organization, created
 
 
@@ -80,3 +88,72 @@ def accept_invitation(token: str, user) -> Membership:
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted_at", "accepted_by"])
     return membership
+
+
+class MembershipError(Exception):
+    """A membership change that would leave the organization without governance, or names no member."""
+
+
+def _keeps_governance(membership: Membership) -> None:
+    if membership.role == Role.GOVERNANCE and not Membership.objects.filter(
+            organization_id=membership.organization_id, role=Role.GOVERNANCE).exclude(pk=membership.pk).exists():
+        raise MembershipError("An organization keeps at least one governance staff member; give the role to "
+                              "someone else first.")
+
+
+@transaction.atomic
+def remove_member(membership: Membership, actor) -> None:
+    """Take one role away from a member (audited). A speaker leaving is announced with `membership_removed`,
+    so that review reassigns their open items; their ratings are kept."""
+    membership = Membership.objects.select_for_update().select_related("user", "organization").get(pk=membership.pk)
+    _keeps_governance(membership)
+    record_event("membership.removed", actor=actor, organization=membership.organization, obj=membership,
+                 details={"user": membership.user.email, "role": membership.role})
+    membership.delete()
+    membership_removed.send(sender=Membership, organization=membership.organization, user=membership.user,
+                            role=membership.role, actor=actor)
+
+
+@transaction.atomic
+def change_role(membership: Membership, role: str, actor) -> Membership:
+    """Replace a member's role by another (audited as `membership.role_changed`)."""
+    if role not in Role.values:
+        raise MembershipError(f"Unknown role {str(role)[:30]!r}; expected one of: {', '.join(Role.values)}.")
+    membership = Membership.objects.select_for_update().select_related("user", "organization").get(pk=membership.pk)
+    if role == membership.role:
+        return membership
+    if Membership.objects.filter(user=membership.user, organization=membership.organization, role=role).exists():
+        raise MembershipError(f"{membership.user.email} already holds that role; remove this one instead.")
+    _keeps_governance(membership)
+    previous = membership.role
+    membership.role = role
+    membership.save(update_fields=["role"])
+    record_event("membership.role_changed", actor=actor, organization=membership.organization, obj=membership,
+                 details={"user": membership.user.email, "from": previous, "to": role})
+    membership_removed.send(sender=Membership, organization=membership.organization, user=membership.user,
+                            role=previous, actor=actor)
+    return membership
+
+
+@transaction.atomic
+def update_organization(organization: Organization, actor, **values) -> Organization:
+    """Change an organization's name, languages or principles (audited with what changed)."""
+    changed = {name: value for name, value in values.items() if getattr(organization, name) != value}
+    for name, value in changed.items():
+        setattr(organization, name, value)
+    if changed:
+        organization.save(update_fields=list(changed))
+        record_event("organization.changed", actor=actor, organization=organization, obj=organization,
+                     details={"changed": sorted(changed)})
+    return organization
+
+
+@transaction.atomic
+def revoke_invitation(invitation: Invitation, actor) -> None:
+    """Withdraw an open invitation: its link stops working at once (audited)."""
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if invitation.accepted_at is None and invitation.expires_at > timezone.now():
+        invitation.expires_at = timezone.now()
+        invitation.save(update_fields=["expires_at"])
+        record_event("invitation.revoked", actor=actor, organization=invitation.organization, obj=invitation,
+                     details={"email": invitation.email, "role": invitation.role})

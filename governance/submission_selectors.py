@@ -159,16 +159,31 @@ def attachable_run_cards(submission: MethodSubmission) -> QuerySet[RunCard]:
             .order_by("-submitted_at"))
 
 
-def transfers_of_method(method_id: str) -> QuerySet[OwnershipTransfer]:
+def with_listed_cards(user, transfers: list[OwnershipTransfer]) -> list[OwnershipTransfer]:
+    """Set each transfer's `listed_card`: its run card when the leaderboard lists that card for `user`
+    (leaderboard.selectors.listed_cards), else None. A transfer record is public; the dataset id and scores
+    of its card are only as public as the card."""
+    listed = set(listed_cards(user).filter(pk__in=[transfer.run_card_id for transfer in transfers])
+                 .values_list("pk", flat=True))
+    for transfer in transfers:
+        transfer.listed_card = transfer.run_card if transfer.run_card_id in listed else None
+    return transfers
+
+
+def transfers_of_method(user, method_id: str) -> list[OwnershipTransfer]:
     """Ownership transfers are public records: they are shown on the method's page."""
-    return (OwnershipTransfer.objects.filter(method_id=method_id)
-            .select_related("organization", "terms", "submission", "run_card__dataset_version__dataset")
-            .order_by("-recorded_at"))
+    return with_listed_cards(user, list(
+        OwnershipTransfer.objects.filter(method_id=method_id)
+        .select_related("organization", "terms", "submission", "run_card__dataset_version__dataset")
+        .defer("run_card__raw", "run_card__method_config", "run_card__dataset_version__envelope")
+        .order_by("-recorded_at")))
 
 
-def public_transfer(public_id) -> OwnershipTransfer | None:
-    return (OwnershipTransfer.objects.filter(public_id=public_id)
-            .select_related("organization", "terms", "run_card__dataset_version__dataset", "submission").first())
+def public_transfer(user, public_id) -> OwnershipTransfer | None:
+    transfer = (OwnershipTransfer.objects.filter(public_id=public_id)
+                .select_related("organization", "terms", "run_card__dataset_version__dataset", "submission")
+                .defer("run_card__raw", "run_card__method_config", "run_card__dataset_version__envelope").first())
+    return with_listed_cards(user, [transfer])[0] if transfer is not None else None
 
 
 def method_page(user, method_id: str) -> dict | None:
@@ -176,7 +191,7 @@ def method_page(user, method_id: str) -> dict | None:
     user may see on the leaderboard, and its ownership transfers. None when there is nothing to show,
     or when the method is class X (never listed) and was never transferred."""
     method = Method.objects.filter(method_id=method_id).first()
-    transfers = list(transfers_of_method(method_id))
+    transfers = transfers_of_method(user, method_id)
     if method is None and not transfers:
         return None
     if method is not None and method.dependency_class == "X" and not transfers:

@@ -191,7 +191,7 @@ def transfer_new(request, public_id):
 
 def transfer_detail(request, public_id):
     """A public record, like the method page that lists it."""
-    transfer = selectors.public_transfer(public_id)
+    transfer = selectors.public_transfer(request.user, public_id)
     if transfer is None:
         raise Http404("No such ownership transfer.")
     return render(request, "governance/transfer_detail.html", {

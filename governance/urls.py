@@ -7,6 +7,8 @@ app_name = "governance"
 urlpatterns = [
     path("orgs/<slug:slug>/", views.organization_detail, name="organization"),
     path("orgs/<slug:slug>/audit/", views.audit_log, name="audit_log"),
+    path("orgs/<slug:slug>/members/<int:membership_id>/remove/", views.member_remove, name="member_remove"),
+    path("orgs/<slug:slug>/members/<int:membership_id>/role/", views.member_role, name="member_role"),
     path("orgs/<slug:slug>/dashboard/", views.dashboard, name="dashboard"),
     path("invitations/<str:token>/", views.invitation, name="invitation"),
     # Participation terms, method submissions, ownership transfers (docs/submissions.md).

@@ -8,15 +8,17 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from accounts.adapter import PENDING_INVITATION_KEY
 from corpus.downloads import as_download
+from corpus.resources import neutralise_formula
 
 from . import dashboard as dashboards
 from . import selectors, services
-from .forms import InvitationForm
+from .forms import InvitationForm, RoleForm
 from .mfa import mfa_required_response, secret_holder_required
-from .models import AuditEvent, Invitation, Organization, Role
+from .models import AuditEvent, Invitation, Membership, Organization, Role
 
 
 def organization_detail(request, slug: str):
@@ -44,11 +46,53 @@ def organization_detail(request, slug: str):
         "members": organization.memberships.select_related("user").order_by("user__email", "role")
         if is_governance
         else None,
+        "role_choices": Role.choices,
         "invitations": selectors.open_invitations(organization) if is_governance else None,
         "datasets": organization.datasets.annotate(
             active_consents=Count("consents", filter=Q(consents__revoked_at__isnull=True))) if is_governance else None,
     }
     return render(request, "governance/organization_detail.html", context, status=400 if form and form.errors else 200)
+
+
+def governed_membership(request, slug: str, membership_id: int) -> Membership:
+    """A membership of an organization the user governs (with the second factor proven); 404 otherwise."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if organization.pk not in selectors.governance_org_ids(request.user):
+        raise Http404("No such member in your organizations.")
+    return get_object_or_404(Membership.objects.select_related("user"), pk=membership_id, organization=organization)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def member_remove(request, slug: str, membership_id: int):
+    membership = governed_membership(request, slug, membership_id)
+    try:
+        services.remove_member(membership, request.user)
+    except services.MembershipError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{membership.user.email} is no longer {membership.get_role_display().lower()} "
+                                  "here; their ratings and other contributions are kept.")
+    return redirect("governance:organization", slug=slug)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def member_role(request, slug: str, membership_id: int):
+    membership = governed_membership(request, slug, membership_id)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose one of the roles listed.")
+        return redirect("governance:organization", slug=slug)
+    try:
+        changed = services.change_role(membership, form.cleaned_data["role"], request.user)
+    except services.MembershipError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{changed.user.email} is now {changed.get_role_display().lower()}.")
+    return redirect("governance:organization", slug=slug)
 
 
 def invitation(request, token: str):
@@ -100,9 +144,11 @@ def audit_log(request, slug: str):
         writer = csv.writer(response)
         writer.writerow(["id", "time", "actor", "action", "object", "details", "hash"])
         for event in events.iterator(chunk_size=2000):
-            writer.writerow([event.pk, event.created_at.isoformat(), event.actor.email if event.actor else "",
-                             event.action, f"{event.object_type} {event.object_id}".strip(),
-                             json.dumps(event.details, ensure_ascii=False), event.hash])
+            # Text a spreadsheet would run as a formula (an e-mail address starting with "=") stays text.
+            writer.writerow([neutralise_formula(str(cell)) for cell in (
+                event.pk, event.created_at.isoformat(), event.actor.email if event.actor else "", event.action,
+                f"{event.object_type} {event.object_id}".strip(), json.dumps(event.details, ensure_ascii=False),
+                event.hash)])
         return as_download(response, f"{organization.slug}-audit-log", "csv")
     page = Paginator(events, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()

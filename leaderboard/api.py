@@ -1,5 +1,6 @@
 """REST API: run-card submission and status, leaderboard rows, verbatim method_config, methods."""
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -11,6 +12,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.limits import WriteRateThrottle, read_capped_body
 from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
 from corpus.selectors import secret_entries_shown, withdrawal_message
 from governance.audit import record_secret_access
@@ -69,17 +71,22 @@ def card_summary(request, card: RunCard) -> dict:
 
 class RunCardListView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+    # Each submission is stored whole and verified: a stricter rate per user than the API's default.
+    throttle_classes = [*APIView.throttle_classes, WriteRateThrottle]
+    throttle_scope = "run_card_submit"
 
     @extend_schema(
         request={"application/json": OpenApiTypes.OBJECT},
         responses={201: SubmissionSerializer, 202: SubmissionSerializer, 400: RejectionSerializer,
-                   403: RejectionSerializer, 409: RejectionSerializer},
+                   403: RejectionSerializer, 409: RejectionSerializer, 413: RejectionSerializer,
+                   429: RejectionSerializer},
         description="Submit a run card (the JSON body exactly as `mt-eval publish` writes it). Small cards are "
         "verified before the answer (201); large ones answer 202 and are verified by a background task: poll "
-        "`status_url`.",
+        "`status_url`. A body over RUN_CARD_MAX_BYTES answers 413; too many submissions answer 429 with "
+        "Retry-After.",
     )
     def post(self, request):
-        body = request.stream.read() if request.stream is not None else b""
+        body = read_capped_body(request, settings.RUN_CARD_MAX_BYTES, "the run card")
         try:
             card = services.submit_run_card(body, request.user)
         except services.RunCardRejected as error:

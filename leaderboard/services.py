@@ -1,5 +1,6 @@
 """Run-card ingestion: validate everything the card claims, store it whole, verify its aggregates."""
 
+import itertools
 import json
 import uuid
 from dataclasses import dataclass
@@ -10,15 +11,22 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.bulk_insert import bulk_insert
-from corpus.models import SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
-from corpus.selectors import can_see_secret_segments, has_consent, visible_entries, visible_versions, withdrawn
+from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
+from corpus.selectors import (
+    can_see_secret_segments,
+    has_consent,
+    version_hash,
+    visible_entries,
+    visible_versions,
+    withdrawn,
+)
 from corpus.services import freeze_version
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
 from governance.audit import record_event
 from governance.models import Role
 from governance.selectors import has_role, needs_mfa_for_secrets
 
-from . import methods, verification
+from . import leaks, methods, verification
 from .cards import top_level_value_text, validate_card
 from .models import DomainScore, Method, RunCard, RunCardResult
 from .problems import FieldProblem
@@ -105,7 +113,8 @@ def check_evaluation_consent(user, dataset_id: str) -> None:
 
 
 def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVersion | None:
-    """The stored version the card names, among those the submitter may see; a problem otherwise."""
+    """The stored version the card names, among those the submitter may see, pinned by the hash the
+    submitter is shown (corpus.selectors.version_hash); a problem otherwise."""
     versions = visible_versions(user).filter(dataset__identifier=dataset["id"])
     if not versions.exists():
         hint = (" (the datasets your role stewards are visible to you once two-factor authentication is set up)"
@@ -118,8 +127,10 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
         problems.append(FieldProblem("dataset.version", f"unknown version {dataset['version'][:50]!r} of "
                                      f"{dataset['id']!r}; stored versions: {known}"))
         return None
-    if version.sha256 != dataset["sha256"]:
-        problems.append(FieldProblem("dataset.sha256", f"does not match {version}: stored sha256 is {version.sha256}"))
+    pinned = version_hash(user, version)
+    if pinned.value != dataset["sha256"]:
+        problems.append(FieldProblem("dataset.sha256", f"does not match {version}: its hash is {pinned.value} "
+                                     f"({pinned.label})"))
         return None
     return version
 
@@ -168,12 +179,12 @@ def submit_run_card(body: bytes, user) -> RunCard:
     if is_secret and not has_role(user, version.dataset.organization, Role.GOVERNANCE):
         raise RunCardRejected(403, [FieldProblem("results", "cards for gold_standard or held_out entries are "
                                                  "submitted by governance staff of the steward organization only")])
-    if is_secret:
-        leaks = secret_text_outside_results(card, entries)
-        if leaks:
-            raise RunCardRejected(400, [FieldProblem(path, "holds the text of a secret entry; a card for secret "
-                                                     "segments may carry such text only inside results[]")
-                                        for path in leaks])
+    leaking = public_secret_text(card, version, entries)
+    if leaking:
+        # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
+        # per request, so that a card full of guesses confirms one at most (and submissions are throttled).
+        shown = leaking if can_see_secret_segments(user, version.dataset) else leaking[:1]
+        raise RunCardRejected(400, [FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown])
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
         raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
 
@@ -232,20 +243,28 @@ def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, depende
     )
 
 
-MIN_SECRET_TEXT = 4
+SECRET_TEXT_REFUSAL = ("holds the text of a gold_standard or held_out entry of this dataset version (compared ignoring "
+                       "case, spacing and Unicode normalization); it is shown publicly, so such text may appear only "
+                       "inside the results[] rows of secret entries")
 
 
-def secret_text_outside_results(card: dict, entries: dict) -> list[str]:
-    """Paths of strings outside results[] (method_config, method card, …) that contain a scored secret
-    entry's source, reference or output: those fields are shown publicly."""
-    scored = [entries[str(result["entry_id"])] for result in card["results"]]
-    secret_pks = [pk for pk, segment, _ in scored if segment in SECRET_SEGMENTS]
-    texts = {text for pair in Entry.objects.filter(pk__in=secret_pks).values_list("source", "reference")
-             for text in pair}
-    texts |= {r.get("predicted") or "" for r in card["results"]} | {r.get("raw_predicted") or "" for r in card["results"]}
-    texts = {text.strip() for text in texts if isinstance(text, str) and len(text.strip()) >= MIN_SECRET_TEXT}
-    return [path for path, value in strings_of({k: v for k, v in card.items() if k != "results"})
-            if any(text in value for text in texts)]
+def public_secret_text(card: dict, version: DatasetVersion, entries: dict[str, tuple[int, str, str]]) -> list[str]:
+    """Paths of the card's public strings (leaks.secret_text_paths) that hold the text of any secret entry
+    of the version, scored or not, or an output of this card on one. Text that the scored public entries
+    themselves contain is no secret there: their rows carry it."""
+    rows = [entries[str(result["entry_id"])] for result in card["results"]]
+    public_rows = [position for position, (_, segment, _) in enumerate(rows) if segment not in SECRET_SEGMENTS]
+    secret_outputs = (result.get(name) for result, (_, segment, _) in zip(card["results"], rows, strict=True)
+                      if segment in SECRET_SEGMENTS for name in ("predicted", "raw_predicted"))
+    stored = Entry.objects.filter(version=version, segment__in=SECRET_SEGMENTS).values_list("source", "reference")
+    index = leaks.SecretTextIndex(itertools.chain(itertools.chain.from_iterable(stored.iterator(chunk_size=2000)),
+                                                  secret_outputs))
+    if index and public_rows:
+        public = Entry.objects.filter(version=version, segment__in=PUBLIC_SEGMENTS).values_list("source", "reference")
+        if len(public_rows) <= ENTRY_LOOKUP_BATCH:
+            public = public.filter(pk__in=[rows[position][0] for position in public_rows])
+        index.discard_found_in(itertools.chain.from_iterable(public.iterator(chunk_size=2000)))
+    return leaks.secret_text_paths(card, index, public_rows)
 
 
 def strings_of(value, path: str = ""):

@@ -27,6 +27,9 @@ DEPLOYABLE_COMPOSITE = 0.70
 INLINE_ASSIGNMENT_LIMIT = 2000
 REMINDER_WINDOW = timedelta(hours=24)
 RATING_VALUES = {value for value, _ in RATING_CHOICES}
+# Removing anyone who is not in the pool gets this one answer, whether or not the id names an account: it
+# neither confirms that an account exists nor shows its e-mail address.
+NOT_IN_POOL = "No such speaker in this campaign's pool."
 
 
 class ReviewError(Exception):
@@ -365,13 +368,19 @@ def remove_speaker(campaign: Campaign, user, actor) -> int:
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.status == Campaign.Status.CLOSED:
         raise ReviewError("The campaign is closed: its pool no longer changes.", "speaker")
-    member = CampaignSpeaker.objects.select_for_update().filter(campaign=campaign, user=user, left_at__isnull=True).first()
+    member = CampaignSpeaker.objects.select_for_update().select_related("user").filter(campaign=campaign, user=user, left_at__isnull=True).first()
     if member is None:
-        raise ReviewError(f"{user.email} is not in this campaign's pool.", "speaker")
+        raise ReviewError(NOT_IN_POOL, "speaker")
     if campaign.status == Campaign.Status.PREPARING and (
             campaign.pool.filter(left_at__isnull=True).count() - 1 < campaign.ratings_per_item):
         raise ReviewError(f"While the sample is drawn the pool must keep {campaign.ratings_per_item} speakers.",
                           "speaker")
+    return leave_pool(campaign, member, actor)
+
+
+def leave_pool(campaign: Campaign, member: CampaignSpeaker, actor, reason: str = "") -> int:
+    """The locked pool member leaves: their ratings stay, their unrated items are released and reassigned."""
+    user = member.user
     member.left_at = timezone.now()
     member.save(update_fields=["left_at"])
     released = list(Assignment.objects.select_for_update().filter(
@@ -379,8 +388,26 @@ def remove_speaker(campaign: Campaign, user, actor) -> int:
     Assignment.objects.filter(pk__in=[a.pk for a in released], state=Assignment.State.OPEN).update(
         state=Assignment.State.RELEASED)
     reassigned = reassign_released(campaign, [a.item_id for a in released if not a.item.is_control])
+    details = {"speaker": user.email, "released": len(released), "reassigned": reassigned}
+    if reason:
+        details["reason"] = reason
     record_event("campaign.speaker_removed", actor=actor, organization=campaign.organization, obj=campaign,
-                 details={"speaker": user.email, "released": len(released), "reassigned": reassigned})
+                 details=details)
+    return reassigned
+
+
+@transaction.atomic
+def speaker_left_organization(organization: Organization, user, actor) -> int:
+    """A speaker who lost the role leaves the pool of every campaign of the organization not yet closed (the
+    rating pages stopped serving them at once through `speaking_in`); their open items go to others."""
+    reassigned = 0
+    campaigns = Campaign.objects.select_for_update().filter(organization=organization, pool__user=user,
+                                                           pool__left_at__isnull=True).exclude(
+        status=Campaign.Status.CLOSED).select_related("organization")
+    for campaign in campaigns:
+        member = CampaignSpeaker.objects.select_for_update().select_related("user").get(
+            campaign=campaign, user=user, left_at__isnull=True)
+        reassigned += leave_pool(campaign, member, actor, reason="no longer a speaker of the organization")
     return reassigned
 
 

@@ -8,6 +8,8 @@ from django.dispatch import receiver
 from corpus.models import ConsentRecord, ConsentUse
 from corpus.selectors import has_consent
 from governance.audit import record_event
+from governance.models import Role
+from governance.services import membership_removed
 
 from .models import Campaign
 
@@ -28,3 +30,11 @@ def log_campaigns_paused_or_resumed(sender, instance: ConsentRecord, created: bo
         record_event(action, actor=instance.revoked_by if revoked else instance.recorded_by,
                      organization=campaign.organization, obj=campaign,
                      details={"reason": reason, "consent_record": instance.pk})
+
+
+@receiver(membership_removed, dispatch_uid="review.speaker_left_organization")
+def hand_back_open_items(sender, organization, user, role, actor, **kwargs) -> None:
+    if role == Role.SPEAKER:
+        from .services import speaker_left_organization
+
+        speaker_left_organization(organization, user, actor)

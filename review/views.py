@@ -93,12 +93,11 @@ def rate(request, public_id):
     if assignment is None:
         raise Http404("No such item among yours.")
     campaign = assignment.campaign
-    # A post goes to the service even when the campaign stopped serving: a retry of a rating stored before
-    # the pause is acknowledged as stored; anything new is refused there.
-    if request.method != "POST" and not selectors.is_serving(campaign):
-        return not_serving(request, campaign)
-    current = selectors.current_rating(assignment)
+    serving = selectors.is_serving(campaign)
+    current = selectors.current_rating(assignment) if serving else None
     if request.method == "POST":
+        # A post goes to the service even when the campaign stopped serving: a retry of a rating stored before
+        # the pause is acknowledged as stored; anything new is refused there.
         form = RatingForm(request.POST)
         if form.is_valid():
             try:
@@ -108,8 +107,7 @@ def rate(request, public_id):
             except services.ReviewError as error:
                 if wants_json(request):
                     return JsonResponse({"error": str(error), "field": error.field}, status=409)
-                if not selectors.is_serving(campaign):
-                    return not_serving(request, campaign)
+                serving = selectors.is_serving(campaign)
                 form.add_error(None, str(error))
             else:
                 next_url = reverse("review:campaign_start", kwargs={"public_id": campaign.public_id})
@@ -125,6 +123,9 @@ def rate(request, public_id):
         if current is not None:
             initial = {"flags": current.flags, "comment": current.comment, "correction": current.correction}
         form = RatingForm(initial=initial)
+    # The one serving rule, whatever the method: an item's texts only while its campaign serves it.
+    if not serving:
+        return not_serving(request, campaign)
     item = assignment.item
     if item.entry.is_secret:
         record_secret_access(request.user, {campaign.organization_id: 1}, request.path)
@@ -242,9 +243,10 @@ def campaign_speakers(request, public_id):
     User = get_user_model()
     try:
         if request.POST.get("remove"):
-            user = User.objects.filter(pk=request.POST["remove"]).first()
+            speaker_id = request.POST["remove"]
+            user = User.objects.filter(pk=speaker_id).first() if speaker_id.isdigit() else None
             if user is None:
-                raise services.ReviewError("Unknown speaker.", "speaker")
+                raise services.ReviewError(services.NOT_IN_POOL, "speaker")
             moved = services.remove_speaker(campaign, user, request.user)
             messages.success(request, f"{user.email} left the campaign; {moved} items went to other speakers.")
         else:

@@ -26,6 +26,77 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def force_login_proves_the_second_factor(monkeypatch):
+    """`client.force_login(user)` stands for a complete sign-in: password, then the authenticator code when
+    the account has one (recorded in the session as allauth's sign-in records it). Tests of sessions that
+    did not prove the second factor sign in through the real forms or call `password_only_login`."""
+    from django.test import Client
+
+    original = Client.force_login
+
+    def force_login(self, user, backend=None):
+        original(self, user, backend)
+        record_second_factor(self, user)
+
+    monkeypatch.setattr(Client, "force_login", force_login)
+
+
+def record_second_factor(client, user) -> None:
+    """Record in `client`'s session that it typed the code of `user`'s authenticator (when there is one)."""
+    import time
+
+    from allauth.account.internal.flows.login import AUTHENTICATION_METHODS_SESSION_KEY
+    from allauth.mfa.models import Authenticator
+
+    totp = Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).first()
+    session = client.session
+    records = [{"method": "password", "at": time.time(), "email": user.email}]
+    if totp is not None:
+        records.append({"method": "mfa", "at": time.time(), "id": totp.pk, "type": "totp"})
+    session[AUTHENTICATION_METHODS_SESSION_KEY] = records
+    session["account_authentication_methods_user"] = str(user.pk)
+    session.save()
+
+
+def password_only_login(client, user):
+    """A session signed in with the password alone, as a sign-in that never reached the code step leaves."""
+    import time
+
+    from allauth.account.internal.flows.login import AUTHENTICATION_METHODS_SESSION_KEY
+
+    client.force_login(user)
+    session = client.session
+    session[AUTHENTICATION_METHODS_SESSION_KEY] = [{"method": "password", "at": time.time(), "email": user.email}]
+    session["account_authentication_methods_user"] = str(user.pk)
+    session.save()
+    return client
+
+
+def proven(user):
+    """`user` as the request of a session that proved its authenticator sees it (for selector tests)."""
+    from allauth.mfa.models import Authenticator
+
+    from accounts.second_factor import SECOND_FACTOR_PROOF
+
+    setattr(user, SECOND_FACTOR_PROOF, frozenset(Authenticator.objects.filter(user=user).values_list("pk", flat=True)))
+    user.__dict__.pop("_authenticators", None)
+    user.__dict__.pop("_memberships", None)
+    return user
+
+
+@pytest.fixture(autouse=True)
+def roomy_api_rates(monkeypatch, request):
+    """API rate limits high enough for tests that make hundreds of requests (the fuzzing, the visibility walk);
+    tests/test_limits.py checks the limits themselves at their configured rates."""
+    if request.module.__name__.endswith("test_limits"):
+        return
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {scope: "1000000/min" for scope in SimpleRateThrottle.THROTTLE_RATES}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+
+
+@pytest.fixture(autouse=True)
 def clean_cache():
     """Rate-limit counters live in the cache; each test starts with none."""
     from django.core.cache import cache
@@ -81,10 +152,12 @@ def other_org(db):
 
 def member(email, organization, role):
     """A user holding `role`; governance staff and curators get two-factor authentication too, as reading their
-    community's secrets requires (`add_member` alone gives a role holder without it)."""
+    community's secrets requires (`add_member` alone gives a role holder without it), and the user object is
+    the one of a request that proved it (`proven`), as services called by the pages receive it."""
     user, _, _ = add_member(email, organization, role, PASSWORD)
     if role in ("governance", "curator"):
         enable_totp(user)
+        proven(user)
     return user
 
 
@@ -101,7 +174,7 @@ def enable_totp(user) -> str:
         return decrypt(existing.data["secret"])
     secret = generate_totp_secret()
     TOTP.activate(user, secret)
-    user.__dict__.pop("_mfa_enabled", None)  # governance.selectors remembers the answer on the user object
+    user.__dict__.pop("_authenticators", None)  # governance.selectors remembers the answer on the user object
     return secret
 
 

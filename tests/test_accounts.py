@@ -61,7 +61,8 @@ def test_profile_shows_memberships_and_manages_tokens(client, curator, steward):
     client.force_login(curator)
     page = client.get("/accounts/profile/")
     assert b"Steward Nation" in page.content and b"Corpus curator" in page.content
-    created = client.post("/accounts/profile/tokens/", {"name": "laptop"}, follow=True)
+    created = client.post("/accounts/profile/tokens/", {"name": "laptop", "scope": "publish", "lifetime_days": "90"},
+                          follow=True)
     key = created.context["new_key"]
     assert key and key.encode() in created.content
     assert client.get("/accounts/profile/").context["new_key"] is None, "a key is shown only once"

@@ -27,7 +27,7 @@ def test_openapi_schema_and_docs_page(client):
 def test_curator_imports_through_the_api_with_a_token(client, curator, steward):
     from accounts.services import create_api_token
 
-    _, key = create_api_token(curator)
+    _, key = create_api_token(curator, scope="secret")
     auth = {"HTTP_AUTHORIZATION": f"Token {key}"}
     body = corpus_bytes([entry(1), entry(2, "gold_standard")])
     created = client.post("/api/v1/corpus-imports/?org=steward", body, content_type="application/json", **auth)

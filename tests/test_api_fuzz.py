@@ -28,7 +28,7 @@ from corpus.models import Entry
 from leaderboard.services import submit_run_card
 
 from .cards import body, make_card
-from .conftest import SECRET_MARK, corpus_bytes, entry, publish
+from .conftest import SECRET_MARK, corpus_bytes, entry, proven, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +73,8 @@ def world(steward, other_org, governance_user, curator, outsider, maintainer) ->
     ]
     users = {"developer": user_without_role(), "outsider": outsider, "curator": curator, "governance": governance_user,
              "maintainer": maintainer}
-    tokens = {role: create_api_token(user, "fuzz")[1] for role, user in users.items()}
+    tokens = {role: create_api_token(proven(user), "fuzz", scope="secret" if role in ("curator", "governance")
+                                     else "publish")[1] for role, user in users.items()}
     known = {
         "id": sorted({str(pk) for pk in Entry.objects.values_list("pk", flat=True)} | {str(public.pk), str(private.pk)}),
         "identifier": [public.dataset.identifier, private.dataset.identifier],

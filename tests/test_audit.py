@@ -25,8 +25,8 @@ def test_governance_events_are_recorded_in_order(steward, governance_user, curat
     grant_all_consents(version.dataset, governance_user)
     set_dataset_public(version.dataset, True, actor=governance_user)
     set_dataset_public(version.dataset, True, actor=governance_user)
-    assert actions() == ["membership.added", "membership.added", "invitation.sent", "consent.granted",
-                         "dataset.published"]
+    assert actions() == ["organization.created", "membership.added", "membership.added", "invitation.sent",
+                         "consent.granted", "dataset.published"]
     published = AuditEvent.objects.get(action="dataset.published")
     assert (published.actor, published.organization, published.details) == (
         governance_user, steward, {"dataset": "test-en-crk"})
@@ -35,9 +35,9 @@ def test_governance_events_are_recorded_in_order(steward, governance_user, curat
 def test_the_chain_verifies_and_the_command_says_so(steward, governance_user, capsys):
     for n in range(3):
         record_event("test.event", actor=governance_user, organization=steward, details={"n": n, "text": "niwâpamâw"})
-    assert verify_chain() == (4, None)
+    assert verify_chain() == (5, None)  # organization.created, membership.added and the three test events
     call_command("verify_audit_log")
-    assert "audit log intact: 4 events verified" in capsys.readouterr().out
+    assert "audit log intact: 5 events verified" in capsys.readouterr().out
 
 
 def altered_directly(sql: str, params: list) -> None:
@@ -57,7 +57,8 @@ def test_an_event_altered_in_the_database_is_detected(steward, governance_user):
               for n in range(3)]
     altered_directly("UPDATE governance_auditevent SET action = %s WHERE id = %s", ["test.other", events[1].pk])
     checked, broken = verify_chain()
-    assert broken.event_id == events[1].pk and "altered" in broken.reason and checked == 2
+    assert broken.event_id == events[1].pk and "altered" in broken.reason
+    assert checked == 3  # organization.created (fixture), membership.added, events[0]
     with pytest.raises(CommandError, match=f"audit log broken at event {events[1].pk}"):
         call_command("verify_audit_log")
 

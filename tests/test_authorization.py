@@ -125,6 +125,8 @@ TABLE = {
     "^orgs/<slug:slug>/": ("/orgs/steward/", expect(200)),
     "^orgs/<slug:slug>/dashboard/": ("/orgs/steward/dashboard/", GOVERNANCE_ONLY),
     "^orgs/<slug:slug>/audit/": ("/orgs/steward/audit/", expect(403, governance=200)),
+    "^orgs/<slug:slug>/members/<int:membership_id>/remove/": ("/orgs/steward/members/1/remove/", signed_in(405)),
+    "^orgs/<slug:slug>/members/<int:membership_id>/role/": ("/orgs/steward/members/1/role/", signed_in(405)),
     "^orgs/<slug:slug>/submissions/": ("/orgs/steward/submissions/", GOVERNANCE_ONLY),
     "^orgs/<slug:slug>/submit/": ("/orgs/steward/submit/", signed_in(200)),
     "^orgs/<slug:slug>/terms/": ("/orgs/steward/terms/", expect(200)),

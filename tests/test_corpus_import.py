@@ -165,7 +165,8 @@ def test_new_version_of_same_dataset_is_a_separate_row(steward):
 def test_dataset_of_another_organization_is_refused(steward, other_org):
     import_corpus(corpus_bytes([entry(1)]), steward)
     messages = problems_of(corpus_bytes([entry(1)], version="2.0"), other_org)
-    assert any("stewarded by another organization" in m for m in messages)
+    assert messages == ["field 'dataset.id': dataset id 'test-en-crk' is not available to Other Nation; "
+                        "choose another dataset id"]
 
 
 def test_missing_segment_defaults_to_development_with_a_warning(steward):

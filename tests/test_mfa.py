@@ -21,6 +21,7 @@ from governance import submission_services
 from governance.audit import record_event
 from governance.models import AuditEvent
 from governance.selectors import (
+    account_has_totp,
     governance_org_ids,
     mfa_enabled,
     needs_mfa_for_secrets,
@@ -34,6 +35,8 @@ from review.models import Assignment, Campaign, Decision
 
 from .cards import body, make_card
 from .conftest import (
+    password_only_login,
+    proven,
     PASSWORD,
     SECRET_MARK,
     corpus_bytes,
@@ -99,9 +102,12 @@ def test_the_selectors_answer_nothing_secret_until_totp_is_active(steward, gover
     assert not needs_mfa_for_secrets(speaker) and not mfa_enabled(speaker)
 
     enable_totp(governance)
+    assert not mfa_enabled(governance)  # the account's authenticator alone proves nothing: the request must
+    proven(governance)
     assert mfa_enabled(governance) and not needs_mfa_for_secrets(governance)
     assert secret_reader_org_ids(governance) == [steward.pk] and governance_org_ids(governance) == [steward.pk]
     enable_totp(curator)
+    proven(curator)
     assert secret_reader_org_ids(curator) == [steward.pk] and governance_org_ids(curator) == []
 
 
@@ -194,7 +200,11 @@ def test_api_import_without_totp_is_a_clear_403(client, steward, curator_without
                            content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 403
     assert "two-factor authentication" in response.json()["detail"]
-    enable_totp(curator_without_mfa)
+    enable_totp(curator_without_mfa)  # a token made before proves nothing: a secret token made after does
+    response = client.post("/api/v1/corpus-imports/?org=steward", data=corpus_bytes([entry(1)]),
+                           content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
+    assert response.status_code == 403
+    _, key = create_api_token(proven(curator_without_mfa), scope="secret")
     response = client.post("/api/v1/corpus-imports/?org=steward", data=corpus_bytes([entry(1)]),
                            content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 201
@@ -229,12 +239,27 @@ def test_the_banner_shows_only_to_role_holders_without_totp(client, curator, cur
 
 # With TOTP: secrets, and the login asks for the code.
 
+def activate_totp_through_the_page(client) -> str:
+    """Activate an authenticator as a person does under My account → Two-factor authentication (allauth
+    announces it once the transaction commits: the test using this must commit, `transaction=True`)."""
+    from allauth.mfa.totp.internal.auth import SECRET_SESSION_KEY
+
+    client.post("/accounts/reauthenticate/", {"password": PASSWORD})  # allauth asks for it before activation
+    page = client.get("/accounts/2fa/totp/activate/")
+    assert page.status_code == 200
+    secret = client.session[SECRET_SESSION_KEY]
+    client.post("/accounts/2fa/totp/activate/", {"code": current_totp_code(secret)})
+    return secret
+
+
+@pytest.mark.django_db(transaction=True)
 def test_after_activating_totp_the_same_user_sees_secrets(client, secret_world, governance_user_without_mfa):
+    """Activating the authenticator in a session proves it there (the code was typed in it)."""
     user = governance_user_without_mfa
     client.force_login(user)
     url = f"/leaderboard/cards/{secret_world['card'].public_id}/"
     assert SECRET_MARK.encode() not in client.get(url).content
-    enable_totp(user)
+    activate_totp_through_the_page(client)
     assert SECRET_MARK.encode() in client.get(url).content
     version = secret_world["version"]
     assert client.get(f"/datasets/versions/{version.pk}/entries/").context["page"].paginator.count == 4
@@ -415,7 +440,8 @@ def test_load_demo_gives_governance_and_curator_a_documented_authenticator(clien
     codes = [line.split(": ")[1].split() for line in out.splitlines() if "recovery codes" in line]
     assert len(codes) == 4 and codes[0] == codes[2] and len(codes[0]) == 10
     governance = User.objects.get(email="governance@demo.example")
-    assert mfa_enabled(governance) and not mfa_enabled(User.objects.get(email="speaker@demo.example"))
+    assert account_has_totp(governance) and not account_has_totp(User.objects.get(email="speaker@demo.example"))
+    assert not mfa_enabled(governance)  # the account's authenticator alone: sign in with its code below
 
     client.post("/accounts/login/", {"login": governance.email, "password": DEMO_PASSWORD})
     client.post("/accounts/2fa/authenticate/", {"code": current_totp_code(DEMO_TOTP_SECRETS["governance"])})
@@ -441,15 +467,12 @@ def test_a_session_signed_in_without_the_code_shows_no_secret_even_when_the_acco
         client, secret_world, governance_user):
     """Two-factor authentication is judged per session: a password-only sign-in (for instance from before
     the authenticator was activated) keeps secrets hidden until the user signs in again with the code."""
-    client.force_login(governance_user)
-    session = client.session
-    session["account_authentication_methods"] = [{"method": "password", "at": 1.0, "email": governance_user.email}]
-    session.save()
+    password_only_login(client, governance_user)
     for url in secret_urls(secret_world):
         assert SECRET_MARK.encode() not in content_of(client.get(url)), url
     page = client.get(f"/review/campaigns/{secret_world['campaign'].public_id}/decision/")
-    assert page.status_code == 403 and b"Sign in again with your authenticator code" in page.content
-    assert b"signed in without your authenticator code" in client.get("/").content
+    assert page.status_code == 403 and b"Confirm this session with your authenticator code" in page.content
+    assert b"has not been confirmed with your authenticator code" in client.get("/").content
 
     client.logout()
     response = client.post("/accounts/login/", {"login": governance_user.email, "password": PASSWORD})

@@ -204,7 +204,7 @@ def test_private_dataset_is_invisible_to_others(client, world, speaker):
 
 
 def test_token_authentication_sees_what_the_user_sees(client, world, curator):
-    _, key = create_api_token(curator)
+    _, key = create_api_token(curator, scope="secret")
     response = client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 200 and SECRET_MARK.encode() in response.content
     assert client.get("/api/v1/entries/", HTTP_AUTHORIZATION="Token not-a-key").status_code == 401

@@ -14,6 +14,7 @@ from django.utils import timezone
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
 from corpus.services import grant_consent, import_corpus, set_dataset_public
+from accounts.second_factor import prove_as_operator
 from governance.services import add_member, create_organization
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo-en-crk.json"
@@ -87,6 +88,7 @@ class Command(BaseCommand):
         if has_consent(dataset, ConsentUse.EVALUATION) and has_consent(dataset, ConsentUse.HUMAN_REVIEW):
             from review.demo import demo_campaign, demo_card
 
+            prove_as_operator(users["governance"])  # the demo's own governance staff, acting through this command
             card = demo_card(outcome.version, users["governance"])
             demo_campaign(card, users["governance"], [users["speaker"]])
             self.stdout.write("Demo review campaign: sign in as speaker@demo.example and open /review/ to rate; "

@@ -1,0 +1,150 @@
+"""Secret segment text never rides in the public fields of a run card: method_config, the method card, every
+other field outside results[], and the results[] rows of public entries (served per entry to the public).
+Every secret entry of the dataset version counts, not only those the card scores, and whatever the card's
+segment; the comparison ignores case, runs of whitespace and Unicode normalization."""
+
+import json
+import time
+import unicodedata
+
+import pytest
+
+from corpus.models import Entry
+from corpus.services import import_corpus
+from leaderboard.leaks import MIN_SECRET_TEXT, SecretTextIndex, normalize
+from leaderboard.models import RunCard
+
+from .cards import body, make_card, seal
+from .conftest import SECRET_MARK, corpus_bytes, entry, publish
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/run-cards/"
+GOLD_TEXT = "niwâpamâw atim ekwa minôs"  # composed (NFC) â and ô
+SHORT_GOLD = "ab"
+SHARED_GOLD = "tânisi"  # also inside a public entry's text, so not secret there
+
+
+@pytest.fixture
+def version(steward):
+    entries = [entry(n, "development", domain="medical") for n in range(1, 6)]
+    entries.append({"id": 6, "source": "tânisi nitôtêm", "reference": "hello my friend", "segment": "diagnostic"})
+    entries += [entry(100, "gold_standard"), entry(101, "held_out"),
+                {"id": 102, "source": "I see the dog and the cat", "reference": GOLD_TEXT, "segment": "gold_standard"},
+                {"id": 103, "source": SHORT_GOLD, "reference": "cd", "segment": "held_out"},
+                {"id": 104, "source": "hello", "reference": SHARED_GOLD, "segment": "gold_standard"}]
+    version = import_corpus(corpus_bytes(entries), steward).version
+    publish(version.dataset)
+    return version
+
+
+def of(version, *segments):
+    return list(Entry.objects.filter(version=version, segment__in=segments).order_by("position"))
+
+
+def post(client, user, card):
+    client.force_login(user)
+    return client.post(URL, body(seal(card)), content_type="application/json")
+
+
+def assert_refused_at(response, version, *paths):
+    assert response.status_code == 400, response.content
+    payload = response.json()
+    assert payload["detail"] == "the run card was refused; nothing was stored"
+    assert [problem["path"] for problem in payload["problems"]] == list(paths)
+    text = json.dumps(payload, ensure_ascii=False)
+    for secret in Entry.objects.filter(version=version, segment__in=["gold_standard", "held_out"]):
+        for value in (secret.source, secret.reference):
+            if len(value) >= MIN_SECRET_TEXT:
+                assert normalize(value) not in normalize(text), "the refusal must not echo the secret text"
+    assert SECRET_MARK not in text
+    assert RunCard.objects.count() == 0
+    version.refresh_from_db()
+    assert not version.is_frozen
+
+
+def test_a_public_card_may_not_carry_any_secret_entry_in_method_config(client, version, governance_user):
+    held_out = Entry.objects.get(version=version, entry_id="101")
+    card = make_card(version, of(version, "development"))
+    card["method_config"]["coachingPrompt"] = f"Translate like this: {held_out.reference}."
+    assert_refused_at(post(client, governance_user, card), version, "method_config.coachingPrompt")
+
+
+def test_a_public_card_by_anyone_is_checked(client, version, speaker):
+    card = make_card(version, of(version, "development"))
+    card["condition"] = f"coached with {GOLD_TEXT}"
+    assert_refused_at(post(client, speaker, card), version, "condition")
+
+
+def test_a_secret_card_may_not_carry_secret_entries_it_does_not_score(client, version, governance_user):
+    scored = [Entry.objects.get(version=version, entry_id="100")]
+    unscored = Entry.objects.get(version=version, entry_id="101")
+    card = make_card(version, scored, method_card={"method_id": "coached", "name": "Coached", "class": "coached-llm",
+                                                   "description": f"Examples: {unscored.source}"})
+    assert_refused_at(post(client, governance_user, card), version, "method_card.description")
+
+
+@pytest.mark.parametrize("disguise", [
+    lambda text: text.upper(),
+    lambda text: "  " + text.replace(" ", " \n\t  ") + "  ",
+    lambda text: unicodedata.normalize("NFD", text),
+    lambda text: unicodedata.normalize("NFD", text.title()).replace(" ", "\u00a0\u2003"),
+], ids=["upper", "whitespace", "nfd", "all-at-once"])
+def test_case_whitespace_and_unicode_normalization_do_not_hide_a_secret(client, version, governance_user, disguise):
+    card = make_card(version, of(version, "development"))
+    card["method_config"]["examples"] = ["hi", {"gloss": f"see: {disguise(GOLD_TEXT)}!"}]
+    assert disguise(GOLD_TEXT) != GOLD_TEXT
+    assert_refused_at(post(client, governance_user, card), version, "method_config.examples[1].gloss")
+
+
+def test_a_member_name_holding_a_secret_is_reported_at_its_object_without_echoing_it(client, version, governance_user):
+    card = make_card(version, of(version, "development"))
+    card["method_config"]["glossary"] = {GOLD_TEXT: "a sentence"}
+    assert_refused_at(post(client, governance_user, card), version, "method_config.glossary")
+
+
+def test_results_rows_of_public_entries_are_public_too(client, version, governance_user):
+    card = make_card(version, of(version, "development"))
+    card["results"][1]["notes"] = f"close to {GOLD_TEXT}"
+    card["results"][3]["predicted"] = card["results"][3]["raw_predicted"] = GOLD_TEXT
+    response = post(client, governance_user, card)
+    assert_refused_at(response, version, "results[1].notes", "results[3].raw_predicted", "results[3].predicted")
+
+
+def test_outputs_on_secret_entries_count_as_secret_outside_their_rows(client, version, governance_user):
+    card = make_card(version, of(version, "gold_standard"), predict=lambda e: f"OUTPUT for {e.entry_id}")
+    card["method_config"]["coachingPrompt"] = "avoid output  FOR 100"
+    assert_refused_at(post(client, governance_user, card), version, "method_config.coachingPrompt")
+    del card["method_config"]["coachingPrompt"]
+    card["run_id"] = "00000000-0000-4000-8000-000000000001"
+    assert post(client, governance_user, card).status_code == 201, "inside their own rows they stay allowed"
+
+
+def test_texts_shorter_than_the_threshold_are_not_secrets(client, version, governance_user):
+    card = make_card(version, of(version, "development"))
+    card["method_config"]["coachingPrompt"] = f"{SHORT_GOLD} cd AB CD"
+    assert post(client, governance_user, card).status_code == 201
+
+
+def test_a_secret_text_inside_the_scored_public_entries_is_no_secret(client, version, speaker):
+    card = make_card(version, of(version, "development", "diagnostic"))
+    assert SHARED_GOLD in card["results"][5]["source"]
+    card["method_config"]["coachingPrompt"] = f"Greet with {SHARED_GOLD.upper()}."
+    assert post(client, speaker, card).status_code == 201
+
+
+def test_the_index_scans_in_time_linear_in_the_text_not_in_the_number_of_secrets():
+    secrets = [f"the gold sentence number {n} says {n * 7919 % 100003}" for n in range(20_000)]
+    index = SecretTextIndex(secrets)
+    haystack = " ".join(f"the public sentence {n} is fine" for n in range(40_000))  # ~1.3 MB
+    started = time.perf_counter()
+    assert not index.found_in(haystack)
+    assert index.found_in(haystack + " THE GOLD SENTENCE   NUMBER 19999 says " + str(19999 * 7919 % 100003))
+    assert time.perf_counter() - started < 5.0
+    assert not SecretTextIndex(["abc", " a b "]).found_in("abc a b")  # below MIN_SECRET_TEXT after normalizing
+
+
+def test_a_submitter_who_may_not_read_the_secrets_learns_of_one_string_per_refusal(client, version, speaker):
+    secrets = Entry.objects.filter(version=version, entry_id__in=["100", "101"]).order_by("position")
+    card = make_card(version, of(version, "development"))
+    card["method_config"]["guesses"] = ["not a secret", *(secret.reference for secret in secrets), "another one"]
+    assert_refused_at(post(client, speaker, card), version, "method_config.guesses[1]")
