@@ -38,7 +38,7 @@ bench: install-test
 
 check-deploy: install
 	DJANGO_ENV=production SECRET_KEY=$$(openssl rand -hex 32) ALLOWED_HOSTS=review.example.org \
-		REDIS_CACHE_URL=$${REDIS_CACHE_URL:-redis://127.0.0.1:6379/1} \
+		REDIS_CACHE_URL=$${REDIS_CACHE_URL:-redis://127.0.0.1:6379/1} MFA_ENCRYPTION_KEY=$$(openssl rand -hex 32) \
 		$(BIN)/python manage.py check --deploy --fail-level WARNING
 
 worker: install

@@ -54,7 +54,7 @@ class TokenScope(models.TextChoices):
     they are created only in a session that proved the second factor."""
 
     READ = "read", "Read public data only"
-    PUBLISH = "publish", "Read public data and publish (run cards, methods, imports)"
+    PUBLISH = "publish", "Read public data and publish run cards and methods"
     SECRET = "secret", "Also read the secret segments your roles show (needs two-factor authentication)"
 
 

@@ -5,23 +5,37 @@ filters generate, on the fields it names, and searches only identifiers."""
 
 from django.contrib import admin
 
-# The lookups Django's list filters put in the URL: exact choices, foreign keys, booleans, empty or not,
-# and date ranges. Nothing that matches text by parts (contains, startswith, regex, …).
-FILTER_LOOKUPS = frozenset({"exact", "isnull", "gte", "lt", "id", "pk", "in"})
+from django.db import models
+
+# The lookups Django's list filters put in the URL after a filtered field's path: exact choices, foreign keys,
+# booleans, empty or not, and (date fields only) ranges. Nothing that matches text by parts.
+FILTER_LOOKUPS = frozenset({"exact", "isnull", "id", "pk"})
+DATE_RANGE_LOOKUPS = frozenset({"gte", "lt", "day", "month", "year"})
 
 
 class SafeAdmin(admin.ModelAdmin):
-    """Filters only on `list_filter` fields (and `date_hierarchy`), with the list filters' own lookups."""
+    """Filters only on the `list_filter` field paths (and `date_hierarchy`), with the list filters' own
+    lookups; every other lookup in a changelist URL answers 400 (DisallowedModelAdminLookup)."""
 
     def lookup_allowed(self, lookup, value, request=None) -> bool:
-        first, *rest = lookup.split("__")
-        filtered = {item if isinstance(item, str) else item[0] for item in self.list_filter
-                    if isinstance(item, (str, list, tuple))}
+        paths = {item if isinstance(item, str) else item[0] for item in self.list_filter
+                 if isinstance(item, (str, list, tuple))}
         if self.date_hierarchy:
-            filtered.add(self.date_hierarchy)
-        if first not in filtered or not set(rest) <= FILTER_LOOKUPS:
-            return False
-        return super().lookup_allowed(lookup, value, request)
+            paths.add(self.date_hierarchy)
+        parts = lookup.split("__")
+        for length in range(len(parts), 0, -1):
+            path, rest = "__".join(parts[:length]), set(parts[length:])
+            if path in paths:
+                allowed = FILTER_LOOKUPS | (DATE_RANGE_LOOKUPS if self._is_date(path) else frozenset())
+                return rest <= allowed and super().lookup_allowed(lookup, value, request)
+        return False
+
+    def _is_date(self, path: str) -> bool:
+        model = self.model
+        *relations, name = path.split("__")
+        for relation in relations:
+            model = model._meta.get_field(relation).related_model
+        return isinstance(model._meta.get_field(name), models.DateField)
 
 
 class ReadOnlyAdmin(SafeAdmin):

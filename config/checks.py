@@ -16,3 +16,17 @@ def shared_cache_in_production(app_configs, **kwargs) -> list[CheckMessage]:
         hint="Set REDIS_CACHE_URL (e.g. redis://redis.internal:6379/1) to share them between processes.",
         id="champollion.W001",
     )]
+
+
+@register(Tags.security, deploy=True)
+def mfa_encryption_key_in_production(app_configs, **kwargs) -> list[CheckMessage]:
+    """TOTP secrets are encrypted with a key derived from SECRET_KEY unless MFA_ENCRYPTION_KEY is set: rotating
+    SECRET_KEY without listing the old one in SECRET_KEY_FALLBACKS would lock every two-factor user out."""
+    if not settings.PRODUCTION or settings.MFA_ENCRYPTION_KEY:
+        return []
+    return [Warning(
+        "DJANGO_ENV=production without MFA_ENCRYPTION_KEY: two-factor secrets are encrypted with a key derived from "
+        "SECRET_KEY, so rotating SECRET_KEY makes them unreadable unless the old key stays in SECRET_KEY_FALLBACKS.",
+        hint="Set MFA_ENCRYPTION_KEY to a long random value and keep it (MFA_ENCRYPTION_KEY_FALLBACKS for old ones).",
+        id="champollion.W002",
+    )]

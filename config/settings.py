@@ -180,6 +180,7 @@ MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 # TOTP secrets are encrypted at rest (accounts/mfa_adapter.py) with this key, or one derived from SECRET_KEY.
 MFA_ADAPTER = "accounts.mfa_adapter.MFAAdapter"
 MFA_ENCRYPTION_KEY = os.environ.get("MFA_ENCRYPTION_KEY", "")
+MFA_ENCRYPTION_KEY_FALLBACKS = env_list("MFA_ENCRYPTION_KEY_FALLBACKS", "")
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")

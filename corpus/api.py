@@ -196,8 +196,10 @@ class CorpusImportView(APIView):
         if not selectors.curating_organizations(request.user).filter(pk=organization.pk).exists():
             raise PermissionDenied("Only curators and governance staff of the organization import its corpora.")
         if not mfa_enabled(request.user):
-            raise PermissionDenied("Set up two-factor authentication first (My account → Two-factor authentication): "
-                                   "curators and governance staff work on their community's corpora only with it.")
+            raise PermissionDenied(
+                "Corpora are imported only with two-factor authentication: from a session confirmed with your "
+                "authenticator code, or with a 'secret' API token created in such a session (My account). Set up "
+                "two-factor authentication first if you have not (My account → Two-factor authentication).")
         data = self.read_body(request)
         try:
             outcome = services.import_corpus(data, organization, imported_by=request.user)

@@ -185,7 +185,8 @@ def can_see_secret_segments(user, dataset: Dataset) -> bool:
     return dataset.organization_id in secret_reader_org_ids(user)
 
 
-KEYED_HASH_LABEL = "keyed content hash (HMAC-SHA256 of the content hash, keyed by this site; it cannot be recomputed)"
+KEYED_HASH_LABEL = ("keyed content hash (HMAC-SHA256 of the version's real hash, keyed by this site; it cannot be "
+                    "recomputed)")
 
 
 @dataclass(frozen=True)
@@ -198,8 +199,9 @@ class VersionHash:
 
 
 def version_hash(user, version: DatasetVersion) -> VersionHash:
-    """The hash `user` is shown and pins run cards to: the real sha256 for the steward's secret readers, and
-    for everyone wherever it confirms no guess of a secret entry; otherwise the keyed content hash."""
+    """The hash `user` is shown and pins run cards to: the real sha256 (of the file or of the content) for the
+    steward's secret readers, and for everyone of a version without secret entries; otherwise the keyed hash,
+    since a real hash covering secret entries confirms guesses of them."""
     if not version.public_hash_is_keyed or can_see_secret_segments(user, version.dataset):
         return VersionHash(version.sha256, version.sha256_source, Sha256Source(version.sha256_source).label)
     return VersionHash(version.public_sha256, "keyed", KEYED_HASH_LABEL)

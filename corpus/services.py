@@ -73,14 +73,23 @@ def corpus_file_chunks(envelope: str, documents: Iterable[str]) -> Iterator[byte
     yield b"\n  ]\n}\n"
 
 
-# The salt of the key (derived from SECRET_KEY) of public content hashes; migration 0006 uses the same recipe.
+# The salt of the key (derived from SECRET_KEY) of public hashes; migrations 0006 and 0008 use the same recipe.
 PUBLIC_HASH_SALT = "corpus.DatasetVersion.public_sha256"
 
 
 def keyed_content_hash(sha256: str) -> str:
-    """HMAC-SHA256 of a content hash, keyed from SECRET_KEY: it names the content as well as the hash does,
-    but nobody without the key can recompute it from a guess of the secret entries to confirm the guess."""
+    """HMAC-SHA256 of a version's hash (of a file or of its content), keyed from SECRET_KEY: it names the
+    content as well as the hash does, but nobody without the key can recompute it from a guess of the secret
+    entries to confirm the guess."""
     return salted_hmac(PUBLIC_HASH_SALT, sha256, algorithm="sha256").hexdigest()
+
+
+def public_sha256(sha256: str, holds_secret_entries: bool) -> str:
+    """What everyone but the steward's secret readers is shown of a version's hash. Keyed whenever secret
+    entries are part of it, whatever it is the hash of: an imported file may be in the canonical export
+    layout (re-importing one's own export is the documented round trip), and then its hash is the content
+    hash that anyone could recompute from a guess of the secret entries."""
+    return keyed_content_hash(sha256) if holds_secret_entries else sha256
 
 
 def content_sha256(version: DatasetVersion) -> str:
@@ -179,7 +188,7 @@ def import_corpus(data: bytes, organization: Organization, imported_by=None) -> 
             envelope=json.dumps(corpus.envelope, ensure_ascii=False),
             sha256=sha256,
             sha256_source=Sha256Source.FILE,
-            public_sha256=sha256,
+            public_sha256=public_sha256(sha256, any(valid.segment in SECRET_SEGMENTS for valid in corpus.entries)),
             entry_count=len(corpus.entries),
             imported_by=imported_by,
         )
@@ -198,12 +207,12 @@ def ensure_editable(version: DatasetVersion) -> None:
 def refresh_version_content(version: DatasetVersion) -> None:
     """Keep entry_count and sha256 equal to what exporting the version produces. Anyone who knows the public
     entries could confirm a guess of the secret ones against that hash, so when secret entries are part of
-    it, the public is shown (and pins) a keyed hash of it instead."""
+    it, the public is shown (and pins) a keyed hash of it instead (public_sha256)."""
     counts = version.entries.aggregate(total=Count("pk"), secret=Count("pk", filter=Q(segment__in=SECRET_SEGMENTS)))
     version.entry_count = counts["total"]
     version.sha256 = content_sha256(version)
     version.sha256_source = Sha256Source.CONTENT
-    version.public_sha256 = keyed_content_hash(version.sha256) if counts["secret"] else version.sha256
+    version.public_sha256 = public_sha256(version.sha256, bool(counts["secret"]))
     version.save(update_fields=["entry_count", "sha256", "sha256_source", "public_sha256"])
 
 

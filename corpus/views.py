@@ -214,6 +214,7 @@ def entry_form_view(request, version, entry=None):
     if entry is not None:
         initial = {name: getattr(entry, name) for name in EntryForm.base_fields if name != "entry_id"}
         initial.update(entry_id=entry.entry_id, difficulty=entry.difficulty or "")
+        record_secret_access(request.user, selectors.secret_entries_shown([entry]), request.path)
     form = EntryForm(request.POST or None, initial=initial)
     problems = None
     status = 200

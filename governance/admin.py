@@ -1,7 +1,8 @@
 """Admin for maintainers. Organizations, memberships and invitations change here only through the same
 services as the pages, so each change is audited; everything else is read-only."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
 
 from config.admin import ReadOnlyAdmin, SafeAdmin
 
@@ -13,6 +14,7 @@ from .models import (
     Organization,
     OwnershipTransfer,
     ParticipationTerms,
+    Role,
     SubmissionEvent,
     TermsAcceptance,
 )
@@ -22,15 +24,19 @@ from .models import (
 class OrganizationAdmin(SafeAdmin):
     list_display = ["name", "slug"]
     search_fields = ["name", "slug"]
-    prepopulated_fields = {"slug": ["name"]}
+    fields = ["name", "slug", "languages", "principles"]
+
+    def get_prepopulated_fields(self, request, obj=None):
+        return {} if obj is not None else {"slug": ["name"]}
 
     def get_readonly_fields(self, request, obj=None):
         return ["slug"] if obj is not None else []
 
     def save_model(self, request, obj, form, change):
         if change:
-            services.update_organization(obj, request.user, **{name: form.cleaned_data[name]
-                                                               for name in form.changed_data if name != "slug"})
+            stored = Organization.objects.get(pk=obj.pk)
+            services.update_organization(stored, request.user, **{name: form.cleaned_data[name]
+                                                                  for name in form.changed_data if name != "slug"})
         else:
             created, _ = services.create_organization(obj.slug, obj.name, obj.languages, obj.principles,
                                                       actor=request.user)
@@ -40,6 +46,14 @@ class OrganizationAdmin(SafeAdmin):
         return False
 
 
+class SpeakerOnlyForm(forms.ModelForm):
+    """Site staff grant only the speaker role in the admin: the roles that read a community's secrets come from
+    its governance staff (invitations) or the operator's `add_member`, so no maintainer gives them to
+    themselves here. Removing roles and changing one to speaker stay possible."""
+
+    role = forms.ChoiceField(choices=[(Role.SPEAKER, Role.SPEAKER.label)])
+
+
 @admin.register(Membership)
 class MembershipAdmin(SafeAdmin):
     list_display = ["user", "organization", "role"]
@@ -47,6 +61,7 @@ class MembershipAdmin(SafeAdmin):
     search_fields = ["user__email"]
     raw_id_fields = ["user"]
     fields = ["user", "organization", "role"]
+    form = SpeakerOnlyForm
 
     def get_readonly_fields(self, request, obj=None):
         return ["user", "organization"] if obj is not None else []
@@ -59,11 +74,14 @@ class MembershipAdmin(SafeAdmin):
             obj.pk = Membership.objects.get(user=obj.user, organization=obj.organization, role=obj.role).pk
 
     def delete_model(self, request, obj):
-        services.remove_member(obj, request.user)
+        self.delete_queryset(request, [obj])
 
     def delete_queryset(self, request, queryset):
         for membership in queryset:
-            services.remove_member(membership, request.user)
+            try:
+                services.remove_member(membership, request.user)
+            except services.MembershipError as error:
+                self.message_user(request, f"{membership}: {error}", level=messages.ERROR)
 
 
 @admin.register(Invitation)
@@ -72,6 +90,7 @@ class InvitationAdmin(SafeAdmin):
     list_filter = ["role", "organization"]
     search_fields = ["email"]
     fields = ["organization", "email", "role"]
+    form = SpeakerOnlyForm
 
     def has_change_permission(self, request, obj=None):
         return obj is None and super().has_change_permission(request)

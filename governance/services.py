@@ -95,6 +95,9 @@ class MembershipError(Exception):
 
 
 def _keeps_governance(membership: Membership) -> None:
+    """Refuse taking away the organization's last governance role. The organization row is locked first, so two
+    governance members removing each other at once are serialised and the second is refused."""
+    Organization.objects.select_for_update().filter(pk=membership.organization_id).first()
     if membership.role == Role.GOVERNANCE and not Membership.objects.filter(
             organization_id=membership.organization_id, role=Role.GOVERNANCE).exclude(pk=membership.pk).exists():
         raise MembershipError("An organization keeps at least one governance staff member; give the role to "

@@ -1,21 +1,25 @@
 """Admin for maintainers: run-card metadata only. The raw card and per-entry results can hold secret
-text and are shown through leaderboard.selectors, never here."""
+text and are shown through leaderboard.selectors, never here. Nor are the fingerprint and its components:
+of a card that pins a dataset hash kept from the public (docs/corpus.md, "Hashes"), together they would let
+anyone test guesses of that hash."""
 
 from django.contrib import admin
 
 from config.admin import ReadOnlyAdmin
 
 from .models import Method, RunCard
+from .verification import FINGERPRINT_V1_COMPONENTS
 
-HIDDEN_FIELDS = ("raw", "discrepancies", "method_config", "verification_error")
+# The card's columns holding a fingerprint component (dataset_sha256 is only in `raw`).
+FINGERPRINT_FIELDS = ("fingerprint", *(name for name in FINGERPRINT_V1_COMPONENTS if name != "dataset_sha256"))
+HIDDEN_FIELDS = ("raw", "discrepancies", "method_config", "verification_error", *FINGERPRINT_FIELDS)
 
 
 @admin.register(RunCard)
 class RunCardAdmin(ReadOnlyAdmin):
-    list_display = ["run_id", "model_slug", "dataset_version", "segment", "status", "hash_status", "composite",
-                    "submitted_at"]
+    list_display = ["run_id", "dataset_version", "segment", "status", "hash_status", "composite", "submitted_at"]
     list_filter = ["status", "hash_status", "segment", "scoring_standard"]
-    search_fields = ["run_id", "model_slug"]
+    search_fields = ["run_id"]
     exclude = list(HIDDEN_FIELDS)
     readonly_fields = [f.name for f in RunCard._meta.fields if f.name not in HIDDEN_FIELDS]
 

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.bulk_insert import bulk_insert
 from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
 from corpus.selectors import (
+    VersionHash,
     can_see_secret_segments,
     has_consent,
     version_hash,
@@ -41,6 +43,16 @@ class RunCardRejected(Exception):
         self.problems = problems
         self.detail = detail
         super().__init__("; ".join(str(p) for p in problems[:5]))
+
+
+class SecretTextRefused(RunCardRejected):
+    """A refusal by the secret-text scan. It tells the submitter that a string of theirs is secret, so it is
+    recorded in the steward's audit log (`paths`: all of them, whatever the submitter was told)."""
+
+    def __init__(self, problems: list[FieldProblem], version: DatasetVersion, paths: list[str]):
+        super().__init__(400, problems)
+        self.version = version
+        self.paths = paths
 
 
 def unstorable_strings(card: dict) -> list[tuple[str, str]]:
@@ -112,9 +124,16 @@ def check_evaluation_consent(user, dataset_id: str) -> None:
         detail="refused: the dataset's community does not consent to evaluation")
 
 
+def public_hash(version: DatasetVersion) -> VersionHash:
+    """The version's hash as everyone is shown it (corpus.selectors.version_hash for a visitor): the keyed hash
+    when the real one would confirm guesses of secret entries."""
+    return version_hash(AnonymousUser(), version)
+
+
 def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVersion | None:
     """The stored version the card names, among those the submitter may see, pinned by the hash the
-    submitter is shown (corpus.selectors.version_hash); a problem otherwise."""
+    submitter is shown (corpus.selectors.version_hash) or the one everyone is shown, which the steward's
+    readers know too; a problem otherwise."""
     versions = visible_versions(user).filter(dataset__identifier=dataset["id"])
     if not versions.exists():
         hint = (" (the datasets your role stewards are visible to you once two-factor authentication is set up)"
@@ -128,7 +147,7 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
                                      f"{dataset['id']!r}; stored versions: {known}"))
         return None
     pinned = version_hash(user, version)
-    if pinned.value != dataset["sha256"]:
+    if dataset["sha256"] not in (pinned.value, public_hash(version).value):
         problems.append(FieldProblem("dataset.sha256", f"does not match {version}: its hash is {pinned.value} "
                                      f"({pinned.label})"))
         return None
@@ -148,12 +167,32 @@ def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[
             for entry_id, pk, segment, domain in visible.values_list("entry_id", "pk", "segment", "domain")}
 
 
-@transaction.atomic
 def submit_run_card(body: bytes, user) -> RunCard:
+    """Accept a run card (accept_run_card). A refusal by the secret-text scan is recorded in the steward's
+    audit log after the submission has rolled back, so that the community sees attempts to guess its secret
+    entries through refusals."""
+    try:
+        return accept_run_card(body, user)
+    except SecretTextRefused as refused:
+        record_secret_text_refusal(refused, user)
+        raise
+
+
+@transaction.atomic
+def record_secret_text_refusal(refused: SecretTextRefused, user) -> None:
+    """Dataset, version and JSON paths of the refusal; never the text found there."""
+    version = refused.version
+    record_event("run_card.secret_text_refused", actor=user, organization=version.dataset.organization, obj=version,
+                 details={"dataset": version.dataset.identifier, "version": version.version, "paths": refused.paths})
+
+
+@transaction.atomic
+def accept_run_card(body: bytes, user) -> RunCard:
     """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
-    evaluation only with the community's active consent (409), one card per run_id (409). Accepting
-    freezes the dataset version; verification of the aggregates runs inline for small cards and in a
-    Celery task for large ones."""
+    evaluation only with the community's active consent (409), one card per run_id and a method id per
+    submitter (409). Every other refusal comes before the secret-text scan (400), so that only a card that
+    would otherwise be accepted learns whether it holds a secret. Accepting freezes the dataset version;
+    verification of the aggregates runs inline for small cards and in a Celery task for large ones."""
     parsed = parse_card(body)
     card = parsed.card
     check_evaluation_consent(user, card["dataset"]["id"])
@@ -179,14 +218,17 @@ def submit_run_card(body: bytes, user) -> RunCard:
     if is_secret and not has_role(user, version.dataset.organization, Role.GOVERNANCE):
         raise RunCardRejected(403, [FieldProblem("results", "cards for gold_standard or held_out entries are "
                                                  "submitted by governance staff of the steward organization only")])
+    if RunCard.objects.filter(run_id=card["run_id"]).exists():
+        raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+    if isinstance(card.get("method_card"), dict):
+        owned_method(method_id_of(card["method_card"]), user)
     leaking = public_secret_text(card, version, entries)
     if leaking:
         # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
-        # per request, so that a card full of guesses confirms one at most (and submissions are throttled).
+        # per request, so that a card full of guesses confirms one at most (submissions are throttled, and
+        # every refusal is audited).
         shown = leaking if can_see_secret_segments(user, version.dataset) else leaking[:1]
-        raise RunCardRejected(400, [FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown])
-    if RunCard.objects.filter(run_id=card["run_id"]).exists():
-        raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+        raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
 
     freeze_version(version, actor=user)
     try:
@@ -227,7 +269,9 @@ def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, depende
         system_prompt_sha256=card["system_prompt_sha256"],
         tools_enabled=card.get("tools_enabled"),
         batch_size=card.get("batch_size"),
-        fingerprint=verification.compute_fingerprint(card),
+        # Over the hash everyone is shown: the fingerprint is public (the leaderboard's grouping key), and one over
+        # a real hash kept from the public would confirm guesses of that hash (docs/run-cards.md, "Fingerprint").
+        fingerprint=verification.public_fingerprint(card, public_hash(version).value),
         method_config=top_level_value_text(parsed.text, "method_config") if isinstance(
             card.get("method_config"), dict) else "",
         scoring_standard=scores.get("scoring_standard") or "legacy-composite",
@@ -281,6 +325,19 @@ def strings_of(value, path: str = ""):
         yield path, value
 
 
+def method_id_of(method_card: dict) -> str:
+    return str(method_card["method_id"])[:200]
+
+
+def owned_method(method_id: str, user) -> Method | None:
+    """The stored method `method_id`, locked; refused (409) when another submitter registered it first."""
+    method = Method.objects.select_for_update().filter(method_id=method_id).first()
+    if method is not None and method.submitted_by_id != user.pk:
+        raise RunCardRejected(409, [FieldProblem("method_card.method_id",
+                                                 f"method {method_id!r} belongs to another submitter")])
+    return method
+
+
 def save_method(card: dict, dependency_class: str | None, user) -> Method | None:
     """Create or update the submitter's method. A method id belongs to whoever registered it first; a
     class derived from a manifest is kept until a new manifest derives another (a declared class
@@ -288,11 +345,8 @@ def save_method(card: dict, dependency_class: str | None, user) -> Method | None
     method_card = card.get("method_card")
     if not isinstance(method_card, dict):
         return None
-    method_id = str(method_card["method_id"])[:200]
-    method = Method.objects.select_for_update().filter(method_id=method_id).first()
-    if method is not None and method.submitted_by_id != user.pk:
-        raise RunCardRejected(409, [FieldProblem("method_card.method_id",
-                                                 f"method {method_id!r} belongs to another submitter")])
+    method_id = method_id_of(method_card)
+    method = owned_method(method_id, user)
     manifest = card.get("method") if isinstance(card.get("method"), dict) else None
     if method is None:
         method = Method(method_id=method_id, submitted_by=user)
@@ -347,6 +401,9 @@ def verify_run_card(run_card_pk: int) -> RunCard:
     card = json.loads(run_card.raw)
     results = card["results"]
     _, fingerprint_discrepancies = verification.check_fingerprint(card)
+    if card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value:
+        # The card pins a real hash kept from the public, and discrepancies are shown with the card.
+        fingerprint_discrepancies = verification.without_dataset_hash(fingerprint_discrepancies)
     statistics = verification.entry_statistics(results)
     recomputed = verification.recompute_scores(results, statistics)
     discrepancies = fingerprint_discrepancies + verification.compare_scores(card["scores"], recomputed)

@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, NamedTuple
 
 from sacrebleu.metrics import CHRF
@@ -132,6 +132,33 @@ def components_hash(components: dict) -> str:
 def compute_fingerprint(card: dict) -> str:
     """The v1 fingerprint recomputed from the card's own fields."""
     return components_hash(fingerprint_components(card))
+
+
+def public_fingerprint(card: dict, dataset_sha256: str) -> str:
+    """The v1 fingerprint with `dataset_sha256` — the hash the public is shown — in place of the card's own.
+    The same as compute_fingerprint unless the card pins a real hash kept from the public, whose fingerprint
+    would confirm guesses of that hash; and the same setup gets the same fingerprint whichever hash it pinned."""
+    components = fingerprint_components(card)
+    components["dataset_sha256"] = dataset_sha256
+    return components_hash(components)
+
+
+# Discrepancies whose values are the card's dataset hash, or SHA-256 hashes over it.
+DATASET_HASH_PATHS = ("fingerprint", "fingerprint.hash", "fingerprint.components.dataset_sha256")
+WITHHELD = "values withheld: they are, or hash, a dataset hash that is kept from the public"
+
+
+def without_dataset_hash(discrepancies: list[Discrepancy]) -> list[Discrepancy]:
+    """The discrepancies of a card pinning a hash kept from the public, as they may be shown with the card:
+    at DATASET_HASH_PATHS without submitted and recomputed values, and without messages that quote them."""
+    shown = []
+    for found in discrepancies:
+        if found.path in DATASET_HASH_PATHS:
+            message = ("is missing or not the card's dataset.sha256" if found.path.endswith("dataset_sha256")
+                       else found.message)
+            found = replace(found, submitted=None, recomputed=None, message=f"{message} ({WITHHELD})")
+        shown.append(found)
+    return shown
 
 
 def check_fingerprint(card: dict) -> tuple[str, list[Discrepancy]]:

@@ -316,8 +316,11 @@ def ratings_export(request, public_id, file_format: str):
     if file_format not in EXPORT_FORMATS:
         raise Http404("Unknown export format.")
     ratings = selectors.ratings_for_export(campaign)
+    count = ratings.count()
     record_event("review.ratings_exported", actor=request.user, organization=campaign.organization, obj=campaign,
-                 details={"format": file_format, "ratings": ratings.count()})
+                 details={"format": file_format, "ratings": count})
+    if campaign.run_card.is_secret:
+        record_secret_access(request.user, {campaign.organization_id: count}, request.path)
     content = export_ratings(ratings, file_format)
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
     return as_download(response, f"ratings-{campaign.public_id}", file_format)

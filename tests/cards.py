@@ -52,7 +52,7 @@ def make_card(version, entries, *, predict=None, composite=0.75, model_slug="dem
         "condition": condition, "temperature": 0.0, "system_prompt_sha256": "ab" * 32, "system_prompt_used": True,
         "batch_size": 1, "tools_enabled": [], "max_retries": 2,
         "dataset": {"id": version.dataset.identifier, "version": version.version,
-                    "language_pair": version.language_pair, "sha256": version.sha256, "entry_count": len(results)},
+                    "language_pair": version.language_pair, "sha256": version.public_sha256, "entry_count": len(results)},
         "scores": scores,
         "totals": {"prompt_tokens": 100, "completion_tokens": 50, "reasoning_tokens": 0, "cached_tokens": 0,
                    "total_cost_usd": cost_per_entry * len(results), "cost_per_entry_usd": cost_per_entry,

@@ -16,7 +16,7 @@ SETTINGS_FILE = ROOT / "config" / "settings.py"
 SETTINGS_VARIABLES = (
     "DJANGO_ENV", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "SECURE_SSL_REDIRECT",
     "SECURE_HSTS_SECONDS", "TRUSTED_PROXY_COUNT", "DATABASE_URL", "REDIS_CACHE_URL", "CELERY_BROKER_URL",
-    "CELERY_RESULT_BACKEND", "EMAIL_BACKEND", "LOG_LEVEL",
+    "CELERY_RESULT_BACKEND", "EMAIL_BACKEND", "LOG_LEVEL", "MFA_ENCRYPTION_KEY", "MFA_ENCRYPTION_KEY_FALLBACKS",
 )
 
 
@@ -41,7 +41,7 @@ def run(args, env):
 def test_deploy_checks_pass_without_warnings():
     # Production shares its cache (throttles, rate limits) in Redis; without it the check warns (test_limits.py).
     result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                 production_env(REDIS_CACHE_URL="redis://127.0.0.1:6379/1"))
+                 production_env(REDIS_CACHE_URL="redis://127.0.0.1:6379/1", MFA_ENCRYPTION_KEY=secrets.token_hex(32)))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
 

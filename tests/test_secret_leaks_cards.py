@@ -1,18 +1,24 @@
 """Secret segment text never rides in the public fields of a run card: method_config, the method card, every
 other field outside results[], and the results[] rows of public entries (served per entry to the public).
 Every secret entry of the dataset version counts, not only those the card scores, and whatever the card's
-segment; the comparison ignores case, runs of whitespace and Unicode normalization."""
+segment; the comparison ignores case, runs of whitespace and Unicode normalization. The scan answers only a
+card that every other check accepts, and each of its refusals is audited for the steward."""
 
+import datetime
 import json
 import time
 import unicodedata
 
 import pytest
 
-from corpus.models import Entry
-from corpus.services import import_corpus
+from corpus.models import ConsentUse, DatasetVersion, Entry
+from corpus.selectors import version_hash
+from corpus.services import grant_consent, import_corpus, revoke_consent
+from governance.audit import verify_chain
+from governance.models import AuditEvent
 from leaderboard.leaks import MIN_SECRET_TEXT, SecretTextIndex, normalize
-from leaderboard.models import RunCard
+from leaderboard.models import Method, RunCard
+from leaderboard.services import RunCardRejected, submit_run_card
 
 from .cards import body, make_card, seal
 from .conftest import SECRET_MARK, corpus_bytes, entry, publish
@@ -41,9 +47,18 @@ def of(version, *segments):
     return list(Entry.objects.filter(version=version, segment__in=segments).order_by("position"))
 
 
-def post(client, user, card):
+def post(client, user, card, *, pin=True):
+    """Posted by `user`, pinned (unless pin=False) to the hash they are shown, sealed."""
+    if pin:
+        named = card["dataset"]
+        version = DatasetVersion.objects.get(dataset__identifier=named["id"], version=named["version"])
+        card["dataset"]["sha256"] = version_hash(user, version).value
     client.force_login(user)
     return client.post(URL, body(seal(card)), content_type="application/json")
+
+
+def refusals():
+    return list(AuditEvent.objects.filter(action="run_card.secret_text_refused").order_by("id"))
 
 
 def assert_refused_at(response, version, *paths):
@@ -148,3 +163,103 @@ def test_a_submitter_who_may_not_read_the_secrets_learns_of_one_string_per_refus
     card = make_card(version, of(version, "development"))
     card["method_config"]["guesses"] = ["not a secret", *(secret.reference for secret in secrets), "another one"]
     assert_refused_at(post(client, speaker, card), version, "method_config.guesses[1]")
+
+
+# --- the scan answers last, and is audited ------------------------------------------------------------------
+
+def guessing(version, guess=GOLD_TEXT):
+    card = make_card(version, of(version, "development"))
+    card["method_config"]["guesses"] = [guess]
+    return card
+
+
+def test_a_reused_run_id_is_a_conflict_whether_or_not_the_card_holds_a_secret(client, version, speaker):
+    stored = make_card(version, of(version, "development"))
+    assert post(client, speaker, stored).status_code == 201
+    for guess in (GOLD_TEXT, "a wrong guess"):
+        card = guessing(version, guess)
+        card["run_id"] = stored["run_id"]
+        response = post(client, speaker, card)
+        assert response.status_code == 409, (guess, response.content)
+        assert [problem["path"] for problem in response.json()["problems"]] == ["run_id"]
+    assert RunCard.objects.count() == 1 and refusals() == []
+
+
+def test_a_method_id_of_another_submitter_is_a_conflict_before_the_scan(client, version, speaker, governance_user):
+    method_card = {"method_id": "stewards-method", "name": "Steward's", "class": "pipeline"}
+    assert post(client, governance_user, make_card(version, of(version, "development"), method_card=method_card)
+                ).status_code == 201
+    for guess in (GOLD_TEXT, "a wrong guess"):
+        card = guessing(version, guess)
+        card["method_card"] = method_card
+        response = post(client, speaker, card)
+        assert response.status_code == 409, (guess, response.content)
+        assert [problem["path"] for problem in response.json()["problems"]] == ["method_card.method_id"]
+    assert Method.objects.get().submitted_by == governance_user and refusals() == []
+
+
+def unknown_entry(card, version):
+    card["results"][0]["entry_id"] = "999"
+
+
+def tampered(card, version):
+    seal(card)
+    card["model_id"] = "changed after sealing"
+
+
+def wrong_hash(card, version):
+    card["dataset"]["sha256"] = "0" * 64
+
+
+def unknown_version(card, version):
+    card["dataset"]["version"] = "9.9"
+
+
+def revoked_consent(card, version):
+    """Evaluation withdrawn, public release kept: the dataset stays visible and its cards are refused (409)."""
+    record = version.dataset.consents.get()
+    grant_consent(version.dataset, [ConsentUse.PUBLIC_RELEASE], "Council resolution 2026-15 (test)",
+                  datetime.date(2026, 2, 1), record.recorded_by, document_reference="Binder 8 (test)")
+    revoke_consent(record, record.recorded_by, "The council paused evaluation.")
+
+
+@pytest.mark.parametrize("refusal, status, path", [
+    (unknown_entry, 400, "results[0].entry_id"),
+    (tampered, 400, "run_card_hash"),
+    (wrong_hash, 400, "dataset.sha256"),
+    (unknown_version, 400, "dataset.version"),
+    (revoked_consent, 409, "dataset.id"),
+], ids=["unknown-entry", "tampered", "wrong-hash", "unknown-version", "no-consent"])
+def test_every_other_refusal_answers_before_the_scan(client, version, speaker, refusal, status, path):
+    card = guessing(version)
+    card["dataset"]["sha256"] = version_hash(speaker, version).value
+    refusal(card, version)
+    client.force_login(speaker)
+    response = client.post(URL, body(card if refusal is tampered else seal(card)), content_type="application/json")
+    assert response.status_code == status, response.content
+    assert [problem["path"] for problem in response.json()["problems"]] == [path]
+    assert refusals() == []
+
+
+def test_a_refusal_by_the_scan_is_audited_for_the_steward(client, version, speaker, steward):
+    card = guessing(version)
+    card["condition"] = f"coached with {GOLD_TEXT}"
+    assert_refused_at(post(client, speaker, card), version, "condition")  # the submitter learns of one path
+    [event] = refusals()
+    assert (event.organization, event.actor, event.object_type, event.object_id) == (
+        steward, speaker, "corpus.DatasetVersion", str(version.pk))
+    assert event.details == {"dataset": version.dataset.identifier, "version": version.version,
+                             "paths": ["condition", "method_config.guesses[0]"]}, "the steward sees every path"
+    assert normalize(GOLD_TEXT) not in normalize(json.dumps(event.details, ensure_ascii=False))
+    assert verify_chain()[1] is None
+
+
+def test_a_steward_reader_is_audited_too_and_the_event_outlives_the_refusal(version, governance_user):
+    card = guessing(version)
+    card["dataset"]["sha256"] = version_hash(governance_user, version).value
+    with pytest.raises(RunCardRejected) as refused:
+        submit_run_card(body(seal(card)), governance_user)
+    assert refused.value.status == 400 and [p.path for p in refused.value.problems] == ["method_config.guesses[0]"]
+    [event] = refusals()
+    assert event.actor == governance_user and event.details["paths"] == ["method_config.guesses[0]"]
+    assert RunCard.objects.count() == 0

@@ -325,13 +325,13 @@ def test_the_migration_encrypts_secrets_stored_before(curator):
 
 
 def test_admin_membership_changes_go_through_the_audited_services(client, steward, governance_user, maintainer):
-    speaker = member("someone@steward.example", steward, "speaker")
+    speaker = member("someone@steward.example", steward, "curator")
     membership = Membership.objects.get(user=speaker, organization=steward)
     client.force_login(maintainer)
-    response = client.post(f"/admin/governance/membership/{membership.pk}/change/", {"role": "curator"})
+    response = client.post(f"/admin/governance/membership/{membership.pk}/change/", {"role": "speaker"})
     assert response.status_code == 302
     changed = AuditEvent.objects.filter(action="membership.role_changed").latest("id")
-    assert changed.details == {"user": speaker.email, "from": "speaker", "to": "curator"}
+    assert changed.details == {"user": speaker.email, "from": "curator", "to": "speaker"}
     assert changed.actor == maintainer
     response = client.post(f"/admin/governance/membership/{membership.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302 and not Membership.objects.filter(pk=membership.pk).exists()
@@ -464,3 +464,142 @@ def test_walk_a_superuser_using_changelist_lookups(client, world, maintainer):
                 assert response.status_code in (302, 400), f"{base}?{field}__{lookup}"
                 checked += 1
     assert checked > 100
+
+
+# Second review: the factor's own pages, recovery codes, maintainers holding roles, admin edge cases.
+
+def test_a_recovery_code_manages_the_factor_but_shows_no_secret(client, secret_world, curator):
+    from allauth.mfa.recovery_codes.internal.auth import RecoveryCodes
+
+    codes = RecoveryCodes.activate(curator).generate_codes()
+    password_only_login(client, curator)
+    client.post("/accounts/2fa/reauthenticate/", {"code": codes[0]})
+    entries = f"/datasets/versions/{secret_world['version'].pk}/entries/"
+    assert SECRET_MARK.encode() not in client.get(entries).content
+    assert client.get("/accounts/2fa/recovery-codes/").status_code == 200
+
+
+@pytest.mark.parametrize("page", ["/accounts/2fa/recovery-codes/", "/accounts/2fa/recovery-codes/generate/",
+                                  "/accounts/2fa/totp/deactivate/"])
+def test_a_password_alone_neither_reads_recovery_codes_nor_deactivates_the_factor(client, curator, page):
+    from allauth.mfa.recovery_codes.internal.auth import RecoveryCodes
+
+    RecoveryCodes.activate(curator)
+    password_only_login(client, curator)
+    client.post("/accounts/reauthenticate/", {"password": PASSWORD})
+    for method in (client.get, client.post):
+        response = method(page)
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/2fa/reauthenticate/")
+    assert Authenticator.objects.filter(user=curator, type="totp").exists()
+
+
+def test_a_maintainer_removing_an_authenticator_removes_its_recovery_codes_and_tokens(client, curator, maintainer):
+    from allauth.mfa.recovery_codes.internal.auth import RecoveryCodes
+
+    RecoveryCodes.activate(curator)
+    _, key = create_api_token(curator, scope="secret")
+    totp = Authenticator.objects.get(user=curator, type="totp")
+    client.force_login(maintainer)
+    response = client.post(f"/admin/mfa/authenticator/{totp.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Authenticator.objects.filter(user=curator).exists()
+    assert client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
+
+
+def test_a_maintainer_who_is_also_a_curator_reads_no_secret_in_the_admin(client, secret_world, curator):
+    curator.is_staff = curator.is_superuser = True
+    curator.save(update_fields=["is_staff", "is_superuser"])
+    client.force_login(curator)
+    gold = Entry.objects.get(version=secret_world["version"], segment="gold_standard")
+    assert SECRET_MARK.encode() not in client.get("/admin/corpus/entry/").content
+    assert client.get(f"/admin/corpus/entry/{gold.pk}/change/").status_code == 302  # not in its list: no page
+    assert SECRET_MARK.encode() in client.get(f"/datasets/entries/{gold.pk}/").content  # the page, audited
+
+
+def test_the_entry_edit_page_is_audited_and_not_cached(client, secret_world, curator):
+    gold = Entry.objects.get(version=secret_world["version"], segment="gold_standard")
+    client.force_login(curator)
+    before = AuditEvent.objects.filter(action="secret_entries.shown").count()
+    response = client.get(f"/datasets/entries/{gold.pk}/edit/")
+    assert SECRET_MARK.encode() in response.content and "no-store" in response["Cache-Control"]
+    assert AuditEvent.objects.filter(action="secret_entries.shown").count() == before + 1
+
+
+def test_site_staff_grant_no_secret_reading_role_in_the_admin(client, steward, maintainer):
+    client.force_login(maintainer)
+    for role in ("governance", "curator"):
+        response = client.post("/admin/governance/membership/add/", {"user": maintainer.pk,
+                                                                     "organization": steward.pk, "role": role})
+        assert response.status_code == 200  # the form is shown again with its error
+        response = client.post("/admin/governance/invitation/add/", {"organization": steward.pk,
+                                                                     "email": maintainer.email, "role": role})
+        assert response.status_code == 200
+    assert not Membership.objects.filter(user=maintainer).exists()
+
+
+def test_an_organization_edited_in_the_admin_is_saved_and_audited(client, steward, maintainer):
+    client.force_login(maintainer)
+    response = client.post(f"/admin/governance/organization/{steward.pk}/change/", {
+        "name": "Steward Nation Council", "languages": '["crk"]', "principles": "OCAP®"})
+    assert response.status_code == 302, response.content[:2000]
+    steward.refresh_from_db()
+    assert steward.name == "Steward Nation Council"
+    event = AuditEvent.objects.filter(action="organization.changed").latest("id")
+    assert event.details == {"changed": ["name"]} and event.actor == maintainer
+    response = client.post("/admin/governance/organization/add/", {
+        "name": "Anishinaabe Council", "slug": "anishinaabe", "languages": '["oj"]', "principles": ""})
+    assert response.status_code == 302
+    assert AuditEvent.objects.filter(action="organization.created", actor=maintainer,
+                                     organization__slug="anishinaabe").exists()
+
+
+def test_the_last_governance_member_cannot_be_removed_in_the_admin_either(client, steward, governance_user,
+                                                                          maintainer):
+    membership = Membership.objects.get(user=governance_user, role="governance")
+    client.force_login(maintainer)
+    response = client.post(f"/admin/governance/membership/{membership.pk}/delete/", {"post": "yes"}, follow=True)
+    assert response.status_code == 200 and b"keeps at least one governance staff member" in response.content
+    assert Membership.objects.filter(pk=membership.pk).exists()
+
+
+def test_list_filters_work_on_related_paths_and_ranges_only_on_dates(client, maintainer):
+    client.force_login(maintainer)
+    assert client.get("/admin/corpus/consentrecord/?dataset__organization__id__exact=1").status_code == 200
+    assert client.get("/admin/corpus/entry/?domain__gte=m").status_code == 400
+    assert client.get("/admin/corpus/entry/?segment__exact=development").status_code == 200
+
+
+def test_disabling_password_sign_in_revokes_tokens_and_a_rehash_does_not(curator):
+    token, _ = create_api_token(curator)
+    curator.password = "md5$rehashed$0123"  # what Django's check_password stores when it upgrades a hash
+    curator.save(update_fields=["password"])
+    token.refresh_from_db()
+    assert token.revoked_at is None
+    curator.set_unusable_password()
+    curator.save()
+    token.refresh_from_db()
+    assert token.revoked_reason == "password changed"
+
+
+def test_secrets_encrypted_under_an_earlier_key_still_decrypt(settings):
+    from accounts.mfa_adapter import decrypt_secret, encrypt_secret
+
+    settings.MFA_ENCRYPTION_KEY = "first key"
+    stored = encrypt_secret("JBSWY3DPEHPK3PXP")
+    settings.MFA_ENCRYPTION_KEY, settings.MFA_ENCRYPTION_KEY_FALLBACKS = "second key", ["first key"]
+    assert decrypt_secret(stored) == "JBSWY3DPEHPK3PXP"
+    settings.MFA_ENCRYPTION_KEY_FALLBACKS = []
+    with pytest.raises(ValueError, match="cannot decrypt"):
+        decrypt_secret(stored)
+
+
+def test_production_without_an_mfa_encryption_key_is_warned_about(settings):
+    from django.core.checks.registry import registry
+
+    from config import checks
+
+    settings.PRODUCTION, settings.MFA_ENCRYPTION_KEY = True, ""
+    assert [w.id for w in checks.mfa_encryption_key_in_production(None)] == ["champollion.W002"]
+    settings.MFA_ENCRYPTION_KEY = "a long random key"
+    assert checks.mfa_encryption_key_in_production(None) == []
+    assert checks.mfa_encryption_key_in_production in registry.get_checks(include_deployment_checks=True)

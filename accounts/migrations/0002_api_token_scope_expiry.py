@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
             field=models.CharField(
                 choices=[
                     ("read", "Read public data only"),
-                    ("publish", "Read public data and publish (run cards, methods, imports)"),
+                    ("publish", "Read public data and publish run cards and methods"),
                     ("secret", "Also read the secret segments your roles show (needs two-factor authentication)"),
                 ],
                 default="publish",

@@ -5,25 +5,25 @@ from accounts.mfa_adapter import PREFIX, decrypt_secret, encrypt_secret
 SECRET_FIELDS = {"totp": "secret", "recovery_codes": "seed"}
 
 
-def encrypt_stored_secrets(apps, schema_editor):
-    """Authenticators activated before secrets were encrypted at rest get their secret encrypted in place."""
+def _convert(apps, convert, wanted) -> None:
     Authenticator = apps.get_model("mfa", "Authenticator")
     for authenticator in Authenticator.objects.filter(type__in=list(SECRET_FIELDS)):
+        data = authenticator.data
         field = SECRET_FIELDS[authenticator.type]
-        value = authenticator.data.get(field)
-        if isinstance(value, str) and not value.startswith(PREFIX):
-            authenticator.data[field] = encrypt_secret(value)
-            authenticator.save(update_fields=["data"])
+        if isinstance(data.get(field), str) and wanted(data[field]):
+            data[field] = convert(data[field])
+        if isinstance(data.get("migrated_codes"), list):  # recovery codes carried over from another package
+            data["migrated_codes"] = [convert(code) if wanted(code) else code for code in data["migrated_codes"]]
+        authenticator.save(update_fields=["data"])
+
+
+def encrypt_stored_secrets(apps, schema_editor):
+    """Authenticators activated before secrets were encrypted at rest get their secrets encrypted in place."""
+    _convert(apps, encrypt_secret, lambda value: not value.startswith(PREFIX))
 
 
 def decrypt_stored_secrets(apps, schema_editor):
-    Authenticator = apps.get_model("mfa", "Authenticator")
-    for authenticator in Authenticator.objects.filter(type__in=list(SECRET_FIELDS)):
-        field = SECRET_FIELDS[authenticator.type]
-        value = authenticator.data.get(field)
-        if isinstance(value, str) and value.startswith(PREFIX):
-            authenticator.data[field] = decrypt_secret(value)
-            authenticator.save(update_fields=["data"])
+    _convert(apps, decrypt_secret, lambda value: value.startswith(PREFIX))
 
 
 class Migration(migrations.Migration):
