@@ -3,7 +3,7 @@ from allauth.mfa.models import Authenticator
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 
-from config.admin import ReadOnlyAdmin, SafeAdmin
+from common.admin import ReadOnlyAdmin, SafeAdmin
 
 from .models import ApiToken, User
 

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "import_export",
+    "common",
     "accounts",
     "governance",
     "corpus",

@@ -1,10 +1,10 @@
 """Admin for maintainers. Entries are listed through the visibility selector, like everywhere else; no admin
-here filters or searches on entry text (config.admin.SafeAdmin)."""
+here filters or searches on entry text (common.admin.SafeAdmin)."""
 
 from django.contrib import admin
 from django.contrib.auth.models import AnonymousUser
 
-from config.admin import ReadOnlyAdmin, SafeAdmin
+from common.admin import ReadOnlyAdmin, SafeAdmin
 
 from .models import ConsentRecord, Dataset, DatasetVersion, Entry
 from .selectors import visible_entries

@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from config.bulk_insert import bulk_insert
+from common.bulk_insert import bulk_insert
 from governance.audit import record_event
 from governance.models import Organization
 

@@ -4,7 +4,7 @@ services as the pages, so each change is audited; everything else is read-only."
 from django import forms
 from django.contrib import admin, messages
 
-from config.admin import ReadOnlyAdmin, SafeAdmin
+from common.admin import ReadOnlyAdmin, SafeAdmin
 
 from . import services
 from .models import (

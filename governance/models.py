@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from common.append_only import AppendOnlyModel
+
 
 class Role(models.TextChoices):
     GOVERNANCE = "governance", "Governance staff"
@@ -92,15 +94,7 @@ class Invitation(models.Model):
         return self.accepted_at is None and self.expires_at > timezone.now()
 
 
-class AuditEventQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise PermissionError("The audit log is append-only.")
-
-    def delete(self):
-        raise PermissionError("The audit log is append-only.")
-
-
-class AuditEvent(models.Model):
+class AuditEvent(AppendOnlyModel):
     """One governance-relevant event, chained to the one before it by `previous_hash`: changing or
     removing any event breaks every hash after it (`manage.py verify_audit_log`)."""
 
@@ -117,7 +111,7 @@ class AuditEvent(models.Model):
     previous_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
 
-    objects = AuditEventQuerySet.as_manager()
+    append_only_message = "The audit log is append-only."
 
     class Meta:
         ordering = ["-id"]
@@ -126,44 +120,8 @@ class AuditEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
 
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise PermissionError("The audit log is append-only.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise PermissionError("The audit log is append-only.")
-
 
 # Participation terms, method submissions and ownership transfer (SPEC §5, §6; docs/submissions.md).
-
-class AppendOnlyQuerySet(models.QuerySet):
-    """Bulk changes would bypass the rows' own refusal; they are refused too."""
-
-    def update(self, **kwargs):
-        raise PermissionError("These records are never changed; record a new one.")
-
-    def delete(self):
-        raise PermissionError("These records are never deleted.")
-
-
-class AppendOnlyModel(models.Model):
-    """A record that is written once and never edited or deleted (on PostgreSQL a trigger enforces it
-    too, governance migration 0004): terms, acceptances, state history and transfers are evidence."""
-
-    objects = AppendOnlyQuerySet.as_manager()
-
-    class Meta:
-        abstract = True
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise PermissionError(f"{self._meta.verbose_name} records are never changed; record a new one.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise PermissionError(f"{self._meta.verbose_name} records are never deleted.")
-
 
 # SPEC §5, ownership transfer (§8.3): what each side holds once a method is transferred.
 DEVELOPER_KEEPS = [

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import IO, Any
 
-from leaderboard.problems import FieldProblem
+from common.problems import FieldProblem
 
 MIB = 1024 * 1024
 CHUNK = 64 * 1024

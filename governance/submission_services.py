@@ -16,6 +16,7 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from common.problems import FieldProblem
 from leaderboard.methods import (
     check_card_against_manifest,
     derive_method_class,
@@ -23,7 +24,6 @@ from leaderboard.methods import (
     validate_method_card,
 )
 from leaderboard.models import RunCard
-from leaderboard.problems import FieldProblem
 from review.models import Campaign, Decision
 from review.selectors import decision_in_force, transfer_eligible
 

@@ -5,7 +5,7 @@ anyone test guesses of that hash."""
 
 from django.contrib import admin
 
-from config.admin import ReadOnlyAdmin
+from common.admin import ReadOnlyAdmin
 
 from .models import Method, RunCard
 from .verification import FINGERPRINT_V1_COMPONENTS

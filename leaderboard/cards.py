@@ -7,9 +7,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from common.problems import FieldProblem
 from corpus.validation import describe
-
-from .problems import FieldProblem
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 REQUIRED_TOP = {"run_id": str, "harness_version": str, "timestamp": str}

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from .problems import FieldProblem
+from common.problems import FieldProblem
 
 METHOD_CLASSES = ("raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human")
 # Ordered from least to most restrictive: a method's class is the maximum over its dependencies.

@@ -11,7 +11,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.bulk_insert import bulk_insert
+from common.bulk_insert import bulk_insert
+from common.problems import FieldProblem
 from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
 from corpus.selectors import (
     VersionHash,
@@ -31,7 +32,6 @@ from governance.selectors import has_role, needs_mfa_for_secrets
 from . import leaks, methods, verification
 from .cards import top_level_value_text, validate_card
 from .models import DomainScore, Method, RunCard, RunCardResult
-from .problems import FieldProblem
 
 
 class RunCardRejected(Exception):

@@ -3,7 +3,7 @@ texts of secret entries and speakers' words; governance staff read them on the d
 
 from django.contrib import admin
 
-from config.admin import ReadOnlyAdmin
+from common.admin import ReadOnlyAdmin
 
 from .models import Campaign, Decision
 

@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from common.append_only import AppendOnlyModel
 from corpus.models import Entry
 from governance.models import Organization
 from leaderboard.models import RunCard, RunCardResult
@@ -190,7 +191,7 @@ class GatePolicy(models.Model):
         ]
 
 
-class Decision(models.Model):
+class Decision(AppendOnlyModel):
     """A governance decision on a campaign's run card, never edited: a later decision (a rejection after
     an approval, or a revocation) is a new row, and the latest one is in force."""
 
@@ -214,10 +215,4 @@ class Decision(models.Model):
             models.CheckConstraint(condition=~Q(rationale=""), name="decision_rationale_required"),
         ]
 
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise PermissionError("Decisions are never edited; record a new one.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise PermissionError("Decisions are never deleted.")
+    append_only_message = "Decisions are never edited or deleted; record a new one."

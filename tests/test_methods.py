@@ -4,6 +4,7 @@ import copy
 
 import pytest
 
+from common.problems import FieldProblem
 from leaderboard.methods import (
     DEPENDENCY_CLASSES,
     METHOD_CLASSES,
@@ -13,7 +14,6 @@ from leaderboard.methods import (
     validate_manifest,
     validate_method_card,
 )
-from leaderboard.problems import FieldProblem
 
 # The manifest of MI's own example, verbatim: it must validate as A2.
 MI_EXAMPLE = {

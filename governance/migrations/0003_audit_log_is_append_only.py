@@ -1,4 +1,4 @@
-"""On PostgreSQL the database itself refuses to change or remove audit events.
+"""On PostgreSQL the database itself refuses to change or remove audit events (common.append_only).
 
 TRUNCATE is not refused (test databases are flushed with it); an emptied log verifies as an empty
 chain, so backups of the log matter (docs/deploy.md).
@@ -6,33 +6,10 @@ chain, so backups of the log matter (docs/deploy.md).
 
 from django.db import migrations
 
-FUNCTION = """
-CREATE OR REPLACE FUNCTION governance_refuse_audit_change() RETURNS trigger AS $$
-BEGIN
-    RAISE EXCEPTION 'the audit log is append-only' USING ERRCODE = 'integrity_constraint_violation';
-END;
-$$ LANGUAGE plpgsql;
-"""
-
-
-def create_trigger(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute(FUNCTION)
-    schema_editor.execute(
-        "CREATE TRIGGER governance_auditevent_append_only BEFORE UPDATE OR DELETE ON governance_auditevent "
-        "FOR EACH ROW EXECUTE FUNCTION governance_refuse_audit_change()"
-    )
-
-
-def drop_trigger(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute("DROP TRIGGER IF EXISTS governance_auditevent_append_only ON governance_auditevent")
-    schema_editor.execute("DROP FUNCTION IF EXISTS governance_refuse_audit_change()")
+from common.append_only import append_only_triggers
 
 
 class Migration(migrations.Migration):
     dependencies = [("governance", "0002_auditevent")]
 
-    operations = [migrations.RunPython(create_trigger, drop_trigger)]
+    operations = [append_only_triggers("governance_auditevent")]

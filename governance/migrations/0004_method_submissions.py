@@ -11,35 +11,11 @@ import uuid
 from django.conf import settings
 from django.db import migrations, models
 
+from common.append_only import append_only_triggers
+
 
 APPEND_ONLY_TABLES = ("governance_participationterms", "governance_termsacceptance", "governance_submissionevent",
                       "governance_ownershiptransfer")
-
-FUNCTION = """
-CREATE OR REPLACE FUNCTION governance_refuse_record_change() RETURNS trigger AS $$
-BEGIN
-    RAISE EXCEPTION USING MESSAGE = TG_TABLE_NAME || ' rows are never changed or deleted; record a new one',
-        ERRCODE = 'integrity_constraint_violation';
-END;
-$$ LANGUAGE plpgsql;
-"""
-
-
-def create_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute(FUNCTION)
-    for table in APPEND_ONLY_TABLES:
-        schema_editor.execute(f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-                              "FOR EACH ROW EXECUTE FUNCTION governance_refuse_record_change()")
-
-
-def drop_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for table in APPEND_ONLY_TABLES:
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}")
-    schema_editor.execute("DROP FUNCTION IF EXISTS governance_refuse_record_change()")
 
 
 class Migration(migrations.Migration):
@@ -196,5 +172,5 @@ class Migration(migrations.Migration):
             model_name='methodsubmission',
             constraint=models.UniqueConstraint(condition=models.Q(('run_card__isnull', False)), fields=('run_card',), name='submission_run_card_unique'),
         ),
-        migrations.RunPython(create_triggers, drop_triggers),
+        append_only_triggers(*APPEND_ONLY_TABLES),
     ]
