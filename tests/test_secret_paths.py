@@ -19,17 +19,22 @@ from governance.services import add_member, invite_member
 from review import services as review_services
 from review.models import Assignment, Campaign
 
+from . import test_mfa, test_visibility
 from .conftest import (
     PASSWORD,
     SECRET_MARK,
     enable_totp,
     member,
     password_only_login,
-    proven,
     totp_code,
 )
-from .test_mfa import content_of, secret_urls, secret_world  # noqa: F401 - fixture
-from .test_visibility import developer, every_response, world  # noqa: F401 - fixtures
+from .test_mfa import content_of, secret_urls
+from .test_visibility import every_response
+
+# Fixtures shared with the files that define them.
+secret_world = test_mfa.secret_world
+world = test_visibility.world
+developer = test_visibility.developer
 
 pytestmark = pytest.mark.django_db
 
