@@ -177,6 +177,9 @@ ACCOUNT_RATE_LIMITS = {
     "confirm_email": "1/3m/key",
 }
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Champollion Review] "
+# Tell the account holder by e-mail when its password, e-mail address or two-factor authentication changes: a
+# password used by someone else to swap the authenticator does not go unnoticed.
+ACCOUNT_EMAIL_NOTIFICATIONS = True
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 # TOTP secrets are encrypted at rest (accounts/mfa_adapter.py) with this key, or one derived from SECRET_KEY.
 MFA_ADAPTER = "accounts.mfa_adapter.MFAAdapter"

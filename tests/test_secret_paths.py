@@ -608,3 +608,14 @@ def test_production_without_an_mfa_encryption_key_is_warned_about(settings):
     settings.MFA_ENCRYPTION_KEY = "a long random key"
     assert checks.mfa_encryption_key_in_production(None) == []
     assert checks.mfa_encryption_key_in_production in registry.get_checks(include_deployment_checks=True)
+
+
+def test_the_account_holder_is_told_when_the_password_or_the_second_factor_changes(client, curator):
+    client.force_login(curator)
+    client.post("/accounts/reauthenticate/", {"password": PASSWORD})
+    client.post("/accounts/2fa/totp/deactivate/")
+    client.post("/accounts/password/change/", {"oldpassword": PASSWORD, "password1": "another passphrase 88",
+                                               "password2": "another passphrase 88"})
+    subjects = [message.subject for message in mail.outbox if message.to == [curator.email]]
+    assert any("deactivated" in subject.lower() for subject in subjects), subjects
+    assert any("password changed" in subject.lower() for subject in subjects), subjects
