@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test install install-test migrate demo bench check-deploy worker beat clean
+.PHONY: run test lint install install-test migrate demo bench check-deploy worker beat clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,9 +26,17 @@ demo: migrate
 run: demo
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-## Install test dependencies and run the whole suite (DATABASE_URL / CELERY_BROKER_URL select PostgreSQL / Redis)
-test: install-test
+## Install test dependencies, check the code (lint) and run the whole suite (DATABASE_URL / CELERY_BROKER_URL
+## select PostgreSQL / Redis)
+test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## ruff (pinned configuration in pyproject.toml), the layer contracts (import-linter) and mypy on services and
+## selectors (django-stubs); docs/architecture.md
+lint: install-test
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 ## The benchmark report (docs/performance.md): import vs COPY, ingest vs sacrebleu, pages under load vs a bare
 ## view, aggregation; drops and creates PostgreSQL champollion_bench (BENCH_DATABASE_URL), prints a table and

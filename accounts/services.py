@@ -5,6 +5,8 @@ import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from common.errors import NotAllowed
+
 from .models import DEFAULT_TOKEN_LIFETIME_DAYS, TOKEN_LIFETIME_DAYS, ApiToken, TokenScope, User, hash_token_key
 from .second_factor import account_authenticators, second_factor_proven
 
@@ -12,7 +14,7 @@ __all__ = ["ApiToken", "TokenRefused", "create_api_token", "get_or_create_user",
            "revoke_all_api_tokens"]
 
 
-class TokenRefused(Exception):
+class TokenRefused(NotAllowed):
     """A token that may not be created as asked; the message says why and what to do."""
 
 
@@ -71,7 +73,7 @@ def get_or_create_user(email: str, password: str | None = None) -> tuple[User, b
     email = User.objects.normalize_email(email.strip())
     user = User.objects.filter(email__iexact=email).first()
     created = user is None
-    if created:
+    if user is None:
         user = User.objects.create_user(email=email, password=password)
     elif password:
         user.set_password(password)

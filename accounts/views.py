@@ -4,23 +4,24 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from governance.selectors import memberships_of, mfa_enabled, session_needs_code
-
 from . import services
 from .forms import ApiTokenForm
+from .second_factor import account_authenticators, second_factor_proven
 
 
 def _profile(request, form: ApiTokenForm, status: int = 200):
+    authenticators = account_authenticators(request.user)
+    has_totp = authenticators[0] is not None
+    proven = has_totp and second_factor_proven(request.user, authenticators)
     return render(
         request,
         "accounts/profile.html",
         {
-            "memberships": memberships_of(request.user),
             "tokens": request.user.api_tokens.all(),
             "new_key": request.session.pop("new_api_token_key", None),
             "token_form": form,
-            "second_factor_proven": mfa_enabled(request.user),
-            "session_needs_code": session_needs_code(request.user),
+            "second_factor_proven": proven,
+            "session_needs_code": has_totp and not proven,
         },
         status=status,
     )

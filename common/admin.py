@@ -4,7 +4,6 @@ not even by guessing: a changelist answers any field lookup given in its URL (`?
 filters generate, on the fields it names, and searches only identifiers."""
 
 from django.contrib import admin
-
 from django.db import models
 
 # The lookups Django's list filters put in the URL after a filtered field's path: exact choices, foreign keys,

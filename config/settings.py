@@ -52,12 +52,16 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "import_export",
+    # The layers, bottom to top (docs/architecture.md; `lint-imports` enforces them).
     "common",
     "accounts",
-    "governance",
+    "governance",  # migration history of the tables organizations and submissions now own
+    "organizations",
     "corpus",
-    "review",
     "leaderboard",
+    "review",
+    "submissions",
+    "config",  # the site itself: URLs, settings, system checks, the demo loader
 ]
 
 MIDDLEWARE = [
@@ -71,7 +75,7 @@ MIDDLEWARE = [
     "config.security.ContentSecurityPolicyMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "accounts.second_factor.SessionSecondFactorMiddleware",
-    "governance.audit.SecretResponseMiddleware",
+    "organizations.audit.SecretResponseMiddleware",
 ]
 
 # No inline script or style anywhere: every page's script is a static file (docs/deploy.md).
@@ -96,7 +100,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "governance.context_processors.secret_access",
+                "organizations.context_processors.secret_access",
             ],
         },
     },
@@ -161,7 +165,7 @@ SITE_NAME = "Champollion Review"
 SITE_BASE_URL = os.environ.get("SITE_BASE_URL", "http://localhost:8000")
 LOGIN_REDIRECT_URL = "accounts:profile"
 LOGIN_URL = "account_login"
-ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_ADAPTER = "organizations.adapter.AccountAdapter"
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
@@ -196,6 +200,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Champollion Review <n
 
 # REST API.
 REST_FRAMEWORK = {
+    # A refusal a view did not answer itself: the status its kind maps to (common.errors).
+    "EXCEPTION_HANDLER": "common.api.exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -217,7 +223,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "120/min"),
         "user": os.environ.get("API_THROTTLE_USER", "600/min"),
-        # POST /api/v1/run-cards/ per user (config.limits.WriteRateThrottle), on top of "user".
+        # POST /api/v1/run-cards/ per user (common.limits.WriteRateThrottle), on top of "user".
         "run_card_submit": os.environ.get("API_THROTTLE_RUN_CARD_SUBMIT", "5/min"),
     },
     # Behind the proxy, anonymous clients are told apart by X-Forwarded-For, as allauth's rate limits are.

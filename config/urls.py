@@ -40,7 +40,8 @@ urlpatterns = [
     path("review/", include("review.urls")),
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
-    path("", include("governance.urls")),
+    path("", include("organizations.urls")),
+    path("", include("submissions.urls")),
     path("api/v1/", include(api_urls)),
     path("admin/", admin.site.urls),
 ]

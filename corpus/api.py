@@ -13,16 +13,15 @@ from drf_spectacular.utils import (
 )
 from rest_framework import parsers, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.audit import record_secret_access
-from governance.models import Organization
-from governance.selectors import mfa_enabled
+from common.downloads import as_download
+from organizations.models import Organization
+from organizations.permissions import Permitted
 
 from . import selectors, services
-from .downloads import as_download
 from .forms import EntryFilterForm
 from .models import PUBLIC_SEGMENTS, DatasetVersion, Segment
 from .serializers import (
@@ -60,12 +59,12 @@ class GoneWhenWithdrawn:
             return super().get_object()
         except Http404:
             try:
-                withdrawn = selectors.withdrawn_dataset(**self.withdrawn_lookup())
+                withdrawn = selectors.withdrawal_matching(**self.withdrawn_lookup())
             except (TypeError, ValueError):  # a malformed key: nothing to find
                 withdrawn = None
             if withdrawn is None:
                 raise
-            raise Withdrawn(selectors.withdrawal_message(withdrawn)) from None
+            raise Withdrawn(withdrawn.message) from None
 
 
 @extend_schema_view(retrieve=extend_schema(responses={200: DatasetSerializer, **WITHDRAWN_RESPONSE}))
@@ -117,10 +116,9 @@ class DatasetVersionViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
         unknown = [s for s in segments if s not in Segment.values]
         if unknown:
             raise ValidationError({"segment": f"unknown segment(s) {unknown}; expected: {', '.join(Segment.values)}"})
-        record_secret_access(request.user, selectors.secret_entries_in(
-            request.user, version, selectors.exported_entries(request.user, version, segments or None)), request.path)
         response = StreamingHttpResponse(
-            selectors.export_chunks(request.user, version, segments or None), content_type="application/json"
+            selectors.shown_export_chunks(request.user, version, segments or None, where=request.path),
+            content_type="application/json",
         )
         return as_download(response, f"{version.dataset.identifier}-{version.version}", "json")
 
@@ -133,8 +131,7 @@ class DatasetVersionViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
             raise ValidationError(form.errors)
         entries = selectors.filter_entries(selectors.visible_entries(request.user, version), form.cleaned_data)
         entries = entries.select_related("version__dataset").order_by("position")
-        page = self.paginate_queryset(entries)
-        record_secret_access(request.user, selectors.secret_entries_shown(page), request.path)
+        page = selectors.shown_entries(request.user, self.paginate_queryset(entries), where=request.path)
         return self.get_paginated_response(EntrySerializer(page, many=True).data)
 
 
@@ -151,13 +148,11 @@ class EntryViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
         return {"versions__entries__pk": self.kwargs["pk"], "versions__entries__segment__in": PUBLIC_SEGMENTS}
 
     def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        record_secret_access(self.request.user, selectors.secret_entries_shown(page or []), self.request.path)
-        return page
+        return selectors.shown_entries(self.request.user, super().paginate_queryset(queryset) or [],
+                                       where=self.request.path)
 
     def get_object(self):
-        entry = super().get_object()
-        record_secret_access(self.request.user, selectors.secret_entries_shown([entry]), self.request.path)
+        [entry] = selectors.shown_entries(self.request.user, [super().get_object()], where=self.request.path)
         return entry
 
 
@@ -176,8 +171,12 @@ def problem_payload(problem: Problem) -> dict:
 class CorpusImportView(APIView):
     """Import a corpus file (the raw JSON as the request body, or a multipart `file`)."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, Permitted.to("organization.curate")]
     parser_classes = [parsers.MultiPartParser, parsers.FileUploadParser]
+
+    def permission_object(self, request) -> Organization | None:
+        """The steward named by `org`; an unknown one is answered 404 by `post`."""
+        return Organization.objects.filter(slug=request.query_params.get("org", "")).first()
 
     @extend_schema(
         parameters=[OpenApiParameter("org", str, required=True, description="Slug of the steward organization.")],
@@ -193,13 +192,6 @@ class CorpusImportView(APIView):
         organization = Organization.objects.filter(slug=slug).first()
         if organization is None:
             raise NotFound(f"Unknown organization {slug!r} (query parameter 'org').")
-        if not selectors.curating_organizations(request.user).filter(pk=organization.pk).exists():
-            raise PermissionDenied("Only curators and governance staff of the organization import its corpora.")
-        if not mfa_enabled(request.user):
-            raise PermissionDenied(
-                "Corpora are imported only with two-factor authentication: from a session confirmed with your "
-                "authenticator code, or with a 'secret' API token created in such a session (My account). Set up "
-                "two-factor authentication first if you have not (My account → Two-factor authentication).")
         data = self.read_body(request)
         try:
             outcome = services.import_corpus(data, organization, imported_by=request.user)

@@ -26,6 +26,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections, router, transaction
 from django.utils import timezone
 
+from common.errors import ApplicationError
+from common.spreadsheets import restore_formula
+
 from .models import DatasetVersion, Entry, StagedImport
 from .resources import (
     COLUMNS,
@@ -33,7 +36,6 @@ from .resources import (
     canonical_int,
     is_blank,
     read_table,
-    restore_formula,
 )
 from .services import (
     ENTRY_VALUE_FIELDS,
@@ -135,7 +137,7 @@ class BulkPreview:
             self.problems.append(problem)
 
 
-class BulkImportRejected(Exception):
+class BulkImportRejected(ApplicationError):
     """Some rows are invalid, so nothing was imported; `preview` lists them."""
 
     def __init__(self, preview: BulkPreview):

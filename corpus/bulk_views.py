@@ -1,7 +1,7 @@
 """Pages of the CSV/XLSX bulk import (upload → dry-run preview → confirm) and of the tabular export.
 
 Thin: reading, validating and writing live in corpus.bulk and corpus.resources; rights come from
-views.curated_version (selectors.can_curate) and entries from selectors.visible_entries.
+views.curated_version (the "dataset.curate" permission) and entries from selectors.visible_entries.
 """
 
 
@@ -13,12 +13,11 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from governance.audit import record_secret_access
-from governance.mfa import mfa_explains_not_found, secret_holder_required
-from governance.models import SECRET_READER_ROLES
+from common.downloads import as_download
+from organizations.mfa import mfa_explains_not_found, secret_holder_required
+from organizations.models import SECRET_READER_ROLES
 
 from . import bulk, selectors
-from .downloads import as_download
 from .resources import (
     COLUMNS,
     CONTENT_TYPES,
@@ -124,8 +123,8 @@ def bulk_export(request, pk: int, file_format: str):
     if file_format not in EXPORT_FORMATS:
         raise Http404("Unknown export format.")
     version = get_visible_version(request.user, pk)
-    entries = selectors.visible_entries(request.user, version)
-    record_secret_access(request.user, selectors.secret_entries_in(request.user, version, entries), request.path)
+    entries = selectors.streamed_entries(request.user, version, selectors.visible_entries(request.user, version),
+                                         where=request.path)
     content = export_entries(entries, file_format)
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
     return as_download(response, f"{version.dataset.identifier}-{version.version}-entries", file_format)

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from governance.models import Organization
+from organizations.models import Organization
 
 
 class Segment(models.TextChoices):

@@ -32,6 +32,8 @@ from django.db.models import QuerySet
 from import_export import fields, resources, widgets
 from import_export.formats import base_formats
 
+from common.spreadsheets import neutralise_formula
+
 from .models import Entry
 from .validation import CorpusFileError, Problem
 
@@ -47,9 +49,6 @@ CONTENT_TYPES = {
     "xlsx": base_formats.XLSX.CONTENT_TYPE,
     "json": "application/json; charset=utf-8",
 }
-# OWASP "CSV injection": cells starting with these are run as formulas by spreadsheet programs
-# (the full-width forms too, by some). An apostrophe in front makes them text.
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 CSV_DELIMITERS = (",", ";", "\t")
 # A cell may be as long as a JSON import allows (the whole upload); the csv module's default is 128 KiB.
 csv.field_size_limit(2**31 - 1)
@@ -69,22 +68,6 @@ def canonical_int(text: str) -> int | None:
     if len(text) <= 18 and text.isascii() and text.isdigit() and str(int(text)) == text:
         return int(text)
     return None
-
-
-def neutralise_formula(text: str) -> str:
-    """Prefix an apostrophe to text a spreadsheet would run as a formula.
-
-    Text that already starts with apostrophes before a trigger gets one more, so that
-    `restore_formula` can undo exactly one and a re-import gives back the stored text.
-    """
-    return "'" + text if text.lstrip("'").startswith(FORMULA_TRIGGERS) else text
-
-
-def restore_formula(text: str) -> str:
-    """Undo `neutralise_formula` on an imported cell (a typed "'-ak" also loses its apostrophe)."""
-    if text.startswith("'") and text.lstrip("'").startswith(FORMULA_TRIGGERS):
-        return text[1:]
-    return text
 
 
 def xlsx_safe(text: str) -> str:

@@ -3,12 +3,15 @@ for community consent: every page, API, export, admin list and search reaches en
 `visible_entries`, and public segments are public only while an active consent covers public release.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 
-from governance.models import SECRET_READER_ROLES, Organization
-from governance.selectors import (
+from organizations.audit import record_secret_access
+from organizations.models import SECRET_READER_ROLES, Organization
+from organizations.permissions import permitted
+from organizations.selectors import (
     governance_org_ids,
     organizations_where,
     secret_reader_org_ids,
@@ -101,20 +104,48 @@ def visible_versions(user) -> QuerySet[DatasetVersion]:
     )
 
 
-def withdrawn_dataset(**lookup) -> Dataset | None:
-    """The published dataset matching `lookup` (e.g. versions__pk=3) whose community withdrew its consent
-    to public release, for a clear "withdrawn" answer (410) where visibility found nothing. None for
-    anything else, above all datasets that were never public: their existence stays unrevealed (404)."""
-    dataset = Dataset.objects.filter(is_public=True, **lookup).select_related("organization").first()
-    return dataset if dataset is not None and withdrawn(dataset) else None
+@dataclass(frozen=True)
+class Withdrawal:
+    """A published dataset whose community withdrew the consent to `use`: what a 410 answer says."""
+
+    dataset: Dataset
+    use: ConsentUse
+
+    @property
+    def message(self) -> str:
+        return withdrawal_message(self.dataset, self.use)
+
+    @property
+    def use_label(self) -> str:
+        return self.use.label.lower()
+
+
+def withdrawal(dataset: Dataset | None,
+               uses: tuple[ConsentUse, ...] = (ConsentUse.PUBLIC_RELEASE,)) -> Withdrawal | None:
+    """THE rule behind every "withdrawn" answer (410) where visibility found nothing — pages and API, datasets,
+    versions, entries and run cards: the dataset was published and its community revoked the first of `uses`
+    it withdrew. None for anything else, above all datasets that were never public: their existence stays
+    unrevealed (404)."""
+    if dataset is None or not dataset.is_public:
+        return None
+    for use in uses:
+        if withdrawn(dataset, use):
+            return Withdrawal(dataset, ConsentUse(use))
+    return None
+
+
+def withdrawal_matching(**lookup) -> Withdrawal | None:
+    """`withdrawal` of the published dataset matching `lookup` (e.g. versions__pk=3)."""
+    return withdrawal(Dataset.objects.filter(is_public=True, **lookup).select_related("organization").first())
 
 
 def withdrawal_message(dataset: Dataset, use: str = ConsentUse.PUBLIC_RELEASE) -> str:
     """What the public is told instead of the dataset (or its run cards): who withdrew which consent."""
-    what = {
+    consequences: dict[str, str] = {
         ConsentUse.PUBLIC_RELEASE: "its entries are no longer available here",
         ConsentUse.EVALUATION: "its run cards and leaderboard rows are no longer shown, and new run cards are refused",
-    }.get(use, "it is no longer used for this")
+    }
+    what = consequences.get(use, "it is no longer used for this")
     return (f"The dataset {dataset.identifier} was withdrawn by its community: {dataset.organization.name} "
             f"revoked its consent to {ConsentUse(use).label.lower()}, so {what}. Nothing was deleted.")
 
@@ -181,10 +212,6 @@ def consent_records(dataset: Dataset) -> QuerySet[ConsentRecord]:
         F("revoked_at").desc(nulls_first=True), "-granted_on", "-recorded_at")
 
 
-def can_see_secret_segments(user, dataset: Dataset) -> bool:
-    return dataset.organization_id in secret_reader_org_ids(user)
-
-
 KEYED_HASH_LABEL = ("keyed content hash (HMAC-SHA256 of the version's real hash, keyed by this site; it cannot be "
                     "recomputed)")
 
@@ -202,7 +229,7 @@ def version_hash(user, version: DatasetVersion) -> VersionHash:
     """The hash `user` is shown and pins run cards to: the real sha256 (of the file or of the content) for the
     steward's secret readers, and for everyone of a version without secret entries; otherwise the keyed hash,
     since a real hash covering secret entries confirms guesses of them."""
-    if not version.public_hash_is_keyed or can_see_secret_segments(user, version.dataset):
+    if not version.public_hash_is_keyed or permitted(user, "dataset.see_secret", version.dataset):
         return VersionHash(version.sha256, version.sha256_source, Sha256Source(version.sha256_source).label)
     return VersionHash(version.public_sha256, "keyed", KEYED_HASH_LABEL)
 
@@ -210,11 +237,6 @@ def version_hash(user, version: DatasetVersion) -> VersionHash:
 def curating_organizations(user) -> QuerySet[Organization]:
     """Organizations whose corpora the user imports and edits: the same roles that read their secrets."""
     return organizations_where(user, SECRET_READER_ROLES)
-
-
-def can_curate(user, dataset: Dataset) -> bool:
-    """Curators and governance staff of the steward organization edit and import its corpora."""
-    return can_see_secret_segments(user, dataset)
 
 
 @dataclass(frozen=True)
@@ -312,6 +334,28 @@ def filter_entries(entries: QuerySet[Entry], filters: dict) -> QuerySet[Entry]:
     return entries
 
 
+def shown_entries(user, entries: Iterable[Entry], *, where: str) -> list[Entry]:
+    """THE way a response shows entries: they are fetched and the audit event of the secret ones among them
+    (`secret_entries.shown`) is recorded in this one call, so no page or API answer shows secret text without its
+    event. `where` is the request path."""
+    shown = list(entries)
+    record_secret_access(user, secret_entries_shown(shown), where)
+    return shown
+
+
+def streamed_entries(user, version: DatasetVersion, entries: QuerySet[Entry], *, where: str) -> QuerySet[Entry]:
+    """The same for an export about to be streamed or written whole: the event counts its secret entries (one
+    count query, secret readers only) before the queryset is handed back."""
+    record_secret_access(user, secret_entries_in(user, version, entries), where)
+    return entries
+
+
+def shown_export_chunks(user, version: DatasetVersion, segments: list[str] | None, *, where: str):
+    """The JSON export's chunks, its secret entries counted in the audit event first (see `streamed_entries`)."""
+    streamed_entries(user, version, exported_entries(user, version, segments), where=where)
+    return export_chunks(user, version, segments)
+
+
 def secret_entries_shown(entries) -> dict[int, int]:
     """Organization id → how many of these (already fetched) entries are secret, for the audit log."""
     shown: dict[int, int] = {}
@@ -324,6 +368,6 @@ def secret_entries_shown(entries) -> dict[int, int]:
 
 def secret_entries_in(user, version: DatasetVersion, entries: QuerySet[Entry]) -> dict[int, int]:
     """The same for a queryset about to be streamed (one count query, only for secret readers)."""
-    if not can_see_secret_segments(user, version.dataset):
+    if not permitted(user, "dataset.see_secret", version.dataset):
         return {}
     return {version.dataset.organization_id: entries.filter(segment__in=SECRET_SEGMENTS).count()}

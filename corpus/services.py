@@ -17,8 +17,9 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from common.bulk_insert import bulk_insert
-from governance.audit import record_event
-from governance.models import Organization
+from common.errors import Conflict
+from organizations.audit import record_event
+from organizations.models import AuditAction, Organization
 
 from .models import (
     CONSENT_DOCUMENT_EXTENSIONS,
@@ -45,7 +46,7 @@ from .validation import (
 INSERT_BATCH_SIZE = 5000
 
 
-class FrozenVersionError(Exception):
+class FrozenVersionError(Conflict):
     """The version is frozen: a run card depends on it. Changes go into a new version."""
 
 
@@ -222,6 +223,7 @@ def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position:
     valid = validate_entry(position, data, problems, taken)
     if problems:
         raise CorpusFileError(problems)
+    assert valid is not None  # validate_entry returns None only after adding a problem, raised above
     return valid
 
 
@@ -265,7 +267,8 @@ def freeze_version(version: DatasetVersion, actor=None) -> DatasetVersion:
     if locked.frozen_at is None:
         locked.frozen_at = timezone.now()
         locked.save(update_fields=["frozen_at"])
-        record_event("dataset_version.frozen", actor=actor, organization=locked.dataset.organization, obj=locked,
+        record_event(AuditAction.DATASET_VERSION_FROZEN,
+                     actor=actor, organization=locked.dataset.organization, obj=locked,
                      details={"dataset": locked.dataset.identifier, "version": locked.version})
     return locked
 
@@ -311,7 +314,7 @@ def create_next_version(version: DatasetVersion, new_version: str, created_by=No
     return successor
 
 
-class ConsentRequired(Exception):
+class ConsentRequired(Conflict):
     """The community has not consented to what was asked (e.g. publishing without public-release consent)."""
 
 
@@ -326,7 +329,7 @@ def set_dataset_public(dataset: Dataset, is_public: bool, actor=None) -> Dataset
     if dataset.is_public != is_public:
         dataset.is_public = is_public
         dataset.save(update_fields=["is_public"])
-        record_event("dataset.published" if is_public else "dataset.withdrawn", actor=actor,
+        record_event(AuditAction.DATASET_PUBLISHED if is_public else AuditAction.DATASET_WITHDRAWN, actor=actor,
                      organization=dataset.organization, obj=dataset, details={"dataset": dataset.identifier})
     return dataset
 
@@ -344,6 +347,7 @@ DOCUMENT_SIGNATURES = {
 def document_problem(document: UploadedFile) -> str | None:
     """Why an uploaded supporting document is refused, or None: size, type (by extension) and content."""
     limit = settings.CONSENT_DOCUMENT_MAX_BYTES
+    assert document.size is not None  # Django's upload handlers (and SimpleUploadedFile) always set the size
     if document.size > limit:
         return f"the file is {document.size:,} bytes; the limit is {limit:,} bytes"
     extension = PurePath(document.name or "").suffix.lower().lstrip(".")
@@ -373,6 +377,8 @@ def consent_problems(uses, granted_by_name: str, granted_on, document, document_
         problems["uses"] = "choose at least one use the community consented to"
     name_limit = ConsentRecord._meta.get_field("granted_by_name").max_length
     reference_limit = ConsentRecord._meta.get_field("document_reference").max_length
+    # Both are CharFields, which always have a max_length
+    assert name_limit is not None and reference_limit is not None
     if not (granted_by_name or "").strip():
         problems["granted_by_name"] = "name the person or body who granted consent on the community's behalf"
     elif len(granted_by_name.strip()) > name_limit:
@@ -410,6 +416,8 @@ def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: date
         **{use: use in uses for use in ConsentUse.values},
     )
     if document is not None:
+        # document_problem (via consent_problems above) refuses a document without a name: no extension
+        assert document.name is not None
         record.document_name = PurePath(document.name).name[:255]
         record.document.save(document.name, document, save=False)
     try:
@@ -418,7 +426,8 @@ def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: date
         if record.document:
             record.document.delete(save=False)
         raise
-    record_event("consent.granted", actor=recorded_by, organization=dataset.organization, obj=record, details={
+    record_event(AuditAction.CONSENT_GRANTED,
+                 actor=recorded_by, organization=dataset.organization, obj=record, details={
         "dataset": dataset.identifier, "uses": [use.value for use in record.uses],
         "granted_by": record.granted_by_name, "granted_on": granted_on.isoformat(),
         "document": record.document_name, "document_reference": record.document_reference,
@@ -440,7 +449,8 @@ def revoke_consent(record: ConsentRecord, revoked_by, reason: str) -> ConsentRec
     locked.revoked_by = revoked_by
     locked.revocation_reason = reason
     locked.save(update_fields=["revoked_at", "revoked_by", "revocation_reason"])
-    record_event("consent.revoked", actor=revoked_by, organization=locked.dataset.organization, obj=locked, details={
+    record_event(AuditAction.CONSENT_REVOKED,
+                 actor=revoked_by, organization=locked.dataset.organization, obj=locked, details={
         "dataset": locked.dataset.identifier, "uses": [use.value for use in locked.uses], "reason": reason,
     })
     return locked

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from common.errors import ApplicationError
+
 from .models import Context, Domain, Register, Segment
 
 DATASET_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -48,7 +50,7 @@ class Problem:
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-class CorpusFileError(Exception):
+class CorpusFileError(ApplicationError):
     """The file cannot be imported; `problems` lists everything found (up to MAX_PROBLEMS_KEPT)."""
 
     def __init__(self, problems: list[Problem], total: int | None = None):

@@ -8,20 +8,19 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import BooleanField, ExpressionWrapper
-from django.http import FileResponse, Http404, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
-from governance.audit import record_secret_access
-from governance.mfa import mfa_explains_not_found, secret_holder_required
-from governance.models import SECRET_READER_ROLES, Role
-from governance.selectors import has_role
+from common.downloads import as_download
+from organizations.mfa import mfa_explains_not_found, secret_holder_required
+from organizations.models import SECRET_READER_ROLES, Role
+from organizations.permissions import permitted
 
 from . import selectors, services
-from .downloads import as_download
 from .forms import ConsentForm, CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm, RevokeConsentForm
-from .models import PUBLIC_SEGMENTS, ConsentRecord, ConsentUse, Dataset, Segment
+from .models import PUBLIC_SEGMENTS, ConsentRecord, Dataset, Segment
 from .validation import CorpusFileError, Problem
 
 
@@ -29,9 +28,16 @@ class DatasetWithdrawn(Http404):
     """Visibility found nothing because the community withdrew public release. A 404 wherever it is not
     caught (so nothing is revealed by accident); `gone_when_withdrawn` views answer 410 with a clear page."""
 
-    def __init__(self, dataset: Dataset):
-        super().__init__(selectors.withdrawal_message(dataset))
-        self.dataset = dataset
+    def __init__(self, withdrawal: selectors.Withdrawal):
+        super().__init__(withdrawal.message)
+        self.withdrawal = withdrawal
+
+
+def withdrawn_response(request, withdrawal: selectors.Withdrawal) -> HttpResponse:
+    """The 410 page of every withdrawn dataset, version, entry or run card."""
+    return render(request, "corpus/withdrawn.html", {
+        "dataset": withdrawal.dataset, "message": withdrawal.message, "use_label": withdrawal.use_label,
+    }, status=410)
 
 
 def gone_when_withdrawn(view):
@@ -42,10 +48,7 @@ def gone_when_withdrawn(view):
         try:
             return view(request, *args, **kwargs)
         except DatasetWithdrawn as withdrawn:
-            return render(request, "corpus/withdrawn.html", {
-                "dataset": withdrawn.dataset, "message": str(withdrawn),
-                "use_label": ConsentUse.PUBLIC_RELEASE.label.lower(),
-            }, status=410)
+            return withdrawn_response(request, withdrawn.withdrawal)
 
     return wrapper
 
@@ -60,7 +63,7 @@ def dataset_list(request):
 def get_visible_version(user, pk: int):
     version = selectors.visible_versions(user).filter(pk=pk).first()
     if version is None:
-        withdrawn = selectors.withdrawn_dataset(versions__pk=pk)
+        withdrawn = selectors.withdrawal_matching(versions__pk=pk)
         raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such dataset version.")
     return version
 
@@ -68,7 +71,7 @@ def get_visible_version(user, pk: int):
 def get_visible_entry(user, pk: int):
     entry = selectors.visible_entries(user).select_related("version__dataset").filter(pk=pk).first()
     if entry is None:
-        withdrawn = selectors.withdrawn_dataset(versions__entries__pk=pk,
+        withdrawn = selectors.withdrawal_matching(versions__entries__pk=pk,
                                                 versions__entries__segment__in=PUBLIC_SEGMENTS)
         raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such entry.")
     return entry
@@ -79,7 +82,7 @@ def get_visible_entry(user, pk: int):
 def dataset_detail(request, identifier: str):
     dataset = selectors.visible_datasets(request.user).filter(identifier=identifier).first()
     if dataset is None:
-        withdrawn = selectors.withdrawn_dataset(identifier=identifier)
+        withdrawn = selectors.withdrawal_matching(identifier=identifier)
         raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such dataset.")
     latest = dataset.versions.order_by("-imported_at").first()
     if latest is None:
@@ -92,8 +95,8 @@ def dataset_detail(request, identifier: str):
 def version_detail(request, pk: int):
     version = get_visible_version(request.user, pk)
     entries = selectors.visible_entries(request.user, version)
-    can_curate = selectors.can_curate(request.user, version.dataset)
-    is_governance = has_role(request.user, version.dataset.organization, Role.GOVERNANCE)
+    can_curate = permitted(request.user, "dataset.curate", version.dataset)
+    is_governance = permitted(request.user, "dataset.govern", version.dataset)
     context = {
         "version": version,
         "dataset": version.dataset,
@@ -107,7 +110,7 @@ def version_detail(request, pk: int):
             ("Domain", selectors.distribution(entries, "domain")),
         ],
         "can_curate": can_curate,
-        "can_see_secret": selectors.can_see_secret_segments(request.user, version.dataset),
+        "can_see_secret": permitted(request.user, "dataset.see_secret", version.dataset),
         "version_hash": selectors.version_hash(request.user, version),
         "is_governance": is_governance,
         "consented_uses": selectors.covered_uses(version.dataset) if can_curate else None,
@@ -124,8 +127,10 @@ def entry_list(request, pk: int):
     form.is_valid()  # an invalid filter is shown with its error; the valid ones still apply
     filters = form.cleaned_data if form.is_bound else {}
     entries = selectors.filter_entries(selectors.visible_entries(request.user, version), filters)
-    page = Paginator(entries.select_related("version__dataset").order_by("position"), 50).get_page(request.GET.get("page"))
-    record_secret_access(request.user, selectors.secret_entries_shown(page.object_list), request.path)
+    page = Paginator(entries.select_related("version__dataset").order_by("position"), 50).get_page(
+        request.GET.get("page")
+    )
+    page.object_list = selectors.shown_entries(request.user, page.object_list, where=request.path)
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -136,7 +141,7 @@ def entry_list(request, pk: int):
             "form": form,
             "page": page,
             "query_string": query.urlencode(),
-            "can_curate": selectors.can_curate(request.user, version.dataset),
+            "can_curate": permitted(request.user, "dataset.curate", version.dataset),
         },
     )
 
@@ -144,12 +149,12 @@ def entry_list(request, pk: int):
 @mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def entry_detail(request, pk: int):
-    entry = get_visible_entry(request.user, pk)
-    record_secret_access(request.user, selectors.secret_entries_shown([entry]), request.path)
+    [entry] = selectors.shown_entries(request.user, [get_visible_entry(request.user, pk)], where=request.path)
     return render(
         request,
         "corpus/entry_detail.html",
-        {"entry": entry, "version": entry.version, "can_curate": selectors.can_curate(request.user, entry.version.dataset)},
+        {"entry": entry, "version": entry.version,
+         "can_curate": permitted(request.user, "dataset.curate", entry.version.dataset)},
     )
 
 
@@ -159,10 +164,9 @@ def export_version(request, pk: int):
     version = get_visible_version(request.user, pk)
     segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
     suffix = "-" + "-".join(segments) if segments else ""
-    record_secret_access(request.user, selectors.secret_entries_in(
-        request.user, version, selectors.exported_entries(request.user, version, segments or None)), request.path)
     response = StreamingHttpResponse(
-        selectors.export_chunks(request.user, version, segments or None), content_type="application/json; charset=utf-8"
+        selectors.shown_export_chunks(request.user, version, segments or None, where=request.path),
+        content_type="application/json; charset=utf-8",
     )
     return as_download(response, f"{version.dataset.identifier}-{version.version}{suffix}", "json")
 
@@ -204,7 +208,7 @@ def import_corpus(request):
 
 def curated_version(request, pk: int):
     version = get_visible_version(request.user, pk)
-    if not selectors.can_curate(request.user, version.dataset):
+    if not permitted(request.user, "dataset.curate", version.dataset):
         raise PermissionDenied("Only curators and governance staff of the steward organization edit this corpus.")
     return version
 
@@ -214,7 +218,7 @@ def entry_form_view(request, version, entry=None):
     if entry is not None:
         initial = {name: getattr(entry, name) for name in EntryForm.base_fields if name != "entry_id"}
         initial.update(entry_id=entry.entry_id, difficulty=entry.difficulty or "")
-        record_secret_access(request.user, selectors.secret_entries_shown([entry]), request.path)
+        [entry] = selectors.shown_entries(request.user, [entry], where=request.path)
     form = EntryForm(request.POST or None, initial=initial)
     problems = None
     status = 200
@@ -278,7 +282,7 @@ def next_version(request, pk: int):
 @require_POST
 def set_public(request, pk: int):
     version = get_visible_version(request.user, pk)
-    if not has_role(request.user, version.dataset.organization, Role.GOVERNANCE):
+    if not permitted(request.user, "dataset.govern", version.dataset):
         raise PermissionDenied("Only governance staff of the steward organization decide publication.")
     try:
         services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1", actor=request.user)
@@ -293,7 +297,7 @@ def governed_dataset(request, identifier: str) -> Dataset:
     """The dataset, for governance staff of its steward organization; a 404 for everyone else, so the
     consent pages reveal nothing (not even that a private dataset exists)."""
     dataset = Dataset.objects.select_related("organization").filter(identifier=identifier).first()
-    if dataset is None or not has_role(request.user, dataset.organization, Role.GOVERNANCE):
+    if dataset is None or not permitted(request.user, "dataset.govern", dataset):
         raise Http404("No such dataset.")
     return dataset
 

@@ -12,10 +12,9 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.limits import WriteRateThrottle, read_capped_body
+from common.errors import ErrorKind
+from common.limits import WriteRateThrottle, read_capped_body
 from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
-from corpus.selectors import secret_entries_shown, withdrawal_message
-from governance.audit import record_secret_access
 
 from . import selectors, services
 from .models import RunCard
@@ -34,9 +33,10 @@ SubmissionSerializer = inline_serializer("RunCardSubmission", {
 
 
 def rejection(error: services.RunCardRejected) -> Response:
-    detail = error.detail or {400: "the run card was refused", 403: "not allowed", 409: "already stored"}[error.status]
+    detail = error.detail or {ErrorKind.INVALID: "the run card was refused", ErrorKind.NOT_ALLOWED: "not allowed",
+                              ErrorKind.CONFLICT: "already stored"}[error.kind]
     return Response({"detail": f"{detail}; nothing was stored",
-                     "problems": [p.as_dict() for p in error.problems]}, status=error.status)
+                     "problems": [p.as_dict() for p in error.problems]}, status=error.http_status)
 
 
 def visible_card_or_error(request, public_id) -> RunCard:
@@ -46,7 +46,7 @@ def visible_card_or_error(request, public_id) -> RunCard:
         return card
     withdrawn = selectors.withdrawn_card(public_id)
     if withdrawn is not None:
-        raise Withdrawn(withdrawal_message(withdrawn.dataset_version.dataset, withdrawn.withdrawn_use))
+        raise Withdrawn(withdrawn.message)
     raise NotFound("No such run card.")
 
 
@@ -110,8 +110,8 @@ class RunCardResultsView(APIView):
     def get(self, request, public_id):
         card = visible_card_or_error(request, public_id)
         paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(selectors.visible_results(request.user, card), request, view=self)
-        record_secret_access(request.user, secret_entries_shown(r.entry for r in page), request.path)
+        page = selectors.shown_results(request.user, paginator.paginate_queryset(
+            selectors.visible_results(request.user, card), request, view=self) or [], where=request.path)
         return paginator.get_paginated_response([
             {"entry_id": r.entry.entry_id, "position": r.position, **r.data} for r in page])
 

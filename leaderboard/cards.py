@@ -33,7 +33,9 @@ NON_NEGATIVE_TOTALS = (
     "cost_per_source_char",
 )
 RESULT_TEXT_FIELDS = ("source", "expected", "raw_predicted", "predicted")
-RESULT_BOOL_FIELDS = ("exact_match", "fst_valid", "equivalent_match", "code_switching_detected", "hallucination_detected")
+RESULT_BOOL_FIELDS = (
+    "exact_match", "fst_valid", "equivalent_match", "code_switching_detected", "hallucination_detected"
+)
 
 
 # Beyond 2**53 a JSON number loses precision in most readers; no score, count or size comes near it.
@@ -51,7 +53,8 @@ def is_number(value: Any) -> bool:
 
 
 def type_name(expected) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", dict: "an object", list: "a list"}
+    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", dict: "an object",
+             list: "a list"}
     if isinstance(expected, tuple):
         if expected == (int, float):
             return "a number"
@@ -86,7 +89,8 @@ def check_range(block: dict, names, prefix: str, low: float, high: float | None,
             continue
         bounds = f"from {low:g} to {high:g}" if high is not None else f"≥ {low:g}"
         if not is_number(value):
-            problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds} or null, found {describe(value)}"))
+            problems.append(FieldProblem(f"{prefix}{name}",
+                                         f"expected a number {bounds} or null, found {describe(value)}"))
         elif value < low or (high is not None and value > high):
             problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds}, found {value!r}"))
 
@@ -111,7 +115,8 @@ def validate_card(card: Any) -> list[FieldProblem]:
         moment = parse_timestamp(card["timestamp"])
         if moment is None:
             problems.append(FieldProblem("timestamp", "expected an ISO 8601 date-time with its UTC offset (e.g. "
-                                         f"2026-11-30T12:00:00Z) between 1970 and 9999, found {describe(card['timestamp'])}"))
+                                         "2026-11-30T12:00:00Z) between 1970 and 9999, "
+                                         f"found {describe(card['timestamp'])}"))
     for name, limit in TEXT_LIMITS.items():
         if isinstance(card.get(name), str) and len(card[name]) > limit:
             problems.append(FieldProblem(name, f"expected at most {limit} characters, found {len(card[name])}"))
@@ -145,7 +150,8 @@ def validate_card(card: Any) -> list[FieldProblem]:
             problems.append(FieldProblem("scores.scoring_standard",
                                          f"expected a name such as \"standard/1\", found {describe(standard)}"))
         if standard is None and scores.get("composite") is None:
-            problems.append(FieldProblem("scores.composite", "required for a legacy-composite card (no scoring_standard)"))
+            problems.append(FieldProblem("scores.composite",
+                                         "required for a legacy-composite card (no scoring_standard)"))
     totals = card.get("totals")
     if totals is not None:
         if not isinstance(totals, dict):
@@ -189,7 +195,8 @@ def validate_result(index: int, result: Any, seen: dict[str, int], problems: lis
     if entry_id is None:
         problems.append(FieldProblem(prefix + "entry_id", "required field is missing"))
     elif isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)):
-        problems.append(FieldProblem(prefix + "entry_id", f"expected a string or an integer, found {describe(entry_id)}"))
+        problems.append(FieldProblem(prefix + "entry_id",
+                                     f"expected a string or an integer, found {describe(entry_id)}"))
     else:
         key = str(entry_id)
         if key in seen:
@@ -207,8 +214,10 @@ def validate_result(index: int, result: Any, seen: dict[str, int], problems: lis
     check_range(result, ["chrf_score", "bleu_score"], prefix, 0, 100, problems)
     check_range(result, ["latency_s", "cost_usd", "tool_call_count"], prefix, 0, None, problems)
     difficulty = result.get("difficulty")
-    if difficulty is not None and (isinstance(difficulty, bool) or not isinstance(difficulty, int) or not 1 <= difficulty <= 5):
-        problems.append(FieldProblem(prefix + "difficulty", f"expected an integer from 1 to 5 or null, found {describe(difficulty)}"))
+    if difficulty is not None and (isinstance(difficulty, bool) or not isinstance(difficulty, int)
+                                   or not 1 <= difficulty <= 5):
+        problems.append(FieldProblem(prefix + "difficulty",
+                                     f"expected an integer from 1 to 5 or null, found {describe(difficulty)}"))
 
 
 def top_level_value_text(text: str, key: str) -> str | None:

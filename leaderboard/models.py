@@ -59,7 +59,9 @@ class RunCard(models.Model):
     submitted_at = models.DateTimeField(default=timezone.now)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PROCESSING)
     hash_status = models.CharField(max_length=10, choices=HashStatus.choices)
-    is_secret = models.BooleanField(help_text="Scores gold_standard or held_out entries: per-entry results stay secret.")
+    is_secret = models.BooleanField(
+        help_text="Scores gold_standard or held_out entries: per-entry results stay secret."
+    )
     segment = models.CharField(max_length=20, help_text="Corpus segment of the scored entries, or 'mixed'.")
     # Harness configuration.
     harness_version = models.CharField(max_length=50)
@@ -102,7 +104,8 @@ class RunCard(models.Model):
         ]
         constraints = [
             models.CheckConstraint(
-                condition=Q(composite__isnull=True) | Q(composite__gte=0, composite__lte=1), name="runcard_composite_0_1"
+                condition=Q(composite__isnull=True) | Q(composite__gte=0, composite__lte=1),
+                name="runcard_composite_0_1",
             ),
             models.CheckConstraint(
                 condition=Q(chrf_plus_plus__isnull=True) | Q(chrf_plus_plus__gte=0, chrf_plus_plus__lte=100),

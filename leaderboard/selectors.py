@@ -1,5 +1,6 @@
 """Reads with rules: which run cards are listed, how they rank, whose per-entry results show."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,8 +19,15 @@ from django.db.models import (
 from django.db.models.functions import RowNumber
 
 from corpus.models import ConsentUse
-from corpus.selectors import consent_filter, mt_output_visibility, visible_datasets, withdrawn
-from governance.selectors import governance_org_ids
+from corpus.selectors import (
+    Withdrawal,
+    consent_filter,
+    mt_output_visibility,
+    shown_entries,
+    visible_datasets,
+    withdrawal,
+)
+from organizations.selectors import governance_org_ids
 
 from .models import RunCard, RunCardResult
 from .verification import quality_tier
@@ -49,8 +57,11 @@ class LeaderboardQuery:
     def from_params(cls, params) -> "LeaderboardQuery":
         from corpus.models import Domain, Segment
 
-        query = cls(**{name: (params.get(name) or "").strip()[:100] for name in (
-            "language_pair", "dataset", "version", "segment", "domain")})
+        def text(name: str) -> str:
+            return (params.get(name) or "").strip()[:100]
+
+        query = cls(language_pair=text("language_pair"), dataset=text("dataset"), version=text("version"),
+                    segment=text("segment"), domain=text("domain"))
         query.standard = (params.get("standard") or "legacy-composite").strip()
         query.sort = (params.get("sort") or "primary").strip()
         if query.standard not in STANDARDS:
@@ -102,7 +113,9 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     if query.segment:
         cards = cards.filter(segment=query.segment)
     if query.domain:
-        cards = cards.annotate(in_domain=FilteredRelation("domain_scores", condition=Q(domain_scores__domain=query.domain)))
+        cards = cards.annotate(
+            in_domain=FilteredRelation("domain_scores", condition=Q(domain_scores__domain=query.domain))
+        )
         cards = cards.filter(in_domain__isnull=False).annotate(
             domain_count=F("in_domain__result_count"),
             **{f"shown_{name}": F(f"in_domain__{name}") for name in DOMAIN_METRICS},
@@ -173,20 +186,23 @@ def visible_card(user, public_id) -> RunCard | None:
         public_id=public_id, submitted_by=user.pk if user.is_authenticated else None).first()
 
 
-def withdrawn_card(public_id) -> RunCard | None:
-    """A card of a published dataset that is hidden only because its community revoked consent (to
-    evaluation or to public release), for a clear "withdrawn" answer (410) instead of a bare 404. Cards
-    of datasets that were never public stay a plain 404."""
+def withdrawn_card(public_id) -> Withdrawal | None:
+    """A card hidden only because its community revoked consent (to evaluation or to public release): the
+    `corpus.selectors.withdrawal` of its dataset, for a clear "withdrawn" answer (410) instead of a bare 404.
+    Cards of datasets that were never public stay a plain 404."""
     card = RunCard.objects.filter(public_id=public_id, dataset_version__dataset__is_public=True).exclude(
         method__dependency_class="X").select_related("dataset_version__dataset__organization").first()
     if card is None:
         return None
-    dataset = card.dataset_version.dataset
-    for use in (ConsentUse.EVALUATION, ConsentUse.PUBLIC_RELEASE):
-        if withdrawn(dataset, use):
-            card.withdrawn_use = use
-            return card
-    return None
+    return withdrawal(card.dataset_version.dataset, uses=(ConsentUse.EVALUATION, ConsentUse.PUBLIC_RELEASE))
+
+
+def shown_results(user, results: Iterable[RunCardResult], *, where: str) -> list[RunCardResult]:
+    """Results as a response shows them, with the audit event of the secret entries among them recorded in the
+    same call (`corpus.selectors.shown_entries`)."""
+    shown = list(results)
+    shown_entries(user, (result.entry for result in shown), where=where)
+    return shown
 
 
 def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:
@@ -195,5 +211,7 @@ def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:
 
 
 def same_setup_cards(user, card: RunCard) -> QuerySet[RunCard]:
-    return listed_cards(user).filter(fingerprint=card.fingerprint, method_id=card.method_id).exclude(pk=card.pk).order_by(
-        "-submitted_at")
+    # A card whose method was deleted (SET_NULL) matches the other method-less cards, as `method_id=None` did
+    same_method = Q(method__isnull=True) if card.method_id is None else Q(method_id=card.method_id)
+    return listed_cards(user).filter(same_method, fingerprint=card.fingerprint).exclude(
+        pk=card.pk).order_by("-submitted_at")

@@ -12,11 +12,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from common.bulk_insert import bulk_insert
+from common.errors import ApplicationError, ErrorKind
 from common.problems import FieldProblem
 from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
 from corpus.selectors import (
     VersionHash,
-    can_see_secret_segments,
     has_consent,
     version_hash,
     visible_entries,
@@ -25,24 +25,24 @@ from corpus.selectors import (
 )
 from corpus.services import freeze_version
 from corpus.validation import UNSTORABLE_ESCAPE, refuse_constant, unstorable_text
-from governance.audit import record_event
-from governance.models import Role
-from governance.selectors import has_role, needs_mfa_for_secrets
+from organizations.audit import record_event
+from organizations.models import AuditAction
+from organizations.permissions import permitted
+from organizations.selectors import needs_mfa_for_secrets
 
 from . import leaks, methods, verification
 from .cards import top_level_value_text, validate_card
 from .models import DomainScore, Method, RunCard, RunCardResult
 
 
-class RunCardRejected(Exception):
-    """The card is refused; `status` is the HTTP status that says why (400, 403, 409), `detail` a summary
-    when the status alone does not say it."""
+class RunCardRejected(ApplicationError):
+    """The card is refused: `kind` says why (invalid, not allowed, conflicting with what is stored), `problems`
+    where, `detail` a summary when the kind alone does not say it."""
 
-    def __init__(self, status: int, problems: list[FieldProblem], detail: str = ""):
-        self.status = status
+    def __init__(self, kind: ErrorKind, problems: list[FieldProblem], detail: str = ""):
+        super().__init__("; ".join(str(p) for p in problems[:5]), kind=kind)
         self.problems = problems
         self.detail = detail
-        super().__init__("; ".join(str(p) for p in problems[:5]))
 
 
 class SecretTextRefused(RunCardRejected):
@@ -50,7 +50,7 @@ class SecretTextRefused(RunCardRejected):
     recorded in the steward's audit log (`paths`: all of them, whatever the submitter was told)."""
 
     def __init__(self, problems: list[FieldProblem], version: DatasetVersion, paths: list[str]):
-        super().__init__(400, problems)
+        super().__init__(ErrorKind.INVALID, problems)
         self.version = version
         self.paths = paths
 
@@ -70,26 +70,28 @@ def parse_card(body: bytes) -> ParsedCard:
     """Decode and parse a request body, locating any encoding or JSON error."""
     limit = settings.RUN_CARD_MAX_BYTES
     if len(body) > limit:
-        raise RunCardRejected(400, [FieldProblem("", f"the card is {len(body):,} bytes; the limit is {limit:,} bytes")])
+        raise RunCardRejected(ErrorKind.INVALID,
+                              [FieldProblem("", f"the card is {len(body):,} bytes; the limit is {limit:,} bytes")])
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RunCardRejected(400, [FieldProblem("", f"not valid UTF-8 (byte offset {exc.start})")]) from None
+        raise RunCardRejected(ErrorKind.INVALID,
+                              [FieldProblem("", f"not valid UTF-8 (byte offset {exc.start})")]) from None
     try:
         card = json.loads(text, parse_constant=refuse_constant)
     except json.JSONDecodeError as exc:
-        raise RunCardRejected(
-            400, [FieldProblem("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
+        raise RunCardRejected(ErrorKind.INVALID,
+                              [FieldProblem("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
         ) from None
     except RecursionError:
-        raise RunCardRejected(400, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
+        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
     except ValueError as exc:
-        raise RunCardRejected(400, [FieldProblem("", f"invalid JSON: {exc}")]) from None
+        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", f"invalid JSON: {exc}")]) from None
     problems = validate_card(card)
     if UNSTORABLE_ESCAPE.search(text):
         problems += [FieldProblem(path, reason) for path, reason in unstorable_strings(card)]
     if problems:
-        raise RunCardRejected(400, problems)
+        raise RunCardRejected(ErrorKind.INVALID, problems)
     return ParsedCard(text=text, card=card)
 
 
@@ -113,12 +115,12 @@ def check_evaluation_consent(user, dataset_id: str) -> None:
     community grants consent again. Datasets the submitter may not know of are left to find_version,
     which answers "unknown dataset" without revealing them."""
     dataset = Dataset.objects.filter(identifier=dataset_id).select_related("organization").first()
-    if dataset is None or not (dataset.is_public or can_see_secret_segments(user, dataset)):
+    if dataset is None or not (dataset.is_public or permitted(user, "dataset.see_secret", dataset)):
         return
     if has_consent(dataset, ConsentUse.EVALUATION):
         return
     state = "revoked its consent to" if withdrawn(dataset, ConsentUse.EVALUATION) else "has not consented to"
-    raise RunCardRejected(409, [FieldProblem("dataset.id", (
+    raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", (
         f"{dataset.identifier!r}: its community ({dataset.organization.name}) {state} evaluation; run cards "
         "against this dataset are refused until an active consent record covers evaluation"))],
         detail="refused: the dataset's community does not consent to evaluation")
@@ -182,7 +184,8 @@ def submit_run_card(body: bytes, user) -> RunCard:
 def record_secret_text_refusal(refused: SecretTextRefused, user) -> None:
     """Dataset, version and JSON paths of the refusal; never the text found there."""
     version = refused.version
-    record_event("run_card.secret_text_refused", actor=user, organization=version.dataset.organization, obj=version,
+    record_event(AuditAction.RUN_CARD_SECRET_TEXT_REFUSED,
+                 actor=user, organization=version.dataset.organization, obj=version,
                  details={"dataset": version.dataset.identifier, "version": version.version, "paths": refused.paths})
 
 
@@ -212,14 +215,16 @@ def accept_run_card(body: bytes, user) -> RunCard:
                 problems.append(FieldProblem(f"results[{index}].entry_id", f"no entry {str(result['entry_id'])[:60]!r} "
                                              f"in {version.dataset.identifier} {version.version}"))
     if problems:
-        raise RunCardRejected(400, problems)
+        raise RunCardRejected(ErrorKind.INVALID, problems)
+    assert version is not None  # find_version returns None only after adding a problem, raised above
     segments = sorted({entries[str(r["entry_id"])][1] for r in card["results"]})
     is_secret = claimed_secret or any(segment in SECRET_SEGMENTS for segment in segments)
-    if is_secret and not has_role(user, version.dataset.organization, Role.GOVERNANCE):
-        raise RunCardRejected(403, [FieldProblem("results", "cards for gold_standard or held_out entries are "
+    if is_secret and not permitted(user, "dataset.govern", version.dataset):
+        raise RunCardRejected(ErrorKind.NOT_ALLOWED,
+                              [FieldProblem("results", "cards for gold_standard or held_out entries are "
                                                  "submitted by governance staff of the steward organization only")])
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
-        raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
     if isinstance(card.get("method_card"), dict):
         owned_method(method_id_of(card["method_card"]), user)
     leaking = public_secret_text(card, version, entries)
@@ -227,7 +232,7 @@ def accept_run_card(body: bytes, user) -> RunCard:
         # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
         # per request, so that a card full of guesses confirms one at most (submissions are throttled, and
         # every refusal is audited).
-        shown = leaking if can_see_secret_segments(user, version.dataset) else leaking[:1]
+        shown = leaking if permitted(user, "dataset.see_secret", version.dataset) else leaking[:1]
         raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
 
     freeze_version(version, actor=user)
@@ -235,7 +240,8 @@ def accept_run_card(body: bytes, user) -> RunCard:
         with transaction.atomic():
             run_card = create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
     except IntegrityError:
-        raise RunCardRejected(409, [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
+        raise RunCardRejected(ErrorKind.CONFLICT,
+                              [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
     store_results(run_card, card["results"], entries)
     if len(card["results"]) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
         verify_run_card(run_card.pk)
@@ -250,7 +256,12 @@ def accept_run_card(body: bytes, user) -> RunCard:
 def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, dependency_class: str | None, user,
                 hash_status: str, is_secret: bool, segments: list[str]) -> RunCard:
     scores = card["scores"]
-    totals = card.get("totals") if isinstance(card.get("totals"), dict) else {}
+    raw_totals = card.get("totals")
+    totals = raw_totals if isinstance(raw_totals, dict) else {}
+    method_config = top_level_value_text(parsed.text, "method_config") if isinstance(
+        card.get("method_config"), dict) else ""
+    # `card` was parsed from `parsed.text`, so a method_config key it holds is a top-level key of that text
+    assert method_config is not None
     return RunCard.objects.create(
         run_id=uuid.UUID(card["run_id"]),
         raw=parsed.text,
@@ -272,8 +283,7 @@ def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, depende
         # Over the hash everyone is shown: the fingerprint is public (the leaderboard's grouping key), and one over
         # a real hash kept from the public would confirm guesses of that hash (docs/run-cards.md, "Fingerprint").
         fingerprint=verification.public_fingerprint(card, public_hash(version).value),
-        method_config=top_level_value_text(parsed.text, "method_config") if isinstance(
-            card.get("method_config"), dict) else "",
+        method_config=method_config,
         scoring_standard=scores.get("scoring_standard") or "legacy-composite",
         composite=scores.get("composite"),
         chrf_plus_plus=scores.get("chrf_plus_plus"),
@@ -333,7 +343,7 @@ def owned_method(method_id: str, user) -> Method | None:
     """The stored method `method_id`, locked; refused (409) when another submitter registered it first."""
     method = Method.objects.select_for_update().filter(method_id=method_id).first()
     if method is not None and method.submitted_by_id != user.pk:
-        raise RunCardRejected(409, [FieldProblem("method_card.method_id",
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("method_card.method_id",
                                                  f"method {method_id!r} belongs to another submitter")])
     return method
 
@@ -355,7 +365,9 @@ def save_method(card: dict, dependency_class: str | None, user) -> Method | None
         method.dependency_class = dependency_class or ""
     elif not method.manifest:
         declared = method_card.get("dependency_class")
-        method.dependency_class = declared if isinstance(declared, str) and declared in methods.DEPENDENCY_CLASSES else ""
+        method.dependency_class = (
+            declared if isinstance(declared, str) and declared in methods.DEPENDENCY_CLASSES else ""
+        )
     method.name = str(method_card.get("name") or method_id)[:200]
     method.method_class = method_card["class"]
     method.card = method_card
@@ -450,7 +462,8 @@ def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) ->
         problems.append(FieldProblem("reproduction", "both cards must have finished verification"))
     if reproduction.pk == original.pk:
         problems.append(FieldProblem("reproduction", "a card cannot reproduce itself"))
-    if RunCard.HashStatus.VERIFIED not in (original.hash_status,) or reproduction.hash_status != RunCard.HashStatus.VERIFIED:
+    if (RunCard.HashStatus.VERIFIED not in (original.hash_status,)
+            or reproduction.hash_status != RunCard.HashStatus.VERIFIED):
         problems.append(FieldProblem("reproduction", "both cards must carry a verified run_card_hash"))
     if reproduction.fingerprint != original.fingerprint:
         problems.append(FieldProblem("reproduction", "has another fingerprint: it is not the same setup"))
@@ -460,10 +473,10 @@ def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) ->
         problems.append(FieldProblem(f"reproduction.{metric}",
                                      f"{theirs} is not within ±2% of the original's {mine}"))
     if problems:
-        raise RunCardRejected(400, problems)
+        raise RunCardRejected(ErrorKind.INVALID, problems)
     original.verified_by_card = reproduction
     original.save(update_fields=["verified_by_card"])
-    record_event("verification_tier.changed", actor=maintainer,
+    record_event(AuditAction.VERIFICATION_TIER_CHANGED, actor=maintainer,
                  organization=original.dataset_version.dataset.organization, obj=original,
                  details={"tier": "GDS Verified", "run_id": str(original.run_id),
                           "reproduction": str(reproduction.run_id)})
@@ -475,8 +488,10 @@ def register_method(body: dict, user) -> Method:
     """Store a method card (and manifest) submitted on its own."""
     problems: list[FieldProblem] = []
     if not isinstance(body, dict) or not isinstance(body.get("method_card"), dict):
-        raise RunCardRejected(400, [FieldProblem("method_card", "required object is missing")])
+        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("method_card", "required object is missing")])
     dependency_class = check_method(body, problems)
     if problems:
-        raise RunCardRejected(400, problems)
-    return save_method(body, dependency_class, user)
+        raise RunCardRejected(ErrorKind.INVALID, problems)
+    method = save_method(body, dependency_class, user)
+    assert method is not None  # save_method returns None only without a method_card object, refused above
+    return method

@@ -3,8 +3,7 @@ from django.http import Http404
 from django.shortcuts import render
 
 from corpus.models import Domain, Segment
-from corpus.selectors import secret_entries_shown, withdrawal_message
-from governance.audit import record_secret_access
+from corpus.views import withdrawn_response
 
 from . import selectors
 
@@ -30,14 +29,10 @@ def card_detail(request, public_id):
         withdrawn = selectors.withdrawn_card(public_id)
         if withdrawn is None:
             raise Http404("No such run card.")
-        dataset = withdrawn.dataset_version.dataset
-        return render(request, "corpus/withdrawn.html", {
-            "dataset": dataset, "message": withdrawal_message(dataset, withdrawn.withdrawn_use),
-            "use_label": withdrawn.withdrawn_use.label.lower(),
-        }, status=410)
+        return withdrawn_response(request, withdrawn)
     results = selectors.visible_results(request.user, card)
     page = Paginator(results, 50).get_page(request.GET.get("page"))
-    record_secret_access(request.user, secret_entries_shown(result.entry for result in page.object_list), request.path)
+    page.object_list = selectors.shown_results(request.user, page.object_list, where=request.path)
     return render(request, "leaderboard/card_detail.html", {
         "card": card,
         "row": selectors.row_view(card, None),
@@ -45,15 +40,5 @@ def card_detail(request, public_id):
         "hidden_results": card.result_count - results.count(),
         "others": selectors.same_setup_cards(request.user, card)[:20],
         "domain_scores": [(Domain(score.domain).label, score) for score in card.domain_scores.order_by("domain")],
-        "review": review_panel(request.user, card),
     })
 
-
-def review_panel(user, card):
-    """For the steward's governance staff: the card's review campaigns and whether one can be opened."""
-    from review.selectors import can_open_campaign, governed_campaigns, transfer_eligible
-
-    if not can_open_campaign(user, card):
-        return None
-    return {"campaigns": governed_campaigns(user).filter(run_card=card), "can_open": card.status == "ready",
-            "transfer_eligible": transfer_eligible(card)}

@@ -164,7 +164,7 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> Campa
     reviewed = [item for item in items if not item.is_control]
     controls = [item for item in items if item.is_control]
     summaries = tuple(_summarise_item(item, ratings_per_item) for item in reviewed)
-    pairs = list(zip(reviewed, summaries))
+    pairs = list(zip(reviewed, summaries, strict=True))
 
     tiers = defaultdict(list)
     domains = defaultdict(list)

@@ -4,7 +4,7 @@ import uuid
 from django import forms
 from django.contrib.auth import get_user_model
 
-from governance.models import Role
+from organizations.models import Role
 
 from .models import FLAG_FIELDS, GatePolicy
 from .services import Submission

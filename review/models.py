@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from common.append_only import AppendOnlyModel
 from corpus.models import Entry
-from governance.models import Organization
 from leaderboard.models import RunCard, RunCardResult
+from organizations.models import Organization
 
 RATING_CHOICES = [
     ("reject", "Reject"),

@@ -83,7 +83,7 @@ def stratified_sample(candidates: Sequence[Candidate], size: int, seed: int, flo
 
     keys: list[int] = []
     strata = []
-    for difficulty, population, allocated in zip(order, sizes, allocations):
+    for difficulty, population, allocated in zip(order, sizes, allocations, strict=True):
         stratum = Stratum(difficulty=difficulty, population=population, allocated=allocated)
         drawn = seeded_order(populations[difficulty], f"{seed}:{stratum.label}")[:allocated]
         keys.extend(drawn)
@@ -129,7 +129,7 @@ def _allocate(populations: list[int], size: int, floor: int) -> list[int]:
         return list(populations)
     allocations = _largest_remainder(populations, size)
     floors = _floors(populations, size, floor)
-    allocations = [max(share, lowest) for share, lowest in zip(allocations, floors)]
+    allocations = [max(share, lowest) for share, lowest in zip(allocations, floors, strict=True)]
     for _ in range(sum(allocations) - size):
         # The excess comes off the stratum furthest above its floor; max() keeps the first on a tie.
         index = max(range(len(allocations)), key=lambda i: allocations[i] - floors[i])

@@ -12,9 +12,10 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
-from governance.models import Organization, Role
-from governance.selectors import governance_org_ids, has_role
 from leaderboard.models import RunCard
+from organizations.audit import record_secret_access
+from organizations.models import Organization, Role
+from organizations.selectors import governance_org_ids
 
 from .aggregation import CampaignAggregate, ItemObservations, Observation, aggregate
 from .gate import GatePolicy as GateThresholds
@@ -137,10 +138,6 @@ def governed_campaign(user, public_id) -> Campaign | None:
     return governed_campaigns(user).filter(public_id=public_id).first()
 
 
-def can_open_campaign(user, run_card: RunCard) -> bool:
-    return has_role(user, run_card.dataset_version.dataset.organization, Role.GOVERNANCE)
-
-
 def pool_progress(campaign: Campaign) -> list[dict]:
     """Each pool member with their counts (one query for the counts, one for the pool)."""
     counts = {
@@ -217,6 +214,25 @@ def decisions_of(campaign: Campaign) -> QuerySet[Decision]:
     return campaign.decisions.select_related("decided_by")
 
 
+def shown_items_needing_attention(user, campaign: Campaign, *, where: str, limit: int = 200) -> list[Rating]:
+    """`items_needing_attention` as the decision page shows them, the audit event of the secret items among them
+    recorded in the same call."""
+    shown = list(items_needing_attention(campaign)[:limit])
+    secret_items = {rating.assignment.item_id for rating in shown if rating.assignment.item.entry.is_secret}
+    record_secret_access(user, {campaign.organization_id: len(secret_items)}, where)
+    return shown
+
+
+def shown_ratings_for_export(user, campaign: Campaign, *, where: str) -> tuple[QuerySet[Rating], int]:
+    """`ratings_for_export` and how many there are; for a campaign on secret entries the audit event of the
+    export is recorded in the same call."""
+    ratings = ratings_for_export(campaign)
+    count = ratings.count()
+    if campaign.run_card.is_secret:
+        record_secret_access(user, {campaign.organization_id: count}, where)
+    return ratings, count
+
+
 def ratings_for_export(campaign: Campaign) -> QuerySet[Rating]:
     """Every rating ever given in the campaign, history included, for governance staff's export."""
     return (Rating.objects.filter(assignment__campaign=campaign)
@@ -234,6 +250,14 @@ def transfer_eligible(run_card: RunCard) -> bool:
         return False
     latest = latest_decision(run_card)
     return latest is not None and latest.outcome == Decision.Outcome.APPROVE
+
+
+def shown_item_texts(user, campaign: Campaign, item: Item, *, where: str) -> dict[str, str]:
+    """`item_texts` as the rating page shows them, the audit event recorded in the same call when the item's
+    entry is secret."""
+    if item.entry.is_secret:
+        record_secret_access(user, {campaign.organization_id: 1}, where)
+    return item_texts(item, campaign.show_reference)
 
 
 def item_texts(item: Item, show_reference: bool) -> dict[str, str]:

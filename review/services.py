@@ -10,16 +10,28 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from common import errors
+from common.errors import ApplicationError
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
-from governance.audit import record_event
-from governance.models import Membership, Organization, Role
-from governance.selectors import has_role
 from leaderboard.models import RunCard, RunCardResult
+from organizations.audit import record_event
+from organizations.models import AuditAction, Membership, Organization, Role
+from organizations.permissions import require
 
 from .assignment import assign, reassign, speaker_order
 from .gate import evaluate_gate
-from .models import FLAG_FIELDS, RATING_CHOICES, Assignment, Campaign, CampaignSpeaker, Decision, GatePolicy, Item, Rating
+from .models import (
+    FLAG_FIELDS,
+    RATING_CHOICES,
+    Assignment,
+    Campaign,
+    CampaignSpeaker,
+    Decision,
+    GatePolicy,
+    Item,
+    Rating,
+)
 from .sampling import Candidate, choose_controls, stratified_sample
 
 DEPLOYABLE_COMPOSITE = 0.70
@@ -32,16 +44,12 @@ RATING_VALUES = {value for value, _ in RATING_CHOICES}
 NOT_IN_POOL = "No such speaker in this campaign's pool."
 
 
-class ReviewError(Exception):
+class ReviewError(ApplicationError):
     """A refused review action; `field` names the form field at fault when there is one."""
 
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
 
-
-class NotAllowed(ReviewError):
-    """The actor lacks the role the action needs (views answer 403/404)."""
+class NotAllowed(ReviewError, errors.NotAllowed):
+    """The actor lacks the permission the action needs (views answer 403/404)."""
 
 
 @dataclass
@@ -72,13 +80,10 @@ def organization_of(run_card: RunCard) -> Organization:
     return run_card.dataset_version.dataset.organization
 
 
-def require_governance(actor, organization: Organization) -> None:
-    if not has_role(actor, organization, Role.GOVERNANCE):
-        raise NotAllowed("Only the steward organization's governance staff may do this.")
-
-
 def speaker_ids_of(organization: Organization) -> set[int]:
-    return set(Membership.objects.filter(organization=organization, role=Role.SPEAKER).values_list("user_id", flat=True))
+    return set(
+        Membership.objects.filter(organization=organization, role=Role.SPEAKER).values_list("user_id", flat=True)
+    )
 
 
 def check_settings(run_card: RunCard, values: CampaignSettings, organization: Organization) -> None:
@@ -127,7 +132,7 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
 def open_campaign(run_card: RunCard, actor, values: CampaignSettings) -> Campaign:
     """Record the campaign and its speaker pool, then sample and assign (in a Celery task when large)."""
     organization = organization_of(run_card)
-    require_governance(actor, organization)
+    require(actor, "organization.govern", organization, error=NotAllowed)
     check_settings(run_card, values, organization)
     campaign = Campaign.objects.create(
         organization=organization, run_card=run_card, title=values.title.strip(), sample_size=values.sample_size,
@@ -136,7 +141,7 @@ def open_campaign(run_card: RunCard, actor, values: CampaignSettings) -> Campaig
         below_threshold_reason=values.below_threshold_reason.strip(), opened_by=actor,
     )
     CampaignSpeaker.objects.bulk_create([CampaignSpeaker(campaign=campaign, user=user) for user in values.speakers])
-    record_event("campaign.opened", actor=actor, organization=organization, obj=campaign, details={
+    record_event(AuditAction.CAMPAIGN_OPENED, actor=actor, organization=organization, obj=campaign, details={
         "run_id": str(run_card.run_id), "sample_size": values.sample_size,
         "ratings_per_item": values.ratings_per_item, "seed": values.seed, "control_items": values.control_count,
         "speakers": len(values.speakers), "below_threshold_reason": campaign.below_threshold_reason,
@@ -325,7 +330,7 @@ def undo_last_rating(campaign: Campaign, speaker) -> Assignment | None:
 @transaction.atomic
 def add_speaker(campaign: Campaign, user, actor) -> CampaignSpeaker:
     """Add (or bring back) a speaker; they take the items still short of ratings, and every control."""
-    require_governance(actor, campaign.organization)
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     if campaign.status == Campaign.Status.CLOSED:
         raise ReviewError("The campaign is closed.")
     if user.pk not in speaker_ids_of(campaign.organization):
@@ -341,7 +346,7 @@ def add_speaker(campaign: Campaign, user, actor) -> CampaignSpeaker:
         short = [item.pk for item in items_short_of_ratings(campaign) if item.pk not in held]
         controls = campaign.items.filter(is_control=True).exclude(pk__in=held).values_list("pk", flat=True)
         create_assignments(campaign, {pk: [user.pk] for pk in [*short, *controls]})
-    record_event("campaign.speaker_added", actor=actor, organization=campaign.organization, obj=campaign,
+    record_event(AuditAction.CAMPAIGN_SPEAKER_ADDED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": user.email})
     if campaign.status != Campaign.Status.PREPARING:
         from .tasks import send_campaign_invitations_task
@@ -364,11 +369,12 @@ def items_short_of_ratings(campaign: Campaign) -> list[Item]:
 def remove_speaker(campaign: Campaign, user, actor) -> int:
     """The speaker leaves the pool: their ratings stay, their unrated items go to other speakers.
     Returns how many items were reassigned."""
-    require_governance(actor, campaign.organization)
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.status == Campaign.Status.CLOSED:
         raise ReviewError("The campaign is closed: its pool no longer changes.", "speaker")
-    member = CampaignSpeaker.objects.select_for_update().select_related("user").filter(campaign=campaign, user=user, left_at__isnull=True).first()
+    member = CampaignSpeaker.objects.select_for_update().select_related("user").filter(
+        campaign=campaign, user=user, left_at__isnull=True).first()
     if member is None:
         raise ReviewError(NOT_IN_POOL, "speaker")
     if campaign.status == Campaign.Status.PREPARING and (
@@ -391,7 +397,7 @@ def leave_pool(campaign: Campaign, member: CampaignSpeaker, actor, reason: str =
     details = {"speaker": user.email, "released": len(released), "reassigned": reassigned}
     if reason:
         details["reason"] = reason
-    record_event("campaign.speaker_removed", actor=actor, organization=campaign.organization, obj=campaign,
+    record_event(AuditAction.CAMPAIGN_SPEAKER_REMOVED, actor=actor, organization=campaign.organization, obj=campaign,
                  details=details)
     return reassigned
 
@@ -421,8 +427,8 @@ def reassign_released(campaign: Campaign, item_pks: list[int]) -> int:
     list(Item.objects.select_for_update().filter(pk__in=item_pks))
     load = open_load(campaign)
     holders: dict[int, set[int]] = {}
-    for item_pk, speaker_pk in Assignment.objects.filter(item_id__in=item_pks).values_list("item_id", "speaker_id"):
-        holders.setdefault(item_pk, set()).add(speaker_pk)
+    for item_pk, holder_pk in Assignment.objects.filter(item_id__in=item_pks).values_list("item_id", "speaker_id"):
+        holders.setdefault(item_pk, set()).add(holder_pk)
     positions = dict(Assignment.objects.filter(campaign=campaign).order_by().values("speaker_id")
                      .annotate(n=Count("pk")).values_list("speaker_id", "n"))
     rows = []
@@ -441,9 +447,9 @@ def reassign_released(campaign: Campaign, item_pks: list[int]) -> int:
 @transaction.atomic
 def set_campaign_status(campaign: Campaign, actor, status: str, reason: str = "") -> Campaign:
     """Pause, resume or close a campaign; a closed campaign takes no more ratings and stays closed."""
-    require_governance(actor, campaign.organization)
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    allowed = {
+    allowed: dict[str, set[str]] = {
         Campaign.Status.PAUSED: {Campaign.Status.OPEN},
         Campaign.Status.OPEN: {Campaign.Status.PAUSED},
         Campaign.Status.CLOSED: {Campaign.Status.OPEN, Campaign.Status.PAUSED},
@@ -453,7 +459,8 @@ def set_campaign_status(campaign: Campaign, actor, status: str, reason: str = ""
     campaign.status = status
     campaign.closed_at = timezone.now() if status == Campaign.Status.CLOSED else None
     campaign.save(update_fields=["status", "closed_at"])
-    action = {"paused": "campaign.paused", "open": "campaign.resumed", "closed": "campaign.closed"}[status]
+    action = {"paused": AuditAction.CAMPAIGN_PAUSED, "open": AuditAction.CAMPAIGN_RESUMED,
+              "closed": AuditAction.CAMPAIGN_CLOSED}[status]
     record_event(action, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"reason": reason.strip()} if reason.strip() else {})
     from .tasks import refresh_campaign_summary_task
@@ -469,7 +476,7 @@ def record_decision(campaign: Campaign, actor, outcome: str, rationale: str) -> 
     the tier away again. Deciding closes the campaign: the ratings decided on no longer change."""
     from . import selectors
 
-    require_governance(actor, campaign.organization)
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().select_related("run_card").get(pk=campaign.pk)
     if outcome not in Decision.Outcome.values:
         raise ReviewError(f"Unknown decision {outcome!r}; expected approve, reject or revoke.", "outcome")
@@ -489,7 +496,7 @@ def record_decision(campaign: Campaign, actor, outcome: str, rationale: str) -> 
         campaign.status = Campaign.Status.CLOSED
         campaign.closed_at = timezone.now()
         campaign.save(update_fields=["status", "closed_at"])
-    record_event("review.decision", actor=actor, organization=campaign.organization, obj=campaign, details={
+    record_event(AuditAction.REVIEW_DECISION, actor=actor, organization=campaign.organization, obj=campaign, details={
         "outcome": outcome, "rationale": decision.rationale, "recommendation": result.outcome,
         "run_id": str(campaign.run_card.run_id),
     })
@@ -511,7 +518,8 @@ def update_validation_tier(run_card: RunCard, actor) -> None:
         return
     run_card.community_validated_at = timezone.now() if approved else None
     run_card.save(update_fields=["community_validated_at"])
-    record_event("verification_tier.changed", actor=actor, organization=organization_of(run_card), obj=run_card,
+    record_event(AuditAction.VERIFICATION_TIER_CHANGED,
+                 actor=actor, organization=organization_of(run_card), obj=run_card,
                  details={"tier": run_card.verification_tier, "run_id": str(run_card.run_id)})
 
 
@@ -521,7 +529,7 @@ GATE_POLICY_FIELDS = ("require_complete_coverage", "min_usable_lower_bound", "mi
 
 @transaction.atomic
 def set_gate_policy(organization: Organization, actor, values: dict) -> GatePolicy:
-    require_governance(actor, organization)
+    require(actor, "organization.govern", organization, error=NotAllowed)
     unknown = set(values) - set(GATE_POLICY_FIELDS)
     if unknown:
         raise ReviewError(f"Unknown threshold {sorted(unknown)[0]!r}.", sorted(unknown)[0])
@@ -531,7 +539,7 @@ def set_gate_policy(organization: Organization, actor, values: dict) -> GatePoli
     policy.updated_by = actor
     policy.updated_at = timezone.now()
     policy.save()
-    record_event("gate_policy.changed", actor=actor, organization=organization, obj=policy,
+    record_event(AuditAction.GATE_POLICY_CHANGED, actor=actor, organization=organization, obj=policy,
                  details={name: getattr(policy, name) for name in GATE_POLICY_FIELDS})
     return policy
 
@@ -589,3 +597,10 @@ def refresh_summary(campaign_pk: int) -> Campaign:
     campaign.summary_at = timezone.now()
     Campaign.objects.filter(pk=campaign.pk).update(summary=campaign.summary, summary_at=campaign.summary_at)
     return campaign
+
+
+@transaction.atomic
+def record_ratings_export(*, actor, campaign: Campaign, file_format: str, count: int) -> None:
+    """The audit event of a ratings export (who, which format, how many ratings)."""
+    record_event(AuditAction.REVIEW_RATINGS_EXPORTED, actor=actor, organization=campaign.organization, obj=campaign,
+                 details={"format": file_format, "ratings": count})

@@ -7,9 +7,9 @@ from django.dispatch import receiver
 
 from corpus.models import ConsentRecord, ConsentUse
 from corpus.selectors import has_consent
-from governance.audit import record_event
-from governance.models import Role
-from governance.services import membership_removed
+from organizations.audit import record_event
+from organizations.models import AuditAction, Role
+from organizations.services import membership_removed
 
 from .models import Campaign
 
@@ -24,7 +24,7 @@ def log_campaigns_paused_or_resumed(sender, instance: ConsentRecord, created: bo
         return  # another record still covers human review (or already did): nothing changes
     campaigns = Campaign.objects.filter(status=Campaign.Status.OPEN,
                                         run_card__dataset_version__dataset=instance.dataset)
-    action = "campaign.paused" if revoked else "campaign.resumed"
+    action = AuditAction.CAMPAIGN_PAUSED if revoked else AuditAction.CAMPAIGN_RESUMED
     reason = "consent to human review revoked" if revoked else "consent to human review granted"
     for campaign in campaigns.select_related("organization"):
         record_event(action, actor=instance.revoked_by if revoked else instance.recorded_by,

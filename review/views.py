@@ -10,12 +10,11 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
-from corpus.downloads import as_download
-from governance.audit import record_event, record_secret_access
-from governance.mfa import secret_holder_required
-from governance.models import Organization, Role
-from governance.selectors import has_role
+from common.downloads import as_download
 from leaderboard.models import RunCard
+from organizations.mfa import secret_holder_required
+from organizations.models import Organization, Role
+from organizations.permissions import permitted
 
 from . import charts, selectors, services
 from .forms import FLAG_LABELS, CampaignForm, DecisionForm, GatePolicyForm, RatingForm, SpeakerForm
@@ -127,11 +126,9 @@ def rate(request, public_id):
     if not serving:
         return not_serving(request, campaign)
     item = assignment.item
-    if item.entry.is_secret:
-        record_secret_access(request.user, {campaign.organization_id: 1}, request.path)
     return private(render(request, "review/rate.html", {
         "assignment": assignment, "campaign": campaign, "form": form, "current": current,
-        "texts": selectors.item_texts(item, campaign.show_reference),
+        "texts": selectors.shown_item_texts(request.user, campaign, item, where=request.path),
         "version": campaign.run_card.dataset_version,
         "progress": selectors.speaker_progress(request.user, campaign),
         "buttons": RATING_BUTTONS, "can_undo": selectors.has_rated(request.user, campaign),
@@ -177,7 +174,7 @@ def campaign_new(request, public_id):
     """Open a campaign on a run card of the user's organization (governance staff only)."""
     run_card = RunCard.objects.select_related("dataset_version__dataset__organization", "method").filter(
         public_id=public_id).first()
-    if run_card is None or not selectors.can_open_campaign(request.user, run_card):
+    if run_card is None or not permitted(request.user, "campaign.open", run_card):
         raise Http404("No such run card in your organizations.")
     organization = run_card.dataset_version.dataset.organization
     form = CampaignForm(request.POST or None, organization=organization,
@@ -199,7 +196,8 @@ def campaign_new(request, public_id):
                              "Campaign recorded; the sample is being drawn and assigned in the background.")
             return redirect("review:campaign", public_id=campaign.public_id)
     return render(request, "review/campaign_new.html", {
-        "run_card": run_card, "form": form, "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
+        "run_card": run_card, "form": form,
+        "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
         "below_threshold": run_card.composite is None
         or run_card.composite < services.DEPLOYABLE_COMPOSITE,
     }, status=400 if form.errors else 200)
@@ -280,10 +278,7 @@ def decision(request, public_id):
             return redirect("review:decision", public_id=campaign.public_id)
     aggregate = selectors.campaign_aggregate(campaign)
     policy = selectors.gate_policy_for(campaign.organization)
-    attention = list(selectors.items_needing_attention(campaign)[:200])
-    record_secret_access(request.user, {campaign.organization_id: len({r.assignment.item_id for r in attention
-                                                                       if r.assignment.item.entry.is_secret})},
-                         request.path)
+    attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path)
     emails = dict(campaign.pool.values_list("user_id", "user__email"))
     return private(render(request, "review/decision.html", {
         "group_tables": [("Difficulty tiers", "Tier", flagged_groups(aggregate.tiers)),
@@ -315,12 +310,8 @@ def ratings_export(request, public_id, file_format: str):
     campaign = governed_or_404(request, public_id)
     if file_format not in EXPORT_FORMATS:
         raise Http404("Unknown export format.")
-    ratings = selectors.ratings_for_export(campaign)
-    count = ratings.count()
-    record_event("review.ratings_exported", actor=request.user, organization=campaign.organization, obj=campaign,
-                 details={"format": file_format, "ratings": count})
-    if campaign.run_card.is_secret:
-        record_secret_access(request.user, {campaign.organization_id: count}, request.path)
+    ratings, count = selectors.shown_ratings_for_export(request.user, campaign, where=request.path)
+    services.record_ratings_export(actor=request.user, campaign=campaign, file_format=file_format, count=count)
     content = export_ratings(ratings, file_format)
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
     return as_download(response, f"ratings-{campaign.public_id}", file_format)
@@ -330,7 +321,7 @@ def ratings_export(request, public_id, file_format: str):
 @secret_holder_required(Role.GOVERNANCE)
 def gate_policy(request, slug: str):
     organization = get_object_or_404(Organization, slug=slug)
-    if not has_role(request.user, organization, Role.GOVERNANCE):
+    if not permitted(request.user, "organization.govern", organization):
         raise Http404("No such organization among yours.")
     instance = GatePolicy.objects.filter(organization=organization).first() or GatePolicy(organization=organization)
     form = GatePolicyForm(request.POST or None, instance=instance)

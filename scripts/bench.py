@@ -32,7 +32,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,8 @@ def phase_migrate(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
         server_version = cursor.fetchone()[0]
-    return {"migrate_seconds": round(migrate_seconds, 1), "collectstatic_seconds": round(time.perf_counter() - started, 1),
+    return {"migrate_seconds": round(migrate_seconds, 1),
+            "collectstatic_seconds": round(time.perf_counter() - started, 1),
             "postgresql": server_version}
 
 
@@ -454,7 +455,7 @@ def aligned(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
     def line(row: tuple[str, ...]) -> str:
         return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                         for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+                         for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
 
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
 
@@ -535,7 +536,7 @@ def assemble(parts: dict[str, Any], phases: list[dict[str, Any]], args: argparse
             measurements.append({**measurement, "times_slower_than_copy": slower, "phase_peak_rss_bytes": peak[phase]})
     review = {key: value for key, value in parts["review"].items() if key != "rating_page"}  # no session key kept
     report = {
-        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {**machine(), "postgresql": parts["migrate"]["postgresql"]},
         "load_average_at_start": parts["load_average_at_start"],
         "load_average_at_end": list(os.getloadavg()),

@@ -154,7 +154,7 @@ def measured(operation: Callable[[], Any]) -> tuple[Any, float, int | None]:
 # ---------------------------------------------------------------------------------------------------------
 
 def bench_organization():
-    from governance.models import Organization
+    from organizations.models import Organization
 
     organization, _ = Organization.objects.get_or_create(slug=BENCH_ORG_SLUG,
                                                          defaults={"name": "Import benchmark (throwaway)"})

@@ -98,8 +98,8 @@ def consent_to_everything(dataset, user) -> None:
 def create_fixture(entries: int):
     """The bench organization, a speaker in it, and a public dataset version of `entries` entries."""
     from corpus.services import import_corpus, set_dataset_public
-    from governance.models import Organization
-    from governance.services import add_member
+    from organizations.models import Organization
+    from organizations.services import add_member
 
     organization = Organization.objects.create(slug=BENCH_ORG_SLUG, name="Leaderboard benchmark (throwaway)")
     user, _, _ = add_member(USER_EMAIL, organization, "speaker")
@@ -129,7 +129,7 @@ def large_card(version) -> dict:
     entries = list(Entry.objects.filter(version=version).order_by("position"))
     card = make_card(version, entries, predict=predict, composite=0.5, model_slug="bench-model-ingest",
                      condition="bench")
-    for result, entry in zip(card["results"], entries):
+    for result, entry in zip(card["results"], entries, strict=True):
         result["semantic_verdict"] = VERDICTS[int(entry.entry_id) % 4]
     return seal(card)
 
@@ -228,7 +228,7 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
 
     measurements = []
     for key, (name, note) in names.items():
-        ratios = [mine / baseline for mine, baseline in zip(seconds[key], seconds["sacrebleu"])]
+        ratios = [mine / baseline for mine, baseline in zip(seconds[key], seconds["sacrebleu"], strict=True)]
         measurements.append({
             "operation": name.strip(), "part_of_ingest": name.startswith(" "), "results": count,
             "seconds": round(statistics.median(seconds[key]), 4),
@@ -341,7 +341,7 @@ def bench_cards(template: dict, version, user, count: int, entry_results: list[d
 
     stored = RunCard.objects.bulk_create(cards, batch_size=1000)
     result_rows, domain_rows = [], []
-    for run_card, (positions, by_domain) in zip(stored, children):
+    for run_card, (positions, by_domain) in zip(stored, children, strict=True):
         for order, position in enumerate(positions):
             result = entry_results[position]
             result_rows.append(RunCardResult(

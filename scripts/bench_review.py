@@ -50,9 +50,9 @@ def create_campaign() -> tuple[Any, list]:
 
     from corpus.models import Entry
     from corpus.services import import_corpus
-    from governance.models import Organization
-    from governance.services import add_member
     from leaderboard.services import submit_run_card
+    from organizations.models import Organization
+    from organizations.services import add_member
     from review import services
     from tests.cards import body, make_card
 

@@ -9,7 +9,7 @@ from django.conf import settings as django_settings
 
 from corpus.models import ConsentUse
 from corpus.services import grant_consent, import_corpus, set_dataset_public
-from governance.services import add_member, create_organization
+from organizations.services import add_member, create_organization
 
 PASSWORD = "correct horse battery staple 42"
 SECRET_MARK = "SECRETTEXT"
@@ -174,7 +174,7 @@ def enable_totp(user) -> str:
         return decrypt(existing.data["secret"])
     secret = generate_totp_secret()
     TOTP.activate(user, secret)
-    user.__dict__.pop("_authenticators", None)  # governance.selectors remembers the answer on the user object
+    user.__dict__.pop("_authenticators", None)  # organizations.selectors remembers the answer on the user object
     return secret
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from accounts.services import get_or_create_user
 from corpus.services import import_corpus
-from governance import submission_services
 from review.models import Assignment
+from submissions import services as submission_services
 
 from .browser_support import (
     BLOCKING_IMPACTS,

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from accounts.models import ApiToken, User
-from governance.models import Membership, Organization
+from organizations.models import Membership, Organization
 
 from .conftest import PASSWORD
 
@@ -25,7 +25,8 @@ def test_create_org_is_idempotent_and_says_what_it_did(capsys):
 
 
 def test_add_member_creates_verified_user_and_is_idempotent(steward, capsys):
-    call_command("add_member", "New.Person@Example.org", "--org", "steward", "--role", "speaker", "--password", PASSWORD)
+    call_command("add_member", "New.Person@Example.org", "--org", "steward", "--role", "speaker",
+                 "--password", PASSWORD)
     call_command("add_member", "new.person@example.org", "--org", "steward", "--role", "speaker")
     call_command("add_member", "new.person@example.org", "--org", "steward", "--role", "curator")
     out = capsys.readouterr().out
@@ -147,9 +148,9 @@ def test_mfa_setup_page_is_available_to_signed_in_users(client, governance_user)
 def test_inviting_twice_reuses_the_open_invitation_and_survives_a_broker_outage(
     steward, governance_user, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from governance import tasks
-    from governance.models import Invitation
-    from governance.services import invite_member
+    from organizations import tasks
+    from organizations.models import Invitation
+    from organizations.services import invite_member
 
     def broker_down(*args, **kwargs):
         raise ConnectionError("broker unreachable")

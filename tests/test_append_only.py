@@ -9,8 +9,8 @@ from common.append_only import AppendOnlyModel
 
 pytestmark = pytest.mark.django_db
 
-EVIDENCE = {"governance.AuditEvent", "governance.ParticipationTerms", "governance.TermsAcceptance",
-            "governance.SubmissionEvent", "governance.OwnershipTransfer", "review.Decision"}
+EVIDENCE = {"organizations.AuditEvent", "submissions.ParticipationTerms", "submissions.TermsAcceptance",
+            "submissions.SubmissionEvent", "submissions.OwnershipTransfer", "review.Decision"}
 
 
 def append_only_models():

@@ -6,11 +6,13 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 
 from corpus.services import import_corpus, set_dataset_public
-from governance.audit import record_event, verify_chain
-from governance.models import AuditEvent
-from governance.services import invite_member
+from organizations.audit import record_event, verify_chain
+from organizations.models import AuditAction, AuditEvent
+from organizations.services import invite_member
 
 from .conftest import corpus_bytes, entry, grant_all_consents
+
+CHANGED = AuditAction.ORGANIZATION_CHANGED  # any action the log knows
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +36,7 @@ def test_governance_events_are_recorded_in_order(steward, governance_user, curat
 
 def test_the_chain_verifies_and_the_command_says_so(steward, governance_user, capsys):
     for n in range(3):
-        record_event("test.event", actor=governance_user, organization=steward, details={"n": n, "text": "niwâpamâw"})
+        record_event(CHANGED, actor=governance_user, organization=steward, details={"n": n, "text": "niwâpamâw"})
     assert verify_chain() == (5, None)  # organization.created, membership.added and the three test events
     call_command("verify_audit_log")
     assert "audit log intact: 5 events verified" in capsys.readouterr().out
@@ -53,7 +55,7 @@ def altered_directly(sql: str, params: list) -> None:
 
 
 def test_an_event_altered_in_the_database_is_detected(steward, governance_user):
-    events = [record_event("test.event", actor=governance_user, organization=steward, details={"n": n})
+    events = [record_event(CHANGED, actor=governance_user, organization=steward, details={"n": n})
               for n in range(3)]
     altered_directly("UPDATE governance_auditevent SET action = %s WHERE id = %s", ["test.other", events[1].pk])
     checked, broken = verify_chain()
@@ -64,14 +66,14 @@ def test_an_event_altered_in_the_database_is_detected(steward, governance_user):
 
 
 def test_a_removed_event_is_detected(steward, governance_user):
-    events = [record_event("test.event", actor=governance_user, organization=steward) for _ in range(3)]
+    events = [record_event(CHANGED, actor=governance_user, organization=steward) for _ in range(3)]
     altered_directly("DELETE FROM governance_auditevent WHERE id = %s", [events[1].pk])
     _, broken = verify_chain()
     assert broken.event_id == events[2].pk and "removed" in broken.reason
 
 
 def test_the_application_cannot_change_or_delete_events(steward):
-    event = record_event("test.event", organization=steward)
+    event = record_event(CHANGED, organization=steward)
     event.action = "changed"
     with pytest.raises(PermissionError):
         event.save()
@@ -86,13 +88,13 @@ def test_the_application_cannot_change_or_delete_events(steward):
 def test_the_database_refuses_updates_and_deletes_on_postgresql(steward):
     if connection.vendor != "postgresql":
         pytest.skip("the trigger exists on PostgreSQL only")
-    event = record_event("test.event", organization=steward)
+    event = record_event(CHANGED, organization=steward)
     for statement in ("UPDATE governance_auditevent SET action = 'x' WHERE id = %s",
                       "DELETE FROM governance_auditevent WHERE id = %s"):
         with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute(statement, [event.pk])
-    assert AuditEvent.objects.get(pk=event.pk).action == "test.event"
+    assert AuditEvent.objects.get(pk=event.pk).action == CHANGED
 
 
 def test_only_governance_staff_read_and_export_the_log(client, steward, governance_user, curator, outsider):

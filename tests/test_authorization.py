@@ -14,11 +14,11 @@ from django.test import Client
 from accounts.services import create_api_token
 from corpus.models import Entry, StagedImport
 from corpus.services import import_corpus
-from governance.models import ParticipationTerms
-from governance.services import invite_member
 from leaderboard.services import submit_run_card
+from organizations.services import invite_member
 from review import services as review_services
 from review.models import Assignment
+from submissions.models import ParticipationTerms
 
 from .cards import body, make_card
 from .conftest import corpus_bytes, entry, member, publish
@@ -218,7 +218,7 @@ def test_each_role_gets_the_expected_status_on_every_route(world, role):
     values, users = world
     client = client_as(users[role])
     wrong = []
-    for route, (template, expected) in TABLE.items():
+    for _route, (template, expected) in TABLE.items():
         url = template.format(**values)
         status = client.get(url).status_code
         if status != expected[role]:

@@ -354,10 +354,10 @@ def governed_world(steward, governance_user, settings, tmp_path):
 
     from corpus.models import ConsentUse
     from corpus.services import grant_consent, import_corpus, revoke_consent
-    from governance import submission_services
-    from governance.services import add_member
     from leaderboard.services import submit_run_card
+    from organizations.services import add_member
     from review import services as review_services
+    from submissions import services as submission_services
 
     from .cards import body, make_card
     from .conftest import member

@@ -164,7 +164,8 @@ def test_journey4_governance_revokes_consent_and_everyone_sees_the_withdrawal(li
     effects = page.locator("section.revoke-effects")
     expect(effects).to_contain_text("Human review")
     page.get_by_role("button", name=f"Revoke record #{record.pk}").click()
-    expect(page.locator(".errorlist")).to_have_text("Say why the consent is revoked; the reason is kept with the record.")
+    expect(page.locator(".errorlist")).to_have_text(
+        "Say why the consent is revoked; the reason is kept with the record.")
     page.get_by_label("Why is the consent revoked?").fill(REASON)
     screenshot_both(page, "journey4-3-revoke-confirm")
     page.get_by_role("button", name=f"Revoke record #{record.pk}").click()

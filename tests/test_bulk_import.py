@@ -12,9 +12,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from common.spreadsheets import neutralise_formula, restore_formula
 from corpus import bulk
 from corpus.models import Entry, StagedImport
-from corpus.resources import COLUMNS, neutralise_formula, restore_formula
+from corpus.resources import COLUMNS
 from corpus.services import add_entry, content_sha256, freeze_version, import_corpus
 from corpus.validation import CorpusFileError
 
@@ -384,7 +385,7 @@ def test_ragged_csv_row_is_reported(public_version):
 
 
 def test_semicolon_separated_csv_is_read(public_version):
-    preview = bulk.preview_bulk_import(public_version, "id;source;reference\n97;a, b;c\n".encode(), "csv")
+    preview = bulk.preview_bulk_import(public_version, b"id;source;reference\n97;a, b;c\n", "csv")
     assert preview.is_valid and preview.creates[0][1].data == {"id": 97, "source": "a, b", "reference": "c",
                                                                "provenance": "elicited"}
 

@@ -24,9 +24,9 @@ from corpus.selectors import (
     withdrawn,
 )
 from corpus.services import ConsentRequired, grant_consent, import_corpus, revoke_consent, set_dataset_public
-from governance.models import AuditEvent
 from leaderboard.models import RunCard, RunCardResult
 from leaderboard.services import submit_run_card
+from organizations.models import AuditEvent
 
 from .cards import body, make_card
 from .conftest import SECRET_MARK, corpus_bytes, entry, mixed_entries

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from corpus.models import Dataset, DatasetVersion, Entry
+from corpus.selectors import export_chunks
 from corpus.services import (
     FrozenVersionError,
     add_entry,
@@ -16,7 +17,6 @@ from corpus.services import (
     import_corpus,
     update_entry,
 )
-from corpus.selectors import export_chunks
 from corpus.validation import CorpusFileError
 
 from .conftest import corpus_bytes, entry
@@ -198,7 +198,8 @@ def test_import_export_import_round_trips_every_byte(steward, governance_user):
     entries = [
         {"id": index, "source": text, "reference": text[::-1], "segment": segment, "difficulty": None,
          "provenance": "elicited", "morphological_analysis": None, "notes": text, "extra_field": {"kept": [1, None]}}
-        for index, (text, segment) in enumerate(zip(ROUND_TRIP_TEXTS, ["development", "gold_standard"] * 3), 1)
+        for index, (text, segment) in enumerate(
+            zip(ROUND_TRIP_TEXTS, ["development", "gold_standard"] * 3, strict=False), 1)
     ]
     original = corpus_bytes(entries, provenance=["elicited", {"nested": True}], notes=None)
     outcome = import_corpus(original, steward)

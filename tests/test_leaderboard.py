@@ -10,7 +10,6 @@ from leaderboard.models import RunCard
 from leaderboard.services import record_reproduction, submit_run_card
 
 from .cards import body, make_card
-
 from .conftest import corpus_bytes, entry, grant_all_consents, publish
 
 pytestmark = pytest.mark.django_db

@@ -14,13 +14,13 @@ from django.urls import reverse
 
 from accounts.models import User
 from accounts.services import create_api_token
-from corpus.management.commands.load_demo import DEMO_PASSWORD, DEMO_TOTP_SECRETS
 from corpus.models import ConsentUse, Entry
 from corpus.services import grant_consent, import_corpus, revoke_consent
-from governance import submission_services
-from governance.audit import record_event
-from governance.models import AuditEvent
-from governance.selectors import (
+from leaderboard.services import submit_run_card
+from organizations.audit import record_event
+from organizations.demo import DEMO_PASSWORD, DEMO_TOTP_SECRETS
+from organizations.models import AuditAction, AuditEvent
+from organizations.selectors import (
     account_has_totp,
     governance_org_ids,
     mfa_enabled,
@@ -28,15 +28,13 @@ from governance.selectors import (
     org_ids_with_roles,
     secret_reader_org_ids,
 )
-from governance.services import add_member
-from leaderboard.services import submit_run_card
+from organizations.services import add_member
 from review import services as review_services
 from review.models import Assignment, Campaign, Decision
+from submissions import services as submission_services
 
 from .cards import body, make_card
 from .conftest import (
-    password_only_login,
-    proven,
     PASSWORD,
     SECRET_MARK,
     corpus_bytes,
@@ -44,11 +42,15 @@ from .conftest import (
     enable_totp,
     entry,
     member,
+    password_only_login,
+    proven,
     totp_code,
 )
 from .review_setup import gold_card, rate_everything, settings_for, speakers
 from .review_setup import submit as rate
 from .test_submissions import COST_REPORT, package_files, zip_bytes
+
+CHANGED = AuditAction.ORGANIZATION_CHANGED  # any action the log knows
 
 pytestmark = pytest.mark.django_db
 
@@ -90,7 +92,7 @@ def content_of(response) -> bytes:
     return b"".join(response.streaming_content) if response.streaming else response.content
 
 
-# The rule: one place, governance.selectors.
+# The rule: one place, organizations.selectors.
 
 def test_the_selectors_answer_nothing_secret_until_totp_is_active(steward, governance_user_without_mfa,
                                                                   curator_without_mfa, speaker):
@@ -402,7 +404,7 @@ def test_dashboard_queries_do_not_grow_with_data(client, steward, governance_use
             dataset = import_corpus(corpus_bytes([entry(1)], id=f"set-{uuid.uuid4().hex[:8]}"), steward).version.dataset
             grant_consent(dataset, [ConsentUse.EVALUATION], "Council", datetime.date(2026, 1, 1), governance_user,
                           document_reference=f"binder {index}")
-            record_event("test.event", actor=governance_user, organization=steward, details={"n": index})
+            record_event(CHANGED, actor=governance_user, organization=steward, details={"n": index})
             submission_services.submit_method(steward, developer, acceptance, io.BytesIO(zip_bytes(package_files())),
                                               "method.zip", COST_REPORT)
             review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=2,

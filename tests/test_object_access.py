@@ -13,10 +13,10 @@ from accounts.models import ApiToken
 from accounts.services import create_api_token
 from corpus.models import ConsentRecord, Entry
 from corpus.services import import_corpus
-from governance.models import MethodSubmission
-from governance.submission_services import accept_terms, publish_terms, submit_method
 from review import services as review_services
 from review.models import Assignment, Campaign, Rating
+from submissions.models import MethodSubmission
+from submissions.services import accept_terms, publish_terms, submit_method
 
 from .conftest import corpus_bytes, entry, grant_all_consents, member
 from .review_setup import gold_card, settings_for, speakers

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 from django.db import connection
 
-from governance.models import AuditEvent
 from leaderboard.models import RunCard
+from organizations.models import AuditEvent
 from review import services
 from review.models import Assignment, Campaign, Decision, Item, Rating
 from review.selectors import campaign_aggregate, transfer_eligible

@@ -73,7 +73,8 @@ def worked_example():
     items = []
     for difficulty, patterns in WORKED_EXAMPLE_TIERS.items():
         for pattern in patterns:
-            ratings = tuple(Observation(speaker, value) for speaker, value in zip((1, 2, 3), PATTERNS[pattern]))
+            ratings = tuple(Observation(speaker, value)
+                            for speaker, value in zip((1, 2, 3), PATTERNS[pattern], strict=False))
             items.append(ItemObservations(len(items) + 1, difficulty, "", False, ratings))
     return aggregate(items, ratings_per_item=3)
 

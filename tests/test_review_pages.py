@@ -7,7 +7,7 @@ from django.core import mail
 
 from corpus.models import ConsentRecord
 from corpus.services import revoke_consent
-from governance.models import AuditEvent
+from organizations.models import AuditEvent
 from review import services
 from review.models import Assignment, Campaign, Rating
 
@@ -96,7 +96,8 @@ def test_other_peoples_items_and_governance_pages_are_404_for_a_speaker(client, 
     assert client.post(f"/review/items/{theirs.public_id}/", rating_post()).status_code == 404
     assert not Rating.objects.exists()
     for url in (f"/review/campaigns/{campaign.public_id}/", f"/review/campaigns/{campaign.public_id}/decision/",
-                f"/review/campaigns/{campaign.public_id}/ratings.csv", f"/review/orgs/{campaign.organization.slug}/gate/"):
+                f"/review/campaigns/{campaign.public_id}/ratings.csv",
+                f"/review/orgs/{campaign.organization.slug}/gate/"):
         assert client.get(url).status_code == 404, url
     client.force_login(outsider)
     assert client.get(f"/review/c/{campaign.public_id}/").status_code == 404

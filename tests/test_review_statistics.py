@@ -60,7 +60,7 @@ KRIPPENDORFF_2011 = (
 
 
 def test_krippendorff_ordinal_alpha_matches_published_example():
-    units = [[value - 1 for value in unit if value is not None] for unit in zip(*KRIPPENDORFF_2011)]
+    units = [[value - 1 for value in unit if value is not None] for unit in zip(*KRIPPENDORFF_2011, strict=True)]
     # Published: nominal 0.743, ordinal 0.815, interval 0.849. Unit 12 has one value and is not pairable.
     assert round(krippendorff_alpha_ordinal(units, categories=5), 3) == 0.815
 

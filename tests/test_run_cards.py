@@ -113,7 +113,8 @@ def test_unreadable_bodies(client, speaker, raw, fragment):
 def test_unknown_dataset_version_and_sha(client, dev_version, speaker):
     card = make_card(dev_version, dev_entries(dev_version), sealed=False)
     card["dataset"]["id"] = "nope"
-    assert post(client, card, speaker).json()["problems"] == [{"path": "dataset.id", "message": "unknown dataset 'nope'"}]
+    assert post(client, card, speaker).json()["problems"] == [
+        {"path": "dataset.id", "message": "unknown dataset 'nope'"}]
     card["dataset"]["id"] = dev_version.dataset.identifier
     card["dataset"]["version"] = "9.9"
     message = post(client, card).json()["problems"][0]
@@ -229,7 +230,8 @@ def test_methods_are_registered_on_their_own(client, speaker):
     client.force_login(speaker)
     card = {"method_id": "fst-gated", "name": "FST gated", "class": "pipeline", "dependency_class": "S"}
     manifest = {"dependency_class": "S", "dependencies": []}
-    created = client.post("/api/v1/methods/", {"method_card": card, "method": manifest}, content_type="application/json")
+    created = client.post("/api/v1/methods/", {"method_card": card, "method": manifest},
+                          content_type="application/json")
     assert created.status_code == 201 and created.json()["dependency_class"] == "S"
     manifest["dependencies"] = [{"id": "mirror", "kind": "software", "license": "MIT", "access": "mirrored",
                                  "source": "https://example.org/x", "redistributable": True, "transferable": True}]

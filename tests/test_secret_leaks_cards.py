@@ -14,11 +14,11 @@ import pytest
 from corpus.models import ConsentUse, DatasetVersion, Entry
 from corpus.selectors import version_hash
 from corpus.services import grant_consent, import_corpus, revoke_consent
-from governance.audit import verify_chain
-from governance.models import AuditEvent
 from leaderboard.leaks import MIN_SECRET_TEXT, SecretTextIndex, normalize
 from leaderboard.models import Method, RunCard
 from leaderboard.services import RunCardRejected, submit_run_card
+from organizations.audit import verify_chain
+from organizations.models import AuditEvent
 
 from .cards import body, make_card, seal
 from .conftest import SECRET_MARK, corpus_bytes, entry, publish
@@ -259,7 +259,7 @@ def test_a_steward_reader_is_audited_too_and_the_event_outlives_the_refusal(vers
     card["dataset"]["sha256"] = version_hash(governance_user, version).value
     with pytest.raises(RunCardRejected) as refused:
         submit_run_card(body(seal(card)), governance_user)
-    assert refused.value.status == 400 and [p.path for p in refused.value.problems] == ["method_config.guesses[0]"]
+    assert refused.value.http_status == 400 and [p.path for p in refused.value.problems] == ["method_config.guesses[0]"]
     [event] = refusals()
     assert event.actor == governance_user and event.details["paths"] == ["method_config.guesses[0]"]
     assert RunCard.objects.count() == 0

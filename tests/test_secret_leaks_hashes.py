@@ -25,7 +25,7 @@ from corpus.services import (
 )
 from leaderboard.models import RunCard
 from leaderboard.services import submit_run_card
-from leaderboard.verification import check_fingerprint, compute_fingerprint, components_hash, fingerprint_components
+from leaderboard.verification import check_fingerprint, components_hash, compute_fingerprint, fingerprint_components
 
 from .cards import body, make_card, seal
 from .conftest import corpus_bytes, entry, mixed_entries, proven, publish

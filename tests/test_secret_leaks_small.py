@@ -7,8 +7,9 @@ import io
 import pytest
 
 from accounts.models import User
-from corpus.resources import FORMULA_TRIGGERS
-from governance.audit import record_event
+from common.spreadsheets import FORMULA_TRIGGERS
+from organizations.audit import record_event
+from organizations.models import AuditAction
 from review import services
 from review.models import CampaignSpeaker
 
@@ -48,14 +49,16 @@ def test_removal_answers_the_same_for_an_existing_user_and_a_missing_id(client, 
 
 
 def test_audit_csv_cells_never_start_a_formula(client, steward, governance_user):
-    formula_user = User.objects.create_user(email="=HYPERLINK(\"http://evil.example\")@steward.example")
-    for action in ("=cmd|' /C calc'!A0", "+1+1", "-2-2", "@SUM(A1)", "\tindent", "\rreturn"):
-        record_event(action, actor=formula_user, organization=steward)
+    """Actions are a fixed enum now; what a person chose — the actor's e-mail address — is the hostile cell."""
+    for address in ("=HYPERLINK(\"http://evil.example\")@steward.example", "=cmd|' /C calc'!A0@steward.example",
+                    "+1+1@steward.example", "-2-2@steward.example", "@SUM(A1)@steward.example"):
+        record_event(AuditAction.ORGANIZATION_CHANGED, actor=User.objects.create_user(email=address),
+                     organization=steward)
     client.force_login(governance_user)
     response = client.get(f"/orgs/{steward.slug}/audit/?format=csv")
     assert response.status_code == 200
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8"), newline="")))
     cells = [cell for row in rows[1:] for cell in row]
-    assert "'=cmd|' /C calc'!A0" in cells and "'-2-2" in cells and "'\rreturn" in cells
+    assert "'=cmd|' /C calc'!A0@steward.example" in cells and "'-2-2@steward.example" in cells
     assert "'=HYPERLINK(\"http://evil.example\")@steward.example" in cells
     assert not [cell for cell in cells if cell.startswith(FORMULA_TRIGGERS)]

@@ -3,7 +3,7 @@ show on the transfer page and the method page only when the leaderboard lists th
 
 import pytest
 
-from governance.models import OwnershipTransfer
+from submissions.models import OwnershipTransfer
 
 from .conftest import member, proven, publish
 from .review_setup import gold_card
@@ -21,7 +21,7 @@ def media(settings, tmp_path):
 @pytest.fixture
 def transfer(steward, governance_user, media):
     from accounts.services import get_or_create_user
-    from governance import submission_services as services
+    from submissions import services as services
 
     developer, _ = get_or_create_user("dev@methods.example", "correct horse battery staple 42")
     terms = services.publish_terms(steward, governance_user, "1", "Terms.", "Ownership transfers to the steward.")

@@ -14,8 +14,8 @@ from django.utils import timezone
 from accounts.models import ApiToken, User
 from accounts.services import TokenRefused, create_api_token
 from corpus.models import Entry
-from governance.models import AuditEvent, Membership
-from governance.services import add_member, invite_member
+from organizations.models import AuditEvent, Membership
+from organizations.services import add_member, invite_member
 from review import services as review_services
 from review.models import Assignment, Campaign
 
@@ -122,7 +122,7 @@ def test_a_proof_of_a_removed_authenticator_proves_nothing(client, secret_world,
 
 
 def test_selectors_fail_closed_for_a_user_object_without_proof(steward, curator):
-    from governance.selectors import secret_reader_org_ids
+    from organizations.selectors import secret_reader_org_ids
 
     assert secret_reader_org_ids(curator) == [steward.pk]
     assert secret_reader_org_ids(User.objects.get(pk=curator.pk)) == []  # loaded by a task or a command
@@ -333,15 +333,15 @@ def test_admin_membership_changes_go_through_the_audited_services(client, stewar
     speaker = member("someone@steward.example", steward, "curator")
     membership = Membership.objects.get(user=speaker, organization=steward)
     client.force_login(maintainer)
-    response = client.post(f"/admin/governance/membership/{membership.pk}/change/", {"role": "speaker"})
+    response = client.post(f"/admin/organizations/membership/{membership.pk}/change/", {"role": "speaker"})
     assert response.status_code == 302
     changed = AuditEvent.objects.filter(action="membership.role_changed").latest("id")
     assert changed.details == {"user": speaker.email, "from": "curator", "to": "speaker"}
     assert changed.actor == maintainer
-    response = client.post(f"/admin/governance/membership/{membership.pk}/delete/", {"post": "yes"})
+    response = client.post(f"/admin/organizations/membership/{membership.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302 and not Membership.objects.filter(pk=membership.pk).exists()
     assert AuditEvent.objects.filter(action="membership.removed", actor=maintainer).exists()
-    response = client.post("/admin/governance/membership/add/", {"user": speaker.pk, "organization": steward.pk,
+    response = client.post("/admin/organizations/membership/add/", {"user": speaker.pk, "organization": steward.pk,
                                                                  "role": "speaker"})
     assert response.status_code == 302
     assert AuditEvent.objects.filter(action="membership.added", actor=maintainer).exists()
@@ -377,7 +377,7 @@ def test_members_of_other_organizations_are_not_found(client, steward, other_org
 
 
 def test_a_speaker_removed_from_the_organization_hands_back_open_items(steward, governance_user, speaker_items):
-    from governance.services import remove_member
+    from organizations.services import remove_member
 
     campaign, assignment, speaker = speaker_items
     open_before = Assignment.objects.filter(campaign=campaign, speaker=speaker, state="open").count()
@@ -449,7 +449,7 @@ def test_walk_a_speaker_of_a_campaign_that_stopped_serving(client, world, speake
         for data in ({}, {"value": "gist"}, {"value": "gist", "client_id": "2d1c9a44-3c55-4d4b-9d0e-0d2f1e6c7b10"}):
             response = client.post(item, data)
             assert SECRET_MARK.encode() not in response.content, item
-    for url, status, content in every_response(client, world):
+    for url, _status, content in every_response(client, world):
         assert SECRET_MARK.encode() not in content, f"speaker of a {how} campaign saw secret text at {url}"
 
 
@@ -533,10 +533,10 @@ def test_the_entry_edit_page_is_audited_and_not_cached(client, secret_world, cur
 def test_site_staff_grant_no_secret_reading_role_in_the_admin(client, steward, maintainer):
     client.force_login(maintainer)
     for role in ("governance", "curator"):
-        response = client.post("/admin/governance/membership/add/", {"user": maintainer.pk,
+        response = client.post("/admin/organizations/membership/add/", {"user": maintainer.pk,
                                                                      "organization": steward.pk, "role": role})
         assert response.status_code == 200  # the form is shown again with its error
-        response = client.post("/admin/governance/invitation/add/", {"organization": steward.pk,
+        response = client.post("/admin/organizations/invitation/add/", {"organization": steward.pk,
                                                                      "email": maintainer.email, "role": role})
         assert response.status_code == 200
     assert not Membership.objects.filter(user=maintainer).exists()
@@ -544,14 +544,14 @@ def test_site_staff_grant_no_secret_reading_role_in_the_admin(client, steward, m
 
 def test_an_organization_edited_in_the_admin_is_saved_and_audited(client, steward, maintainer):
     client.force_login(maintainer)
-    response = client.post(f"/admin/governance/organization/{steward.pk}/change/", {
+    response = client.post(f"/admin/organizations/organization/{steward.pk}/change/", {
         "name": "Steward Nation Council", "languages": '["crk"]', "principles": "OCAP®"})
     assert response.status_code == 302, response.content[:2000]
     steward.refresh_from_db()
     assert steward.name == "Steward Nation Council"
     event = AuditEvent.objects.filter(action="organization.changed").latest("id")
     assert event.details == {"changed": ["name"]} and event.actor == maintainer
-    response = client.post("/admin/governance/organization/add/", {
+    response = client.post("/admin/organizations/organization/add/", {
         "name": "Anishinaabe Council", "slug": "anishinaabe", "languages": '["oj"]', "principles": ""})
     assert response.status_code == 302
     assert AuditEvent.objects.filter(action="organization.created", actor=maintainer,
@@ -562,7 +562,7 @@ def test_the_last_governance_member_cannot_be_removed_in_the_admin_either(client
                                                                           maintainer):
     membership = Membership.objects.get(user=governance_user, role="governance")
     client.force_login(maintainer)
-    response = client.post(f"/admin/governance/membership/{membership.pk}/delete/", {"post": "yes"}, follow=True)
+    response = client.post(f"/admin/organizations/membership/{membership.pk}/delete/", {"post": "yes"}, follow=True)
     assert response.status_code == 200 and b"keeps at least one governance staff member" in response.content
     assert Membership.objects.filter(pk=membership.pk).exists()
 

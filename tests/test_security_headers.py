@@ -43,7 +43,8 @@ def test_no_page_relies_on_inline_script_or_style(client, public_version, person
 
 
 def test_production_sends_hsts_and_redirects_to_https():
-    script = ("from django.test import Client; r = Client().get('/api/v1/schema/', HTTP_HOST='review.example.org', secure=True); "
+    script = ("from django.test import Client; "
+              "r = Client().get('/api/v1/schema/', HTTP_HOST='review.example.org', secure=True); "
               "print(r.headers.get('Strict-Transport-Security')); "
               "print(Client().get('/', HTTP_HOST='review.example.org').status_code)")
     result = run(["-c", f"import django; django.setup(); {script}"], production_env(DATABASE_URL="sqlite:///:memory:"))

@@ -13,11 +13,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from accounts.services import get_or_create_user
 from corpus.services import import_corpus
-from governance import submission_services as services
-from governance.models import (
+from leaderboard.services import submit_run_card
+from organizations.models import AuditEvent
+from review import services as review_services
+from submissions import services as services
+from submissions.models import (
     DEVELOPER_KEEPS,
     GOVERNANCE_GETS,
-    AuditEvent,
     MethodSubmission,
     OwnershipTransfer,
     ParticipationTerms,
@@ -25,9 +27,7 @@ from governance.models import (
     SubmissionState,
     TermsAcceptance,
 )
-from governance.packages import PackageLimits, inspect_package, parse_cost_report
-from leaderboard.services import submit_run_card
-from review import services as review_services
+from submissions.packages import PackageLimits, inspect_package, parse_cost_report
 
 from .cards import body, make_card
 from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry, member

@@ -19,7 +19,7 @@ from django.test import Client
 
 from accounts.models import User
 from config.celery import app as celery_app
-from governance.models import Invitation, Membership
+from organizations.models import Invitation, Membership
 
 from .conftest import PASSWORD
 
@@ -137,7 +137,7 @@ def test_signing_up_without_an_invitation_grants_no_membership(client, steward, 
 def test_signing_up_with_another_address_after_opening_the_link_grants_no_membership(
     client, steward, governance_user
 ):
-    from governance.services import invite_member
+    from organizations.services import invite_member
 
     invitation = invite_member(steward, INVITEE, "curator", governance_user)
     assert client.get(f"/invitations/{invitation.token}/").status_code == 200
@@ -155,12 +155,10 @@ def test_large_run_card_is_verified_by_the_worker_after_202(task_delivery, stewa
     """The request answers 202 at once; the Celery worker then recomputes the aggregates."""
     from corpus.models import Entry
     from corpus.services import import_corpus
-
-    from .conftest import publish
     from leaderboard.models import RunCard
 
     from .cards import body, make_card, seal
-    from .conftest import corpus_bytes, entry
+    from .conftest import corpus_bytes, entry, publish
 
     settings.RUN_CARD_INLINE_MAX_RESULTS = 3
     version = import_corpus(corpus_bytes([entry(n, domain="medical") for n in range(1, 7)]), steward).version

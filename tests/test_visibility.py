@@ -8,8 +8,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.services import create_api_token
 from corpus.models import Entry
-from governance.services import invite_member
 from leaderboard.services import submit_run_card
+from organizations.services import invite_member
 
 from .cards import body, make_card
 from .conftest import SECRET_MARK, corpus_bytes, entry, member
@@ -88,7 +88,7 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
         "token": [invitation.token],
         "token_id": [str(token.pk)],
         "format": ["json"],
-        "app_label": ["corpus", "governance", "accounts", "leaderboard"],
+        "app_label": ["corpus", "organizations", "submissions", "accounts", "leaderboard", "review"],
         "object_id": sorted({str(e.pk) for e in entries} | {str(card.pk) for card in cards}),
         "content_type_id": [str(ContentType.objects.get_for_model(Entry).pk)],
         "path": ["static/css/app.css"],

@@ -5,7 +5,7 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-import governance.models
+import organizations.models
 
 
 class Migration(migrations.Migration):
@@ -51,9 +51,9 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('email', models.EmailField(max_length=254)),
                 ('role', models.CharField(choices=[('curator', 'Corpus curator'), ('speaker', 'Speaker')], max_length=20)),
-                ('token', models.CharField(default=governance.models.new_invitation_token, max_length=64, unique=True)),
+                ('token', models.CharField(default=organizations.models.new_invitation_token, max_length=64, unique=True)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('expires_at', models.DateTimeField(default=governance.models.default_invitation_expiry)),
+                ('expires_at', models.DateTimeField(default=organizations.models.default_invitation_expiry)),
                 ('accepted_at', models.DateTimeField(blank=True, null=True)),
                 ('accepted_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
                 ('invited_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),

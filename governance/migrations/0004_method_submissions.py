@@ -6,7 +6,7 @@ databases are flushed with it).
 
 import django.db.models.deletion
 import django.utils.timezone
-import governance.models
+import submissions.models
 import uuid
 from django.conf import settings
 from django.db import migrations, models
@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
                 ('derived_class', models.CharField(help_text="Derived from the manifest's dependencies.", max_length=2)),
                 ('deciding_dependency', models.CharField(blank=True, help_text='The dependency that decides the derived class.', max_length=200)),
                 ('open_leaderboard_only', models.BooleanField(default=False, help_text='Class A2 (non-substitutable external API): open leaderboard only, flagged.')),
-                ('package', models.FileField(max_length=255, upload_to=governance.models.submission_package_path)),
+                ('package', models.FileField(max_length=255, upload_to=submissions.models.submission_package_path)),
                 ('package_name', models.CharField(help_text="The uploaded file's original name.", max_length=255)),
                 ('package_sha256', models.CharField(max_length=64)),
                 ('package_size', models.PositiveBigIntegerField()),

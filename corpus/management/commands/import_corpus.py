@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from corpus.services import import_corpus
 from corpus.validation import CorpusFileError
-from governance.models import Organization
+from organizations.models import Organization
 
 
 class Command(BaseCommand):

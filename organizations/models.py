@@ -1,0 +1,158 @@
+"""Language-community organizations, their members' roles, invitations and the audit log: the ground floor every
+other app stands on. The tables keep the names they were created with (`governance_*`)."""
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from common.append_only import AppendOnlyModel
+
+
+class Role(models.TextChoices):
+    GOVERNANCE = "governance", "Governance staff"
+    CURATOR = "curator", "Corpus curator"
+    SPEAKER = "speaker", "Speaker"
+
+
+# Roles that may see the secret segments of the organization's corpora.
+SECRET_READER_ROLES = (Role.GOVERNANCE, Role.CURATOR)
+
+
+class Organization(models.Model):
+    """Represents a language community; stewards corpora and operates under recorded principles."""
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=60, unique=True)
+    languages = models.JSONField(default=list, blank=True, help_text="BCP 47 codes of the languages it stewards.")
+    principles = models.TextField(blank=True, help_text="The principles it operates under, e.g. OCAP®, CARE.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "governance_organization"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """One role of one user in one organization; a user with several roles has several rows."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "governance_membership"
+        ordering = ["organization__name", "role"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "organization", "role"], name="membership_unique_role"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} — {self.get_role_display()} of {self.organization}"
+
+
+def new_invitation_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def default_invitation_expiry():
+    return timezone.now() + timedelta(days=14)
+
+
+class Invitation(models.Model):
+    """A sign-up link bound to one organization and role, sent to one e-mail address."""
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=20, choices=[(Role.CURATOR, "Corpus curator"), (Role.SPEAKER, "Speaker")])
+    token = models.CharField(max_length=64, unique=True, default=new_invitation_token)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(default=default_invitation_expiry)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        db_table = "governance_invitation"
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(role__in=["curator", "speaker"]), name="invitation_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} as {self.role} of {self.organization}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.accepted_at is None and self.expires_at > timezone.now()
+
+
+class AuditAction(models.TextChoices):
+    """Every action the audit log records; `record_event` refuses any other."""
+
+    ORGANIZATION_CREATED = "organization.created", "Organization created"
+    ORGANIZATION_CHANGED = "organization.changed", "Organization changed"
+    MEMBERSHIP_ADDED = "membership.added", "Member added"
+    MEMBERSHIP_ROLE_CHANGED = "membership.role_changed", "Member's role changed"
+    MEMBERSHIP_REMOVED = "membership.removed", "Member removed"
+    INVITATION_SENT = "invitation.sent", "Invitation sent"
+    INVITATION_REVOKED = "invitation.revoked", "Invitation revoked"
+    CONSENT_GRANTED = "consent.granted", "Consent granted"
+    CONSENT_REVOKED = "consent.revoked", "Consent revoked"
+    DATASET_PUBLISHED = "dataset.published", "Dataset published"
+    DATASET_WITHDRAWN = "dataset.withdrawn", "Dataset withdrawn from public view"
+    DATASET_VERSION_FROZEN = "dataset_version.frozen", "Dataset version frozen"
+    SECRET_ENTRIES_SHOWN = "secret_entries.shown", "Secret entries shown"
+    RUN_CARD_SECRET_TEXT_REFUSED = "run_card.secret_text_refused", "Run card refused for holding secret text"
+    VERIFICATION_TIER_CHANGED = "verification_tier.changed", "Verification tier changed"
+    CAMPAIGN_OPENED = "campaign.opened", "Review campaign opened"
+    CAMPAIGN_PAUSED = "campaign.paused", "Review campaign paused"
+    CAMPAIGN_RESUMED = "campaign.resumed", "Review campaign resumed"
+    CAMPAIGN_CLOSED = "campaign.closed", "Review campaign closed"
+    CAMPAIGN_SPEAKER_ADDED = "campaign.speaker_added", "Speaker added to a campaign"
+    CAMPAIGN_SPEAKER_REMOVED = "campaign.speaker_removed", "Speaker removed from a campaign"
+    GATE_POLICY_CHANGED = "gate_policy.changed", "Validation gate policy changed"
+    REVIEW_DECISION = "review.decision", "Review gate decision recorded"
+    REVIEW_RATINGS_EXPORTED = "review.ratings_exported", "Ratings exported"
+    TERMS_PUBLISHED = "terms.published", "Participation terms published"
+    TERMS_ACCEPTED = "terms.accepted", "Participation terms accepted"
+    SUBMISSION_STATE_CHANGED = "submission.state_changed", "Method submission state changed"
+    OWNERSHIP_TRANSFERRED = "ownership.transferred", "Ownership transferred"
+
+
+class AuditEvent(AppendOnlyModel):
+    """One governance-relevant event, chained to the one before it by `previous_hash`: changing or
+    removing any event breaks every hash after it (`manage.py verify_audit_log`)."""
+
+    organization = models.ForeignKey(
+        Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+    )
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    action = models.CharField(max_length=60, choices=AuditAction.choices)
+    object_type = models.CharField(max_length=60, blank=True)
+    object_id = models.CharField(max_length=100, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    previous_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    append_only_message = "The audit log is append-only."
+
+    class Meta:
+        db_table = "governance_auditevent"
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["organization", "action"], name="auditevent_org_action")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"

@@ -1,0 +1,138 @@
+"""Who may do what, in one place. Each permission has a name (`dataset.curate`, `campaign.open`, …) and answers
+with a `Verdict`: allowed, or denied with the reason a person can act on — and whether what is missing is the role
+itself or only the second factor (pages then show how to set it up instead of a bare refusal).
+
+Views, API permission classes (`Permitted`), services (`require`) and templates (`{% permitted %}`) all ask here;
+nothing else checks a role. Two kinds of rule exist, on purpose:
+
+* *role* permissions (`organization.govern`, `dataset.govern`, `campaign.open`) ask only whether the user holds the
+  role, fresh from the database: services use them, and the pages in front of those services already asked for
+  the second factor;
+* *secret* permissions (`organization.manage`, `organization.curate`, `dataset.curate`, `dataset.see_secret`) also
+  need the second factor proven in this request (`accounts.second_factor`), since what they open shows secret
+  entries or acts on them.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rest_framework.permissions import BasePermission
+
+from common.errors import NotAllowed
+
+from .models import SECRET_READER_ROLES, Role
+from .selectors import governance_org_ids, holds_role, lacks_mfa_for, secret_reader_org_ids
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An answer. `needs_second_factor`: the role is there, the proven second factor is not."""
+
+    allowed: bool
+    reason: str = ""
+    needs_second_factor: bool = False
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+ALLOWED = Verdict(True)
+SECOND_FACTOR_REASON = ("This needs two-factor authentication: a session confirmed with your authenticator code, or "
+                        "a 'secret' API token created in such a session (My account). Set up two-factor "
+                        "authentication first if you have not (My account → Two-factor authentication).")
+
+
+STEWARD = "the steward organization"
+
+
+def _role(user, organization_id: int, roles: tuple[Role, ...], who: str) -> Verdict:
+    if holds_role(user, organization_id, *roles):
+        return ALLOWED
+    return Verdict(False, f"Only {who} of {STEWARD} may do this.")
+
+
+def _secret(user, organization_id: int, proven_org_ids: Callable[[Any], list[int]],
+            roles: tuple[Role, ...], who: str) -> Verdict:
+    """Ids, not objects: a list page asks for every row, and must not fetch each row's organization to do so."""
+    if organization_id in proven_org_ids(user):
+        return ALLOWED
+    if lacks_mfa_for(user, roles) and holds_role(user, organization_id, *roles):
+        return Verdict(False, SECOND_FACTOR_REASON, needs_second_factor=True)
+    return Verdict(False, f"Only {who} of {STEWARD} may do this.")
+
+
+GOVERNANCE = (Role.GOVERNANCE,)
+GOVERNANCE_STAFF = "governance staff"
+SECRET_READERS = "curators and governance staff"
+
+
+def organization_govern(user, organization_id: int) -> Verdict:
+    """Act as the organization's governance staff (services: campaigns, decisions, terms, transfers, members)."""
+    return _role(user, organization_id, GOVERNANCE, GOVERNANCE_STAFF)
+
+
+def organization_manage(user, organization_id: int) -> Verdict:
+    """The governance pages of the organization (members, invitations, audit log, dashboard): governance staff
+    with the second factor proven."""
+    return _secret(user, organization_id, governance_org_ids, GOVERNANCE, GOVERNANCE_STAFF)
+
+
+def organization_curate(user, organization_id: int) -> Verdict:
+    """Read the secret entries of the organization's corpora, import and edit them: curators and governance
+    staff with the second factor proven."""
+    return _secret(user, organization_id, secret_reader_org_ids, SECRET_READER_ROLES, SECRET_READERS)
+
+
+PERMISSIONS: dict[str, Callable[[Any, Any], Verdict]] = {
+    "organization.govern": lambda user, organization: organization_govern(user, organization.pk),
+    "organization.manage": lambda user, organization: organization_manage(user, organization.pk),
+    "organization.curate": lambda user, organization: organization_curate(user, organization.pk),
+    # A dataset's permissions are its steward organization's.
+    "dataset.govern": lambda user, dataset: organization_govern(user, dataset.organization_id),
+    "dataset.curate": lambda user, dataset: organization_curate(user, dataset.organization_id),
+    "dataset.see_secret": lambda user, dataset: organization_curate(user, dataset.organization_id),
+    # Opening a review campaign on a run card: governance staff of the steward of the card's dataset.
+    "campaign.open": lambda user, run_card: organization_govern(
+        user, run_card.dataset_version.dataset.organization_id),
+}
+
+
+def check(user, permission: str, obj) -> Verdict:
+    """The verdict of `permission` for `user` on `obj`. An unknown name is a programming error (KeyError)."""
+    if not user or not user.is_authenticated:
+        return Verdict(False, "Sign in first.")
+    return PERMISSIONS[permission](user, obj)
+
+
+def permitted(user, permission: str, obj) -> bool:
+    return check(user, permission, obj).allowed
+
+
+def require(user, permission: str, obj, error: type[NotAllowed] = NotAllowed) -> None:
+    """For services: raise `error` (an app's NotAllowed) with the verdict's reason when it is denied."""
+    verdict = check(user, permission, obj)
+    if not verdict:
+        raise error(verdict.reason)
+
+
+class Permitted(BasePermission):
+    """A DRF permission class for one named permission on the view's object: `Permitted.to("dataset.curate")`.
+    The object is what the view's `permission_object(request)` returns (None: nothing to check yet)."""
+
+    permission = ""
+    message = "You may not do this."
+
+    @classmethod
+    def to(cls, permission: str) -> type["Permitted"]:
+        if permission not in PERMISSIONS:
+            raise KeyError(permission)
+        return type(f"Permitted_{permission.replace('.', '_')}", (cls,), {"permission": permission})
+
+    def has_permission(self, request, view) -> bool:
+        obj = view.permission_object(request)
+        if obj is None:
+            return True
+        verdict = check(request.user, self.permission, obj)
+        self.message = verdict.reason or self.message
+        return verdict.allowed

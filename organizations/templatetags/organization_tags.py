@@ -1,0 +1,22 @@
+"""What organizations add to pages: named permissions for templates (`permitted`), and panels for pages of the
+layers below (the account page) that those layers cannot import."""
+
+from django import template
+
+from .. import permissions
+from ..selectors import memberships_of
+
+register = template.Library()
+
+
+@register.inclusion_tag("organizations/memberships_panel.html")
+def memberships_panel(user) -> dict:
+    """The signed-in user's roles, organization by organization, for *My account*."""
+    return {"memberships": memberships_of(user)}
+
+
+@register.simple_tag(takes_context=True)
+def permitted(context, permission: str, obj) -> bool:
+    """`{% permitted "dataset.curate" version.dataset as can_curate %}`: the signed-in user's verdict, by name."""
+    request = context.get("request")
+    return permissions.permitted(getattr(request, "user", None), permission, obj)

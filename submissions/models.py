@@ -1,0 +1,211 @@
+"""Participation terms, method submissions and ownership transfer (SPEC §5, §6; docs/submissions.md). The
+tables keep the names they were created with (`governance_*`)."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+from common.append_only import AppendOnlyModel
+from organizations.models import Organization
+
+# SPEC §5, ownership transfer (§8.3): what each side holds once a method is transferred.
+DEVELOPER_KEEPS = [
+    "Attribution as the method's author",
+    "The right to publish about the method",
+    "The right to use the method for other language pairs",
+]
+GOVERNANCE_GETS = [
+    "The right to use the method for the community's language",
+    "The right to modify it",
+    "The right to distribute it",
+    "The right to monetize it",
+    "The right to sublicense it",
+    "The method code",
+]
+DEFAULT_TRANSFER_CLAUSE = (
+    "Ownership transfer. If the submitted method reaches a composite score of at least 0.70 on the "
+    "gold_standard segment of our corpus and our community approves it at the review gate, its ownership "
+    "for our language transfers to this governance organization, which records the transfer.\n\n"
+    "The developer keeps: " + "; ".join(item[0].lower() + item[1:] for item in DEVELOPER_KEEPS) + ".\n"
+    "The governance organization gets: " + "; ".join(item[0].lower() + item[1:] for item in GOVERNANCE_GETS) + "."
+)
+
+
+class ParticipationTerms(AppendOnlyModel):
+    """One published version of an organization's participation terms. A published version is never
+    edited: changing the terms means publishing the next version, so every acceptance keeps pointing at
+    the exact text that was accepted. The ownership-transfer clause is a field of its own (required) so
+    that no version can be published without it and pages can show it apart."""
+
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="participation_terms")
+    version = models.CharField(max_length=40, help_text="A label such as 1, 2025-1 or 1.1.")
+    text = models.TextField(help_text="The terms a submitter accepts.")
+    transfer_clause = models.TextField(help_text="The ownership-transfer clause (SPEC §5).")
+    published_at = models.DateTimeField(default=timezone.now)
+    published_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        db_table = "governance_participationterms"
+        ordering = ["organization", "-published_at", "-pk"]
+        verbose_name = "participation terms"
+        verbose_name_plural = "participation terms"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "version"], name="terms_unique_version"),
+            models.CheckConstraint(condition=~Q(version="") & ~Q(text="") & ~Q(transfer_clause=""),
+                                   name="terms_version_text_and_clause_required"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.organization} participation terms, version {self.version}"
+
+
+class TermsAcceptance(AppendOnlyModel):
+    """A user accepted one exact version of an organization's terms, at this moment."""
+
+    terms = models.ForeignKey(ParticipationTerms, on_delete=models.PROTECT, related_name="acceptances")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="terms_acceptances")
+    accepted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "governance_termsacceptance"
+        ordering = ["-accepted_at"]
+        constraints = [models.UniqueConstraint(fields=["terms", "user"], name="terms_accepted_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} accepted {self.terms}"
+
+
+class SubmissionState(models.TextChoices):
+    """The workflow of docs/submissions.md; `submission_services.TRANSITIONS` says which moves exist."""
+
+    SUBMITTED = "submitted", "Submitted"
+    MANIFEST_AUDITED = "manifest_audited", "Manifest audited"
+    AWAITING_SANDBOX = "awaiting_sandbox", "Awaiting sandbox run"
+    EVALUATED = "evaluated", "Evaluated"
+    IN_REVIEW = "in_review", "In community review"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    OWNERSHIP_TRANSFERRED = "ownership_transferred", "Ownership transferred"
+
+
+# States in which the gold run card produced by the sandbox is attached.
+STATES_WITH_RUN_CARD = [SubmissionState.EVALUATED, SubmissionState.IN_REVIEW, SubmissionState.APPROVED,
+                        SubmissionState.OWNERSHIP_TRANSFERRED]
+
+
+def submission_package_path(submission: "MethodSubmission", filename: str) -> str:
+    """A random name under MEDIA_ROOT/submissions/: the original name is kept in `package_name`, and
+    packages are never served under MEDIA_URL."""
+    suffix = ".tar.gz" if filename.lower().endswith((".tar.gz", ".tgz")) else ".zip"
+    return f"submissions/{submission.organization_id}/{uuid.uuid4().hex}{suffix}"
+
+
+class MethodSubmission(models.Model):
+    """A method submitted to one organization for gold-standard evaluation: the package as stored, what
+    its inspection and manifest audit found, and where it is in the workflow. Only `state` and
+    `run_card` change after creation, through `submission_services`; the state history is
+    `SubmissionEvent`. Class X never gets here (refused), and the declared class equals the derived one
+    (a mismatch is refused), so both are constraints."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="method_submissions")
+    submitter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="method_submissions")
+    terms_acceptance = models.ForeignKey(TermsAcceptance, on_delete=models.PROTECT, related_name="submissions")
+    method_id = models.CharField(max_length=200, help_text="From the method card.")
+    method_name = models.CharField(max_length=200, help_text="From the method card.")
+    declared_class = models.CharField(max_length=2, help_text="The manifest's dependency_class.")
+    derived_class = models.CharField(max_length=2, help_text="Derived from the manifest's dependencies.")
+    deciding_dependency = models.CharField(max_length=200, blank=True,
+                                           help_text="The dependency that decides the derived class.")
+    open_leaderboard_only = models.BooleanField(
+        default=False, help_text="Class A2 (non-substitutable external API): open leaderboard only, flagged."
+    )
+    package = models.FileField(upload_to=submission_package_path, max_length=255)
+    package_name = models.CharField(max_length=255, help_text="The uploaded file's original name.")
+    package_sha256 = models.CharField(max_length=64)
+    package_size = models.PositiveBigIntegerField()
+    files = models.JSONField(help_text="The package's files: path, size and kind of each.")
+    method_card = models.JSONField()
+    manifest = models.JSONField(help_text="method.json as submitted.")
+    cost_report = models.JSONField()
+    state = models.CharField(max_length=24, choices=SubmissionState.choices, default=SubmissionState.SUBMITTED)
+    run_card = models.ForeignKey("leaderboard.RunCard", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="method_submissions",
+                                 help_text="The gold_standard run card governance's sandbox produced.")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "governance_methodsubmission"
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(state__in=SubmissionState.values), name="submission_state_valid"),
+            models.CheckConstraint(condition=Q(derived_class__in=["S", "O", "A1", "A2"]),
+                                   name="submission_class_not_x"),
+            models.CheckConstraint(condition=Q(declared_class=F("derived_class")),
+                                   name="submission_declared_class_is_derived"),
+            models.CheckConstraint(
+                condition=Q(derived_class="A2", open_leaderboard_only=True)
+                | (~Q(derived_class="A2") & Q(open_leaderboard_only=False)),
+                name="submission_a2_open_leaderboard_only",
+            ),
+            models.CheckConstraint(condition=Q(run_card__isnull=False) | ~Q(state__in=STATES_WITH_RUN_CARD),
+                                   name="submission_run_card_once_evaluated"),
+            models.UniqueConstraint(fields=["run_card"], condition=Q(run_card__isnull=False),
+                                    name="submission_run_card_unique"),
+        ]
+        indexes = [models.Index(fields=["organization", "state"], name="submission_org_state")]
+
+    def __str__(self) -> str:
+        return f"{self.method_name} → {self.organization} ({self.get_state_display()})"
+
+
+class SubmissionEvent(AppendOnlyModel):
+    """One state change of a submission, for the timeline its submitter and governance staff see (the
+    audit log holds the same change, chained; this table is the per-submission view of it)."""
+
+    submission = models.ForeignKey(MethodSubmission, on_delete=models.PROTECT, related_name="events")
+    from_state = models.CharField(max_length=24, blank=True)
+    to_state = models.CharField(max_length=24, choices=SubmissionState.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "governance_submissionevent"
+        ordering = ["submission", "created_at", "pk"]
+        verbose_name = "submission event"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(to_state__in=SubmissionState.values), name="submissionevent_state_valid"
+            ),
+        ]
+
+
+class OwnershipTransfer(AppendOnlyModel):
+    """The recorded transfer of a method to a governance organization (SPEC §5), against the exact terms
+    version the developer accepted. Public: it is shown on the method's page."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    submission = models.OneToOneField(MethodSubmission, on_delete=models.PROTECT, related_name="transfer")
+    method_id = models.CharField(max_length=200, db_index=True)
+    method_name = models.CharField(max_length=200)
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="ownership_transfers")
+    terms = models.ForeignKey(ParticipationTerms, on_delete=models.PROTECT, related_name="transfers")
+    run_card = models.ForeignKey("leaderboard.RunCard", on_delete=models.PROTECT, related_name="+",
+                                 help_text="The gold_standard run card that made the method eligible.")
+    developer_keeps = models.JSONField(default=list)
+    governance_gets = models.JSONField(default=list)
+    notes = models.TextField(blank=True)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "governance_ownershiptransfer"
+        ordering = ["-recorded_at"]
+
+    def __str__(self) -> str:
+        return f"{self.method_name} transferred to {self.organization}"

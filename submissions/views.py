@@ -1,0 +1,222 @@
+"""Pages for participation terms, method submissions, ownership transfers and the method page.
+
+Thin: `submission_selectors` decides who sees what (anyone else gets 404), `submission_services` does
+every write and every check.
+"""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from organizations.mfa import mfa_explains_not_found, secret_holder_required
+from organizations.models import Organization, Role
+from organizations.permissions import permitted
+from organizations.selectors import governance_org_ids
+
+from . import dashboard as dashboards
+from . import selectors, services
+from .forms import AdvanceForm, SubmissionForm, TermsForm, TransferForm
+from .models import ParticipationTerms
+from .packages import COST_REPORT_MAX_BYTES
+
+PAGE_SIZE = 50
+
+
+def _form_error(form, error: services.SubmissionError) -> None:
+    form.add_error(error.field if error.field in form.fields else None, str(error))
+
+
+@secret_holder_required(Role.GOVERNANCE)
+def terms(request, slug: str):
+    """Published versions, latest first (public); governance staff publish the next version here."""
+    organization = get_object_or_404(Organization, slug=slug)
+    is_governance = permitted(request.user, "organization.govern", organization)
+    form = TermsForm(request.POST or None) if is_governance else None
+    if request.method == "POST":
+        if not is_governance:
+            raise Http404("Only governance staff publish terms.")
+        if form.is_valid():
+            try:
+                published = services.publish_terms(organization, request.user, form.cleaned_data["version"],
+                                                   form.cleaned_data["text"], form.cleaned_data["transfer_clause"])
+            except services.SubmissionError as error:
+                _form_error(form, error)
+            else:
+                messages.success(request, f"Version {published.version} of the participation terms is published.")
+                return redirect("submissions:terms", slug=slug)
+    versions = list(selectors.published_terms(organization))
+    return render(request, "submissions/terms.html", {
+        "organization": organization, "versions": versions, "current": versions[0] if versions else None,
+        "accepted": selectors.accepted_versions(request.user, organization), "form": form,
+        "is_governance": is_governance,
+    }, status=400 if form is not None and form.errors else 200)
+
+
+@login_required
+@require_POST
+def accept_terms(request, slug: str, version: str):
+    terms = get_object_or_404(ParticipationTerms, organization__slug=slug, version=version)
+    services.accept_terms(terms, request.user)
+    messages.success(request, f"You accepted version {terms.version} of {terms.organization.name}'s participation "
+                              "terms.")
+    if request.POST.get("next") == "submit":
+        return redirect("submissions:submit", slug=slug)
+    return redirect("submissions:terms", slug=slug)
+
+
+@login_required
+def submit(request, slug: str):
+    """Upload a package and a cost report against the current terms (accepted here if not yet)."""
+    organization = get_object_or_404(Organization, slug=slug)
+    current = selectors.current_terms(organization)
+    acceptance = selectors.acceptance_of(request.user, current)
+    form = SubmissionForm(request.POST or None, request.FILES or None, needs_acceptance=acceptance is None)
+    outcome = None
+    if request.method == "POST" and current is not None and form.is_valid():
+        package, cost_report = form.cleaned_data["package"], form.cleaned_data["cost_report"]
+        with transaction.atomic():
+            # Accepting inline is part of the submission: refused together, stored together.
+            if acceptance is None:
+                acceptance = services.accept_terms(current, request.user)
+            outcome = services.submit_method(organization, request.user, acceptance, package, package.name,
+                                             cost_report.read(COST_REPORT_MAX_BYTES + 1),
+                                             cost_report.name)
+            if outcome.problems:
+                transaction.set_rollback(True)
+        if outcome.submission is not None:
+            messages.success(request, f"{outcome.submission.method_name} was submitted; its manifest audit derived "
+                                      f"class {outcome.submission.derived_class}.")
+            return redirect("submissions:submission", public_id=outcome.submission.public_id)
+    failed = outcome is not None and bool(outcome.problems)
+    return render(request, "submissions/submission_form.html", {
+        "organization": organization, "terms": current, "acceptance": acceptance if not failed else None,
+        "form": form, "outcome": outcome, "problems": outcome.problems if failed else [],
+    }, status=400 if failed or form.errors else 200)
+
+
+@login_required
+def my_submissions(request):
+    page = Paginator(selectors.submissions_of(request.user), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "submissions/submission_list.html", {"page": page, "staff": False, "query_string": ""})
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def organization_submissions(request, slug: str):
+    """Governance staff's list of every submission to their organization."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if not permitted(request.user, "organization.govern", organization):
+        raise Http404("No such organization among yours.")
+    submissions = selectors.governed_submissions(request.user, organization)
+    state = request.GET.get("state", "")
+    if state not in services.State.values:
+        state = ""
+    if state:
+        submissions = submissions.filter(state=state)
+    page = Paginator(submissions, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "submissions/submission_list.html", {
+        "page": page, "staff": True, "organization": organization, "state": state,
+        "states": services.State.choices, "query_string": urlencode({"state": state}) if state else "",
+    })
+
+
+def _visible_or_404(request, public_id):
+    submission = selectors.visible_submission(request.user, public_id)
+    if submission is None:
+        raise Http404("No such submission among yours.")
+    return submission
+
+
+def _advance_form(submission, data=None) -> AdvanceForm:
+    return AdvanceForm(data, states=selectors.next_states(submission),
+                       run_cards=selectors.attachable_run_cards(submission))
+
+
+@login_required
+@mfa_explains_not_found(Role.GOVERNANCE)
+def submission_detail(request, public_id):
+    """The submitter's and governance staff's page; staff also move the submission on from here."""
+    submission = _visible_or_404(request, public_id)
+    is_staff = selectors.is_staff_for(request.user, submission)
+    form = _advance_form(submission, request.POST or None) if is_staff else None
+    if request.method == "POST":
+        if not is_staff:
+            raise Http404("Only governance staff move a submission on.")
+        if form.is_valid():
+            try:
+                services.advance_submission(submission, request.user, form.cleaned_data["to_state"],
+                                            run_card=form.cleaned_data["run_card"], note=form.cleaned_data["note"])
+            except services.SubmissionError as error:
+                _form_error(form, error)
+            else:
+                messages.success(request, "The submission moved on.")
+                return redirect("submissions:submission", public_id=submission.public_id)
+    transfer = getattr(submission, "transfer", None) if submission.state == services.State.OWNERSHIP_TRANSFERRED \
+        else None
+    return render(request, "submissions/submission_detail.html", {
+        "submission": submission, "is_staff": is_staff, "is_submitter": submission.submitter_id == request.user.pk,
+        "history": selectors.submission_history(submission), "scores": selectors.submission_scores(submission),
+        "dependencies": selectors.dependency_rows(submission),
+        "explanation": selectors.class_explanation(submission.derived_class),
+        "form": form if is_staff and form.fields["to_state"].choices else None,
+        "can_transfer": is_staff and submission.state == services.State.APPROVED,
+        "transfer": transfer,
+    }, status=400 if form is not None and form.errors else 200)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def transfer_new(request, public_id):
+    submission = _visible_or_404(request, public_id)
+    if not selectors.is_staff_for(request.user, submission):
+        raise Http404("No such submission among yours.")
+    form = TransferForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            transfer = services.record_ownership_transfer(
+                submission, request.user, developer_keeps=form.cleaned_data["developer_keeps"],
+                governance_gets=form.cleaned_data["governance_gets"], notes=form.cleaned_data["notes"])
+        except services.SubmissionError as error:
+            _form_error(form, error)
+        else:
+            messages.success(request, f"The transfer of {transfer.method_name} is recorded.")
+            return redirect("submissions:transfer", public_id=transfer.public_id)
+    return render(request, "submissions/transfer_form.html", {
+        "submission": submission, "form": form, "terms": submission.terms_acceptance.terms,
+    }, status=400 if form.errors else 200)
+
+
+def transfer_detail(request, public_id):
+    """A public record, like the method page that lists it."""
+    transfer = selectors.public_transfer(request.user, public_id)
+    if transfer is None:
+        raise Http404("No such ownership transfer.")
+    return render(request, "submissions/transfer_detail.html", {
+        "transfer": transfer, "card": transfer.submission.method_card,
+    })
+
+
+def method_detail(request, method_id: str):
+    page = selectors.method_page(request.user, method_id)
+    if page is None:
+        raise Http404("No such method.")
+    return render(request, "submissions/method_detail.html", page)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def dashboard(request, slug: str):
+    """What waits for the organization's governance staff: consent per dataset, submissions, campaigns to
+    decide, the latest audit events. Nobody else learns that the page exists (404)."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if organization.pk not in governance_org_ids(request.user):
+        raise Http404("No such organization among yours.")
+    return render(request, "submissions/dashboard.html", {
+        "organization": organization, "board": dashboards.dashboard(request.user, organization),
+    })

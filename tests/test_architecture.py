@@ -1,0 +1,175 @@
+"""The architecture, checked: the layers hold (and the check catches a break), one permission module answers every
+role question, secret entries are shown only through the selectors that record them, services raise the one error
+type and name no HTTP status, and the audit log knows its actions."""
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.template import Context, Template
+from django.test import RequestFactory
+from rest_framework.test import APIRequestFactory
+
+from common.api import exception_handler
+from common.errors import ApplicationError, Conflict, ErrorKind, NotAllowed
+from leaderboard.services import RunCardRejected
+from organizations import permissions
+from organizations.audit import record_event
+from organizations.models import AuditAction, AuditEvent
+from review.services import NotAllowed as ReviewNotAllowed
+from review.services import ReviewError
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ["common", "accounts", "organizations", "corpus", "leaderboard", "review", "submissions", "config"]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def sources(*apps: str):
+    for app in apps or APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if "migrations" not in path.parts:
+                yield path, ast.parse(path.read_text(), filename=str(path))
+
+
+def calls_to(tree: ast.AST, name: str) -> list[int]:
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and (
+        getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name)]
+
+
+# The layers.
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_layers_hold():
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Contracts: 2 kept, 0 broken." in done.stdout
+
+
+def test_an_import_from_a_lower_layer_to_a_higher_one_breaks_the_contract(tmp_path):
+    """The check is not vacuous: a corpus module importing review (a layer above it) fails it."""
+    for name in [*APPS, "governance"]:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "corpus" / "upward.py").write_text("from review.selectors import governed_campaigns  # noqa\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0
+    assert "corpus is not allowed to import review" in done.stdout
+    assert "corpus.upward -> review.selectors" in done.stdout
+
+
+# One permission module.
+
+def test_no_role_check_outside_the_permission_module():
+    """Roles are asked by name through organizations.permissions; the role lookup itself is its alone."""
+    for path, tree in sources():
+        if path.relative_to(ROOT).as_posix() in ("organizations/permissions.py", "organizations/selectors.py"):
+            continue
+        assert not calls_to(tree, "holds_role"), path
+        assert not calls_to(tree, "has_role"), path
+        assert not calls_to(tree, "require_governance"), path
+
+
+@pytest.mark.django_db
+def test_named_permissions_answer_with_a_reason(steward, other_org, governance_user, governance_user_without_mfa,
+                                                curator, speaker, outsider, public_version):
+    dataset = public_version.dataset
+    assert permissions.check(governance_user, "organization.govern", steward)
+    assert permissions.check(governance_user, "organization.manage", steward)
+    assert permissions.check(governance_user, "dataset.see_secret", dataset)
+    assert permissions.check(curator, "dataset.curate", dataset)
+    assert not permissions.check(curator, "dataset.govern", dataset)
+    assert not permissions.check(governance_user, "organization.govern", other_org)
+
+    without_code = permissions.check(governance_user_without_mfa, "organization.manage", steward)
+    assert not without_code and without_code.needs_second_factor and "two-factor" in without_code.reason
+    # Role permissions ask the role only: the page in front of the service asked for the second factor.
+    assert permissions.check(governance_user_without_mfa, "organization.govern", steward)
+
+    for user in (speaker, outsider):
+        verdict = permissions.check(user, "dataset.see_secret", dataset)
+        assert not verdict and not verdict.needs_second_factor
+        assert verdict.reason == "Only curators and governance staff of the steward organization may do this."
+    assert permissions.check(None, "dataset.curate", dataset).reason == "Sign in first."
+    with pytest.raises(KeyError):
+        permissions.check(governance_user, "dataset.delete_everything", dataset)
+    with pytest.raises(ReviewNotAllowed, match="Only governance staff"):
+        permissions.require(speaker, "organization.govern", steward, error=ReviewNotAllowed)
+
+
+@pytest.mark.django_db
+def test_templates_ask_the_same_permissions_by_name(curator, speaker, public_version):
+    template = Template('{% load organization_tags %}{% permitted "dataset.curate" dataset as can %}{{ can }}')
+    for user, expected in ((curator, "True"), (speaker, "False")):
+        request = RequestFactory().get("/")
+        request.user = user
+        assert template.render(Context({"request": request, "dataset": public_version.dataset})) == expected
+
+
+# Secret entries are shown only by the selectors that record it.
+
+def test_only_selectors_record_which_secret_entries_were_shown():
+    for path, tree in sources():
+        relative = path.relative_to(ROOT).as_posix()
+        if relative == "organizations/audit.py" or relative.endswith("/selectors.py"):
+            continue
+        assert not calls_to(tree, "record_secret_access"), f"{relative} records secret access itself"
+        assert not calls_to(tree, "secret_entries_shown"), f"{relative} counts secret entries itself"
+
+
+# The one error type.
+
+def test_services_raise_the_one_error_type_and_name_no_http_status():
+    for path, tree in sources():
+        if path.name != "services.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(getattr(base, "id", "") == "Exception" for base in node.bases):
+                pytest.fail(f"{path}: {node.name} is not an ApplicationError")
+            if isinstance(node, ast.ImportFrom) and node.module in ("http", "rest_framework", "django.http"):
+                pytest.fail(f"{path} imports {node.module}")
+            if isinstance(node, ast.Name) and node.id in ("Http404", "HTTPStatus", "PermissionDenied"):
+                pytest.fail(f"{path} uses {node.id}")
+    assert issubclass(ReviewNotAllowed, NotAllowed) and issubclass(ReviewError, ApplicationError)
+
+
+@pytest.mark.parametrize(("error", "status"), [
+    (ApplicationError("The title is empty.", "title"), 400),
+    (NotAllowed("Only governance staff may do this."), 403),
+    (Conflict("Already closed."), 409),
+    (ApplicationError("Gone.", kind=ErrorKind.GONE), 410),
+    (RunCardRejected(ErrorKind.CONFLICT, []), 409),
+])
+def test_the_api_layer_maps_each_kind_to_its_status(error, status):
+    request = APIRequestFactory().get("/api/v1/")
+    response = exception_handler(error, {"request": request})
+    assert response.status_code == status
+    assert response.data["detail"] == error.message and response.data["code"] == error.kind.value
+    assert response.data.get("field") == error.field
+
+
+# The audit log's actions.
+
+@pytest.mark.django_db
+def test_the_audit_log_records_known_actions_only(steward, governance_user):
+    event = record_event(AuditAction.ORGANIZATION_CHANGED, actor=governance_user, organization=steward)
+    assert event.action == "organization.changed" and event.get_action_display() == "Organization changed"
+    with pytest.raises(ValueError):
+        record_event("organization.renamed_quietly", actor=governance_user, organization=steward)
+    assert not AuditEvent.objects.filter(action="organization.renamed_quietly").exists()
+
+
+def test_every_recorded_action_is_in_the_enum():
+    for path, tree in sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "record_event" and node.args:
+                first = node.args[0]
+                assert not isinstance(first, ast.Constant), f"{path}:{node.lineno} records a bare string"
