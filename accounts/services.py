@@ -19,12 +19,11 @@ class TokenRefused(NotAllowed):
 
 
 @transaction.atomic
-def create_api_token(user: User, name: str = "", *, scope: str = TokenScope.PUBLISH,
-                     lifetime_days: int = DEFAULT_TOKEN_LIFETIME_DAYS,
-                     operator: bool = False) -> tuple[ApiToken, str]:
+def create_api_token(*, actor: User, name: str = "", scope: str = TokenScope.PUBLISH,
+                     lifetime_days: int = DEFAULT_TOKEN_LIFETIME_DAYS, operator: bool = False) -> tuple[ApiToken, str]:
     """Create a token and return it with its clear key, which is never stored and cannot be shown again.
 
-    `user` is the request's user object, carrying what its session proved. A token is as strong as the
+    `actor` is the request's user object, carrying what its session proved. A token is as strong as the
     session that makes it: an account with two-factor authentication creates tokens only in a session that
     typed the code, and only such a session may create a `secret` token. `operator` is a site operator at
     the command line (`create_api_token`), who may not create `secret` tokens at all."""
@@ -32,24 +31,24 @@ def create_api_token(user: User, name: str = "", *, scope: str = TokenScope.PUBL
         raise TokenRefused(f"unknown scope {str(scope)[:20]!r}; expected one of: {', '.join(TokenScope.values)}")
     if lifetime_days not in TOKEN_LIFETIME_DAYS:
         raise TokenRefused(f"lifetime must be one of {', '.join(map(str, TOKEN_LIFETIME_DAYS))} days")
-    proven = second_factor_proven(user)
+    proven = second_factor_proven(actor)
     if scope == TokenScope.SECRET and (operator or not proven):
         raise TokenRefused("a token that reads secret segments can only be created in a session confirmed with "
                            "your authenticator code" + (" (not from the command line)" if operator else ""))
-    if not operator and not proven and account_authenticators(user)[0] is not None:
+    if not operator and not proven and account_authenticators(actor)[0] is not None:
         raise TokenRefused("this session has not been confirmed with your authenticator code; confirm it, then "
                            "create the token")
     key = ApiToken.generate_key()
     now = timezone.now()
-    token = ApiToken.objects.create(user=user, name=name[:100], key_hash=hash_token_key(key), prefix=key[:8],
+    token = ApiToken.objects.create(user=actor, name=name[:100], key_hash=hash_token_key(key), prefix=key[:8],
                                     scope=scope, created_at=now,
                                     expires_at=now + datetime.timedelta(days=lifetime_days))
     return token, key
 
 
 @transaction.atomic
-def revoke_api_token(user: User, token_id: int) -> ApiToken:
-    token = ApiToken.objects.select_for_update().get(pk=token_id, user=user)
+def revoke_api_token(*, actor: User, token_id: int) -> ApiToken:
+    token = ApiToken.objects.select_for_update().get(pk=token_id, user=actor)
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.revoked_reason = "revoked by its owner"

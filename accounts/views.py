@@ -39,9 +39,12 @@ def create_token(request):
     if not form.is_valid():
         return _profile(request, form, status=400)
     try:
-        _, key = services.create_api_token(request.user, form.cleaned_data["name"].strip(),
-                                           scope=form.cleaned_data["scope"],
-                                           lifetime_days=form.cleaned_data["lifetime_days"])
+        _, key = services.create_api_token(
+            actor=request.user,
+            name=form.cleaned_data["name"].strip(),
+            scope=form.cleaned_data["scope"],
+            lifetime_days=form.cleaned_data["lifetime_days"],
+        )
     except services.TokenRefused as refusal:
         form.add_error(None, f"The token was not created: {refusal}.")
         return _profile(request, form, status=403)
@@ -53,7 +56,7 @@ def create_token(request):
 @require_POST
 def revoke_token(request, token_id: int):
     try:
-        token = services.revoke_api_token(request.user, token_id)
+        token = services.revoke_api_token(actor=request.user, token_id=token_id)
     except services.ApiToken.DoesNotExist as error:
         raise Http404("No such token among yours.") from error
     messages.success(request, f"Token {token.prefix}… revoked.")

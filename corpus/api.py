@@ -194,7 +194,7 @@ class CorpusImportView(APIView):
             raise NotFound(f"Unknown organization {slug!r} (query parameter 'org').")
         data = self.read_body(request)
         try:
-            outcome = services.import_corpus(data, organization, imported_by=request.user)
+            outcome = services.import_corpus(data=data, organization=organization, actor=request.user)
         except CorpusFileError as error:
             return Response(
                 {"detail": f"{error.total} problem(s); nothing was stored.", "total": error.total,

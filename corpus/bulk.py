@@ -26,8 +26,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections, router, transaction
 from django.utils import timezone
 
-from common.errors import ApplicationError
+from common.errors import ApplicationError, NotAllowed
 from common.spreadsheets import restore_formula
+from organizations.permissions import require
 
 from .models import DatasetVersion, Entry, StagedImport
 from .resources import (
@@ -344,9 +345,8 @@ def preview_bulk_import(version: DatasetVersion, data: bytes, file_format: str) 
     return preview
 
 
-def stage_bulk_import(
-    user: AbstractBaseUser, version: DatasetVersion, data: bytes, file_format: str, filename: str = ""
-) -> BulkPreview:
+def stage_bulk_import(*, actor: AbstractBaseUser, version: DatasetVersion, data: bytes, file_format: str,
+                      filename: str = "") -> BulkPreview:
     """Dry-run an upload and, when every row is valid and something would change, keep its bytes.
 
     The returned preview's `staged` is the StagedImport to confirm with `apply_staged_import`
@@ -357,10 +357,10 @@ def stage_bulk_import(
     preview = preview_bulk_import(version, data, file_format)
     with transaction.atomic():
         StagedImport.objects.filter(created_at__lt=timezone.now() - STAGED_IMPORT_TTL).delete()
-        StagedImport.objects.filter(user=user, version=version).delete()
+        StagedImport.objects.filter(user=actor, version=version).delete()
         if preview.is_valid and preview.has_changes:
             preview.staged = StagedImport.objects.create(
-                user=user, version=version, format=file_format, filename=filename[:255], content=data
+                user=actor, version=version, format=file_format, filename=filename[:255], content=data
             )
     return preview
 
@@ -465,8 +465,12 @@ def staged_import_for(user: AbstractBaseUser, version: DatasetVersion, staged_pk
     ).first()
 
 
-def apply_staged_import(staged: StagedImport) -> BulkPreview:
-    """Apply a staged upload (its stored bytes, re-validated) and drop it, in the same transaction."""
+def apply_staged_import(*, actor: AbstractBaseUser, staged: StagedImport) -> BulkPreview:
+    """Apply a staged upload (its stored bytes, re-validated) and drop it, in the same transaction. Only the
+    curator who staged it confirms it, while they still curate the dataset."""
+    if staged.user_id != actor.pk:
+        raise NotAllowed("Only the person who uploaded this file confirms it.")
+    require(actor, "dataset.curate", staged.version.dataset)
     with transaction.atomic():
         preview = apply_bulk_import(staged.version, bytes(staged.content), staged.format)
         staged.delete()

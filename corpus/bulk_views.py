@@ -83,7 +83,11 @@ def bulk_import(request, pk: int):
             raise CorpusFileError([Problem(
                 f"the file is {upload.size:,} bytes; the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes")])
         preview = bulk.stage_bulk_import(
-            request.user, version, upload.read(), form.cleaned_data["format"], upload.name or ""
+            actor=request.user,
+            version=version,
+            data=upload.read(),
+            file_format=form.cleaned_data["format"],
+            filename=upload.name or "",
         )
     except FrozenVersionError as error:
         return render_import_page(request, version, form=form, refusal=str(error), status=409)
@@ -104,7 +108,7 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
         messages.error(request, "This upload has expired or was already applied. Upload the file again.")
         return redirect("corpus:bulk_import", pk=version.pk)
     try:
-        preview = bulk.apply_staged_import(staged)
+        preview = bulk.apply_staged_import(actor=request.user, staged=staged)
     except FrozenVersionError as error:
         return render_import_page(request, version, refusal=str(error), status=409)
     except CorpusFileError as error:

@@ -16,10 +16,12 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from accounts.models import User
 from common.bulk_insert import bulk_insert
 from common.errors import Conflict
 from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
+from organizations.permissions import require
 
 from .models import (
     CONSENT_DOCUMENT_EXTENSIONS,
@@ -152,7 +154,7 @@ def insert_entries(version: DatasetVersion, rows: Iterable[tuple[int, ValidEntry
                 ((version.pk, position, *entry_values(valid)) for position, valid in rows))
 
 
-def import_corpus(data: bytes, organization: Organization, imported_by=None) -> ImportOutcome:
+def import_corpus(*, actor: User | None, data: bytes, organization: Organization) -> ImportOutcome:
     """Import a corpus file as a new dataset version of `organization`.
 
     Every problem is reported at once (CorpusFileError) and nothing is stored on error. The same
@@ -191,7 +193,7 @@ def import_corpus(data: bytes, organization: Organization, imported_by=None) -> 
             sha256_source=Sha256Source.FILE,
             public_sha256=public_sha256(sha256, any(valid.segment in SECRET_SEGMENTS for valid in corpus.entries)),
             entry_count=len(corpus.entries),
-            imported_by=imported_by,
+            imported_by=actor,
         )
         insert_entries(version, ((valid.position, valid) for valid in corpus.entries))
     return ImportOutcome(version, created=True, entry_count=len(corpus.entries), warnings=corpus.warnings)
@@ -228,8 +230,9 @@ def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position:
 
 
 @transaction.atomic
-def add_entry(version: DatasetVersion, data: dict[str, Any]) -> Entry:
-    """Append one entry, validated by the same rules as an imported one."""
+def add_entry(*, actor: User, version: DatasetVersion, data: dict[str, Any]) -> Entry:
+    """Append one entry, validated by the same rules as an imported one. Curators and governance staff only."""
+    require(actor, "dataset.curate", version.dataset)
     version = DatasetVersion.objects.select_for_update().get(pk=version.pk)
     ensure_editable(version)
     last = version.entries.order_by("-position").values_list("position", flat=True).first()
@@ -242,8 +245,10 @@ def add_entry(version: DatasetVersion, data: dict[str, Any]) -> Entry:
 
 
 @transaction.atomic
-def update_entry(entry: Entry, changes: dict[str, Any]) -> Entry:
-    """Change fields of an entry; fields set to None are removed from its stored object."""
+def update_entry(*, actor: User, entry: Entry, changes: dict[str, Any]) -> Entry:
+    """Change fields of an entry; fields set to None are removed from its stored object. Curators and governance
+    staff only."""
+    require(actor, "dataset.curate", entry.version.dataset)
     version = DatasetVersion.objects.select_for_update().get(pk=entry.version_id)
     ensure_editable(version)
     data = json.loads(entry.document)
@@ -261,7 +266,7 @@ def update_entry(entry: Entry, changes: dict[str, Any]) -> Entry:
 
 
 @transaction.atomic
-def freeze_version(version: DatasetVersion, actor=None) -> DatasetVersion:
+def freeze_version(*, actor: User | None, version: DatasetVersion) -> DatasetVersion:
     """Make a version immutable; run-card ingestion calls this when a card references it."""
     locked = DatasetVersion.objects.select_for_update().select_related("dataset__organization").get(pk=version.pk)
     if locked.frozen_at is None:
@@ -274,7 +279,7 @@ def freeze_version(version: DatasetVersion, actor=None) -> DatasetVersion:
 
 
 @transaction.atomic
-def create_next_version(version: DatasetVersion, new_version: str, created_by=None) -> DatasetVersion:
+def create_next_version(*, actor: User | None, version: DatasetVersion, new_version: str) -> DatasetVersion:
     """Copy a (typically frozen) version's entries into a new, editable version."""
     new_version = new_version.strip()
     if not new_version or len(new_version) > 50:
@@ -300,7 +305,7 @@ def create_next_version(version: DatasetVersion, new_version: str, created_by=No
         sha256_source=version.sha256_source,
         public_sha256=version.public_sha256,
         entry_count=version.entry_count,
-        imported_by=created_by,
+        imported_by=actor,
     )
     fields = [f.name for f in Entry._meta.concrete_fields if f.name not in ("id", "version")]
     batch: list[Entry] = []
@@ -319,7 +324,7 @@ class ConsentRequired(Conflict):
 
 
 @transaction.atomic
-def set_dataset_public(dataset: Dataset, is_public: bool, actor=None) -> Dataset:
+def set_dataset_public(*, actor: User | None, dataset: Dataset, is_public: bool) -> Dataset:
     """Release the public segments to everyone, or withdraw them from public view. Releasing needs an
     active consent covering public release; withdrawing is always possible."""
     if is_public and not dataset.is_public and not has_consent(dataset, ConsentUse.PUBLIC_RELEASE):
@@ -399,7 +404,7 @@ def consent_problems(uses, granted_by_name: str, granted_on, document, document_
 
 
 @transaction.atomic
-def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: datetime.date, recorded_by,
+def grant_consent(*, actor: User, dataset: Dataset, uses, granted_by_name: str, granted_on: datetime.date,
                   document: UploadedFile | None = None, document_reference: str = "", notes: str = "") -> ConsentRecord:
     """Record a community's consent for uses of `dataset`. The caller has checked that `recorded_by` is
     governance staff of the steward. Takes effect on the next request; ValidationError names each field."""
@@ -412,7 +417,7 @@ def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: date
         granted_on=granted_on,
         document_reference=document_reference.strip(),
         notes=notes.strip(),
-        recorded_by=recorded_by,
+        recorded_by=actor,
         **{use: use in uses for use in ConsentUse.values},
     )
     if document is not None:
@@ -427,7 +432,7 @@ def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: date
             record.document.delete(save=False)
         raise
     record_event(AuditAction.CONSENT_GRANTED,
-                 actor=recorded_by, organization=dataset.organization, obj=record, details={
+                 actor=actor, organization=dataset.organization, obj=record, details={
         "dataset": dataset.identifier, "uses": [use.value for use in record.uses],
         "granted_by": record.granted_by_name, "granted_on": granted_on.isoformat(),
         "document": record.document_name, "document_reference": record.document_reference,
@@ -436,7 +441,7 @@ def grant_consent(dataset: Dataset, uses, granted_by_name: str, granted_on: date
 
 
 @transaction.atomic
-def revoke_consent(record: ConsentRecord, revoked_by, reason: str) -> ConsentRecord:
+def revoke_consent(*, actor: User, record: ConsentRecord, reason: str) -> ConsentRecord:
     """Revoke a consent record; it stays, with who, when and why. Every use it alone covered stops on the
     next request (nothing else is touched: re-granting restores it). The caller checked the role."""
     locked = ConsentRecord.objects.select_for_update().select_related("dataset__organization").get(pk=record.pk)
@@ -446,11 +451,11 @@ def revoke_consent(record: ConsentRecord, revoked_by, reason: str) -> ConsentRec
     if not reason:
         raise ValidationError({"reason": ["say why the consent is revoked; the reason is kept with the record"]})
     locked.revoked_at = timezone.now()
-    locked.revoked_by = revoked_by
+    locked.revoked_by = actor
     locked.revocation_reason = reason
     locked.save(update_fields=["revoked_at", "revoked_by", "revocation_reason"])
     record_event(AuditAction.CONSENT_REVOKED,
-                 actor=revoked_by, organization=locked.dataset.organization, obj=locked, details={
+                 actor=actor, organization=locked.dataset.organization, obj=locked, details={
         "dataset": locked.dataset.identifier, "uses": [use.value for use in locked.uses], "reason": reason,
     })
     return locked

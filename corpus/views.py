@@ -188,7 +188,7 @@ def import_corpus(request):
             if upload.size > settings.CORPUS_MAX_UPLOAD_BYTES:
                 raise CorpusFileError([Problem(
                     f"the file is {upload.size:,} bytes; the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes")])
-            outcome = services.import_corpus(upload.read(), organization, imported_by=request.user)
+            outcome = services.import_corpus(data=upload.read(), organization=organization, actor=request.user)
         except CorpusFileError as error:
             problems, total_problems, status = error.problems, error.total, 400
         else:
@@ -227,9 +227,9 @@ def entry_form_view(request, version, entry=None):
         if form.is_valid():
             try:
                 if entry is None:
-                    saved = services.add_entry(version, form.entry_data())
+                    saved = services.add_entry(actor=request.user, version=version, data=form.entry_data())
                 else:
-                    saved = services.update_entry(entry, form.entry_changes())
+                    saved = services.update_entry(actor=request.user, entry=entry, changes=form.entry_changes())
             except CorpusFileError as error:
                 problems = error.problems
             except services.FrozenVersionError as error:
@@ -266,7 +266,11 @@ def next_version(request, pk: int):
     form = NextVersionForm(request.POST)
     if form.is_valid():
         try:
-            successor = services.create_next_version(version, form.cleaned_data["new_version"], request.user)
+            successor = services.create_next_version(
+                version=version,
+                new_version=form.cleaned_data["new_version"],
+                actor=request.user,
+            )
         except ValueError as error:
             messages.error(request, str(error))
         else:
@@ -285,7 +289,11 @@ def set_public(request, pk: int):
     if not permitted(request.user, "dataset.govern", version.dataset):
         raise PermissionDenied("Only governance staff of the steward organization decide publication.")
     try:
-        services.set_dataset_public(version.dataset, request.POST.get("is_public") == "1", actor=request.user)
+        services.set_dataset_public(
+            dataset=version.dataset,
+            is_public=request.POST.get("is_public") == "1",
+            actor=request.user,
+        )
     except services.ConsentRequired as refusal:
         messages.error(request, str(refusal))
     else:
@@ -321,9 +329,15 @@ def consent(request, identifier: str):
             data = form.cleaned_data
             try:
                 record = services.grant_consent(
-                    dataset, data["uses"], data["granted_by_name"], data["granted_on"], request.user,
-                    document=data["document"] or None, document_reference=data["document_reference"],
-                    notes=data["notes"])
+                    dataset=dataset,
+                    uses=data["uses"],
+                    granted_by_name=data["granted_by_name"],
+                    granted_on=data["granted_on"],
+                    actor=request.user,
+                    document=data["document"] or None,
+                    document_reference=data["document_reference"],
+                    notes=data["notes"],
+                )
             except ValidationError as error:
                 add_service_errors(form, error)
             else:
@@ -354,7 +368,7 @@ def consent_revoke(request, identifier: str, pk: int):
         status = 400
         if form.is_valid():
             try:
-                services.revoke_consent(record, request.user, form.cleaned_data["reason"])
+                services.revoke_consent(record=record, actor=request.user, reason=form.cleaned_data["reason"])
             except ValidationError as error:
                 add_service_errors(form, error)
                 status = 409 if NON_FIELD_ERRORS in error.message_dict else 400

@@ -88,7 +88,7 @@ class RunCardListView(APIView):
     def post(self, request):
         body = read_capped_body(request, settings.RUN_CARD_MAX_BYTES, "the run card")
         try:
-            card = services.submit_run_card(body, request.user)
+            card = services.submit_run_card(body=body, actor=request.user)
         except services.RunCardRejected as error:
             return rejection(error)
         code = status.HTTP_201_CREATED if card.status != RunCard.Status.PROCESSING else status.HTTP_202_ACCEPTED
@@ -132,7 +132,7 @@ class GdsVerificationView(APIView):
         if reproduction is None:
             raise ValidationError({"reproduction": "expected the id of the maintainer's reproduction run card"})
         try:
-            card = services.record_reproduction(original, reproduction, request.user)
+            card = services.record_reproduction(original=original, reproduction=reproduction, actor=request.user)
         except services.RunCardRejected as error:
             return rejection(error)
         return Response(card_summary(request, card))
@@ -189,7 +189,7 @@ class MethodListView(APIView):
                    description='Register a method: {"method_card": {...}, "method": {...dependency manifest...}}.')
     def post(self, request):
         try:
-            method = services.register_method(request.data, request.user)
+            method = services.register_method(body=request.data, actor=request.user)
         except services.RunCardRejected as error:
             return rejection(error)
         return Response({"method_id": method.method_id, "name": method.name, "class": method.method_class,

@@ -11,6 +11,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from common.bulk_insert import bulk_insert
 from common.errors import ApplicationError, ErrorKind
 from common.problems import FieldProblem
@@ -169,14 +170,14 @@ def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[
             for entry_id, pk, segment, domain in visible.values_list("entry_id", "pk", "segment", "domain")}
 
 
-def submit_run_card(body: bytes, user) -> RunCard:
+def submit_run_card(*, actor: User, body: bytes) -> RunCard:
     """Accept a run card (accept_run_card). A refusal by the secret-text scan is recorded in the steward's
     audit log after the submission has rolled back, so that the community sees attempts to guess its secret
     entries through refusals."""
     try:
-        return accept_run_card(body, user)
+        return accept_run_card(body, actor)
     except SecretTextRefused as refused:
-        record_secret_text_refusal(refused, user)
+        record_secret_text_refusal(refused, actor)
         raise
 
 
@@ -235,7 +236,7 @@ def accept_run_card(body: bytes, user) -> RunCard:
         shown = leaking if permitted(user, "dataset.see_secret", version.dataset) else leaking[:1]
         raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
 
-    freeze_version(version, actor=user)
+    freeze_version(version=version, actor=user)
     try:
         with transaction.atomic():
             run_card = create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
@@ -448,15 +449,15 @@ GDS_TOLERANCE = 0.02
 
 
 @transaction.atomic
-def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) -> RunCard:
+def record_reproduction(*, actor: User, original: RunCard, reproduction: RunCard) -> RunCard:
     """Mark `original` GDS Verified by a maintainer's own sealed card of the same setup whose composite
     (or chrF++ for standard/1 cards) is within ±2 % of the original's (§1.3)."""
-    if not maintainer.is_staff:
+    if not actor.is_staff:
         raise PermissionError("Only maintainers (site staff) verify reproductions.")
     problems = []
-    if reproduction.submitted_by_id != maintainer.pk:
+    if reproduction.submitted_by_id != actor.pk:
         problems.append(FieldProblem("reproduction", "must be a card the maintainer submitted"))
-    if original.submitted_by_id == maintainer.pk:
+    if original.submitted_by_id == actor.pk:
         problems.append(FieldProblem("", "a maintainer cannot verify their own card"))
     if RunCard.Status.READY not in (original.status,) or reproduction.status != RunCard.Status.READY:
         problems.append(FieldProblem("reproduction", "both cards must have finished verification"))
@@ -476,7 +477,7 @@ def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) ->
         raise RunCardRejected(ErrorKind.INVALID, problems)
     original.verified_by_card = reproduction
     original.save(update_fields=["verified_by_card"])
-    record_event(AuditAction.VERIFICATION_TIER_CHANGED, actor=maintainer,
+    record_event(AuditAction.VERIFICATION_TIER_CHANGED, actor=actor,
                  organization=original.dataset_version.dataset.organization, obj=original,
                  details={"tier": "GDS Verified", "run_id": str(original.run_id),
                           "reproduction": str(reproduction.run_id)})
@@ -484,7 +485,7 @@ def record_reproduction(original: RunCard, reproduction: RunCard, maintainer) ->
 
 
 @transaction.atomic
-def register_method(body: dict, user) -> Method:
+def register_method(*, actor: User, body: dict) -> Method:
     """Store a method card (and manifest) submitted on its own."""
     problems: list[FieldProblem] = []
     if not isinstance(body, dict) or not isinstance(body.get("method_card"), dict):
@@ -492,6 +493,6 @@ def register_method(body: dict, user) -> Method:
     dependency_class = check_method(body, problems)
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
-    method = save_method(body, dependency_class, user)
+    method = save_method(body, dependency_class, actor)
     assert method is not None  # save_method returns None only without a method_card object, refused above
     return method

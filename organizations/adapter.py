@@ -13,7 +13,7 @@ class AccountAdapter(DefaultAccountAdapter):
         token = request.session.pop(PENDING_INVITATION_KEY, None) if request is not None else None
         if token and commit:
             try:
-                accept_invitation(token, user)
+                accept_invitation(token=token, actor=user)
             except InvitationError:
                 pass
         return user

@@ -25,11 +25,16 @@ class OrganizationAdmin(SafeAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             stored = Organization.objects.get(pk=obj.pk)
-            services.update_organization(stored, request.user, **{name: form.cleaned_data[name]
-                                                                  for name in form.changed_data if name != "slug"})
+            changes = {name: form.cleaned_data[name] for name in form.changed_data if name != "slug"}
+            services.update_organization(organization=stored, actor=request.user, **changes)
         else:
-            created, _ = services.create_organization(obj.slug, obj.name, obj.languages, obj.principles,
-                                                      actor=request.user)
+            created, _ = services.create_organization(
+                slug=obj.slug,
+                name=obj.name,
+                languages=obj.languages,
+                principles=obj.principles,
+                actor=request.user,
+            )
             obj.pk = created.pk
 
     def has_delete_permission(self, request, obj=None):
@@ -58,9 +63,14 @@ class MembershipAdmin(SafeAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            services.change_role(obj, obj.role, request.user)
+            services.change_role(membership=obj, role=obj.role, actor=request.user)
         else:
-            _, _, _ = services.add_member(obj.user.email, obj.organization, obj.role, actor=request.user)
+            _, _, _ = services.add_member(
+                email=obj.user.email,
+                organization=obj.organization,
+                role=obj.role,
+                actor=request.user,
+            )
             obj.pk = Membership.objects.get(user=obj.user, organization=obj.organization, role=obj.role).pk
 
     def delete_model(self, request, obj):
@@ -69,7 +79,7 @@ class MembershipAdmin(SafeAdmin):
     def delete_queryset(self, request, queryset):
         for membership in queryset:
             try:
-                services.remove_member(membership, request.user)
+                services.remove_member(membership=membership, actor=request.user)
             except services.MembershipError as error:
                 self.message_user(request, f"{membership}: {error}", level=messages.ERROR)
 
@@ -86,12 +96,17 @@ class InvitationAdmin(SafeAdmin):
         return obj is None and super().has_change_permission(request)
 
     def save_model(self, request, obj, form, change):
-        invitation = services.invite_member(obj.organization, obj.email, obj.role, request.user)
+        invitation = services.invite_member(
+            organization=obj.organization,
+            email=obj.email,
+            role=obj.role,
+            actor=request.user,
+        )
         obj.pk = invitation.pk
 
     def delete_model(self, request, obj):
-        services.revoke_invitation(obj, request.user)
+        services.revoke_invitation(invitation=obj, actor=request.user)
 
     def delete_queryset(self, request, queryset):
         for invitation in queryset:
-            services.revoke_invitation(invitation, request.user)
+            services.revoke_invitation(invitation=invitation, actor=request.user)

@@ -38,14 +38,15 @@ class DemoOrganization:
 def load_demo_organization() -> DemoOrganization:
     """The demo organization, its three members (password `DEMO_PASSWORD`) and the secret holders' authenticators."""
     organization, _ = create_organization(
-        "demo-crk",
-        "Demo Plains Cree language community (demo data)",
-        ["crk"],
-        "OCAP® and CARE (demo organization for local use)",
+        slug="demo-crk",
+        name="Demo Plains Cree language community (demo data)",
+        languages=["crk"],
+        principles="OCAP® and CARE (demo organization for local use)",
+        actor=None,
     )
     members = {}
     for email, role in DEMO_USERS:
-        user, _, _ = add_member(email, organization, role, DEMO_PASSWORD)
+        user, _, _ = add_member(email=email, organization=organization, role=role, password=DEMO_PASSWORD, actor=None)
         member = DemoMember(user=user, role=role)
         if role in DEMO_TOTP_SECRETS:
             secret, codes = ensure_two_factor(user, DEMO_TOTP_SECRETS[role])

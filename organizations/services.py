@@ -4,6 +4,7 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from accounts.models import User
 from accounts.services import get_or_create_user
 from common.errors import ApplicationError, Conflict
 
@@ -21,9 +22,8 @@ class InvitationError(ApplicationError):
 
 
 @transaction.atomic
-def create_organization(
-    slug: str, name: str, languages: list[str], principles: str = "", actor=None
-) -> tuple[Organization, bool]:
+def create_organization(*, actor: User | None, slug: str, name: str, languages: list[str],
+                        principles: str = "") -> tuple[Organization, bool]:
     """Create the organization, or bring an existing one's name, languages and principles up to date."""
     defaults = {"name": name, "languages": sorted(set(languages))}
     if principles:
@@ -36,7 +36,7 @@ def create_organization(
 
 
 @transaction.atomic
-def add_member(email: str, organization: Organization, role: str, password: str | None = None, actor=None):
+def add_member(*, actor: User | None, email: str, organization: Organization, role: str, password: str | None = None):
     """Give `email` the role in the organization, creating the (verified) user when missing."""
     if role not in Role.values:
         raise ValueError(f"Unknown role {role!r}; expected one of: {', '.join(Role.values)}.")
@@ -49,7 +49,7 @@ def add_member(email: str, organization: Organization, role: str, password: str 
 
 
 @transaction.atomic
-def invite_member(organization: Organization, email: str, role: str, invited_by) -> Invitation:
+def invite_member(*, actor: User, organization: Organization, email: str, role: str) -> Invitation:
     """Record an invitation (or reuse the open one for the same address and role) and e-mail its link
     once the transaction commits. A broker outage is logged, not raised: the invitation stays listed
     on the organization page, and inviting the address again resends it."""
@@ -58,16 +58,16 @@ def invite_member(organization: Organization, email: str, role: str, invited_by)
     email = email.strip().lower()
     invitation = open_invitations(organization).filter(email=email, role=role).first()
     if invitation is None:
-        invitation = Invitation.objects.create(organization=organization, email=email, role=role, invited_by=invited_by)
-    record_event(AuditAction.INVITATION_SENT, actor=invited_by, organization=organization, obj=invitation,
+        invitation = Invitation.objects.create(organization=organization, email=email, role=role, invited_by=actor)
+    record_event(AuditAction.INVITATION_SENT, actor=actor, organization=organization, obj=invitation,
                  details={"email": email, "role": role})
     transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk), robust=True)
     return invitation
 
 
 @transaction.atomic
-def accept_invitation(token: str, user) -> Membership:
-    """Grant the invited role to `user`, whose e-mail must be the invited one."""
+def accept_invitation(*, actor: User, token: str) -> Membership:
+    """Grant the invited role to `actor`, whose e-mail must be the invited one."""
     invitation = Invitation.objects.select_for_update().filter(token=token).first()
     if invitation is None:
         raise InvitationError("This invitation link is not valid.")
@@ -75,18 +75,18 @@ def accept_invitation(token: str, user) -> Membership:
         raise InvitationError("This invitation has already been used.")
     if invitation.expires_at <= timezone.now():
         raise InvitationError("This invitation has expired; ask the organization for a new one.")
-    if user.email.lower() != invitation.email.lower():
+    if actor.email.lower() != invitation.email.lower():
         raise InvitationError(
             f"This invitation was sent to {invitation.email}; sign in with that address to accept it."
         )
     membership, created = Membership.objects.get_or_create(
-        user=user, organization=invitation.organization, role=invitation.role
+        user=actor, organization=invitation.organization, role=invitation.role
     )
     if created:
-        record_event(AuditAction.MEMBERSHIP_ADDED, actor=user, organization=invitation.organization, obj=membership,
-                     details={"user": user.email, "role": invitation.role, "invitation": invitation.pk})
+        record_event(AuditAction.MEMBERSHIP_ADDED, actor=actor, organization=invitation.organization, obj=membership,
+                     details={"user": actor.email, "role": invitation.role, "invitation": invitation.pk})
     invitation.accepted_at = timezone.now()
-    invitation.accepted_by = user
+    invitation.accepted_by = actor
     invitation.save(update_fields=["accepted_at", "accepted_by"])
     return membership
 
@@ -106,7 +106,7 @@ def _keeps_governance(membership: Membership) -> None:
 
 
 @transaction.atomic
-def remove_member(membership: Membership, actor) -> None:
+def remove_member(*, actor: User, membership: Membership) -> None:
     """Take one role away from a member (audited). A speaker leaving is announced with `membership_removed`,
     so that review reassigns their open items; their ratings are kept."""
     membership = Membership.objects.select_for_update().select_related("user", "organization").get(pk=membership.pk)
@@ -119,7 +119,7 @@ def remove_member(membership: Membership, actor) -> None:
 
 
 @transaction.atomic
-def change_role(membership: Membership, role: str, actor) -> Membership:
+def change_role(*, actor: User, membership: Membership, role: str) -> Membership:
     """Replace a member's role by another (audited as `membership.role_changed`)."""
     if role not in Role.values:
         raise MembershipError(f"Unknown role {str(role)[:30]!r}; expected one of: {', '.join(Role.values)}.")
@@ -140,7 +140,7 @@ def change_role(membership: Membership, role: str, actor) -> Membership:
 
 
 @transaction.atomic
-def update_organization(organization: Organization, actor, **values) -> Organization:
+def update_organization(*, actor: User, organization: Organization, **values) -> Organization:
     """Change an organization's name, languages or principles (audited with what changed)."""
     changed = {name: value for name, value in values.items() if getattr(organization, name) != value}
     for name, value in changed.items():
@@ -153,7 +153,7 @@ def update_organization(organization: Organization, actor, **values) -> Organiza
 
 
 @transaction.atomic
-def revoke_invitation(invitation: Invitation, actor) -> None:
+def revoke_invitation(*, actor: User, invitation: Invitation) -> None:
     """Withdraw an open invitation: its link stops working at once (audited)."""
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
     if invitation.accepted_at is None and invitation.expires_at > timezone.now():

@@ -34,7 +34,10 @@ def organization_detail(request, slug: str):
             raise PermissionDenied("Only governance staff invite members.")
         if form.is_valid():
             invitation = services.invite_member(
-                organization, form.cleaned_data["email"], form.cleaned_data["role"], request.user
+                organization=organization,
+                email=form.cleaned_data["email"],
+                role=form.cleaned_data["role"],
+                actor=request.user,
             )
             messages.success(request, f"Invitation sent to {invitation.email}.")
             return redirect("organizations:organization", slug=slug)
@@ -57,7 +60,7 @@ def organization_detail(request, slug: str):
 def governed_membership(request, slug: str, membership_id: int) -> Membership:
     """A membership of an organization the user governs (with the second factor proven); 404 otherwise."""
     organization = get_object_or_404(Organization, slug=slug)
-    if organization.pk not in selectors.governance_org_ids(request.user):
+    if not permissions.permitted(request.user, "organization.manage", organization):
         raise Http404("No such member in your organizations.")
     return get_object_or_404(Membership.objects.select_related("user"), pk=membership_id, organization=organization)
 
@@ -68,7 +71,7 @@ def governed_membership(request, slug: str, membership_id: int) -> Membership:
 def member_remove(request, slug: str, membership_id: int):
     membership = governed_membership(request, slug, membership_id)
     try:
-        services.remove_member(membership, request.user)
+        services.remove_member(membership=membership, actor=request.user)
     except services.MembershipError as error:
         messages.error(request, str(error))
     else:
@@ -87,7 +90,7 @@ def member_role(request, slug: str, membership_id: int):
         messages.error(request, "Choose one of the roles listed.")
         return redirect("organizations:organization", slug=slug)
     try:
-        changed = services.change_role(membership, form.cleaned_data["role"], request.user)
+        changed = services.change_role(membership=membership, role=form.cleaned_data["role"], actor=request.user)
     except services.MembershipError as error:
         messages.error(request, str(error))
     else:
@@ -104,7 +107,7 @@ def invitation(request, token: str):
         if not request.user.is_authenticated:
             return redirect(f"/accounts/login/?next={request.path}")
         try:
-            services.accept_invitation(token, request.user)
+            services.accept_invitation(token=token, actor=request.user)
         except services.InvitationError as error:
             messages.error(request, str(error))
             return redirect("organizations:invitation", token=token)

@@ -40,14 +40,18 @@ def demo_card(version, governance_user) -> RunCard:
         "scores": scores, "totals": {"cost_per_entry_usd": 0.0}, "results": results, "run_card_hash": "",
     }
     card["run_card_hash"] = card_hash(card)
-    return submit_run_card(json.dumps(card, ensure_ascii=False).encode("utf-8"), governance_user)
+    return submit_run_card(body=json.dumps(card, ensure_ascii=False).encode("utf-8"), actor=governance_user)
 
 
 def demo_campaign(card: RunCard, governance_user, speakers: list) -> Campaign:
     existing = Campaign.objects.filter(run_card=card).first()
     if existing is not None:
         return existing
-    return services.open_campaign(card, governance_user, services.CampaignSettings(
-        title=DEMO_TITLE, sample_size=card.result_count, speakers=speakers, ratings_per_item=1, seed=2026,
-        below_threshold_reason="Demo data: shows the rating page on the three demo entries.",
-    ))
+    return services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=services.CampaignSettings(
+            title=DEMO_TITLE, sample_size=card.result_count, speakers=speakers, ratings_per_item=1, seed=2026,
+            below_threshold_reason="Demo data: shows the rating page on the three demo entries.",
+        ),
+    )

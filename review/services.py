@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from accounts.models import User
 from common import errors
 from common.errors import ApplicationError
 from corpus.models import ConsentUse
@@ -129,7 +130,7 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
 
 
 @transaction.atomic
-def open_campaign(run_card: RunCard, actor, values: CampaignSettings) -> Campaign:
+def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -> Campaign:
     """Record the campaign and its speaker pool, then sample and assign (in a Celery task when large)."""
     organization = organization_of(run_card)
     require(actor, "organization.govern", organization, error=NotAllowed)
@@ -250,14 +251,14 @@ def check_submission(submission: Submission) -> None:
             raise ReviewError(f"The {name} is limited to {limit} characters.", name)
 
 
-def record_rating(assignment: Assignment, speaker, submission: Submission) -> tuple[Rating, bool]:
+def record_rating(*, actor: User, assignment: Assignment, submission: Submission) -> tuple[Rating, bool]:
     """Store the rating once: a submission whose `client_id` is already stored (a retry, a double tap,
     a concurrent duplicate) returns the stored rating and `False`. A new submission on a rated item
     retires the previous rating (kept, `is_current=False`)."""
     check_submission(submission)
     try:
         with transaction.atomic():
-            return store_rating(assignment, speaker, submission)
+            return store_rating(assignment, actor, submission)
     except IntegrityError:
         # Two first submissions raced past the lookup; the loser finds the winner's row.
         existing = Rating.objects.filter(client_id=submission.client_id).first()
@@ -303,12 +304,12 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
 
 
 @transaction.atomic
-def undo_last_rating(campaign: Campaign, speaker) -> Assignment | None:
+def undo_last_rating(*, actor: User, campaign: Campaign) -> Assignment | None:
     """Withdraw the speaker's most recent current rating in the campaign (kept in the history) and give
     the item back to them to rate again."""
     if not accepting_ratings(campaign):
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
-    latest = (Rating.objects.filter(assignment__campaign=campaign, speaker=speaker, is_current=True)
+    latest = (Rating.objects.filter(assignment__campaign=campaign, speaker=actor, is_current=True)
               .order_by("-created_at", "-pk").values_list("assignment_id", flat=True).first())
     if latest is None:
         return None
@@ -328,7 +329,7 @@ def undo_last_rating(campaign: Campaign, speaker) -> Assignment | None:
 
 
 @transaction.atomic
-def add_speaker(campaign: Campaign, user, actor) -> CampaignSpeaker:
+def add_speaker(*, actor: User, campaign: Campaign, user) -> CampaignSpeaker:
     """Add (or bring back) a speaker; they take the items still short of ratings, and every control."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     if campaign.status == Campaign.Status.CLOSED:
@@ -366,7 +367,7 @@ def items_short_of_ratings(campaign: Campaign) -> list[Item]:
 
 
 @transaction.atomic
-def remove_speaker(campaign: Campaign, user, actor) -> int:
+def remove_speaker(*, actor: User, campaign: Campaign, user) -> int:
     """The speaker leaves the pool: their ratings stay, their unrated items go to other speakers.
     Returns how many items were reassigned."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
@@ -381,10 +382,10 @@ def remove_speaker(campaign: Campaign, user, actor) -> int:
             campaign.pool.filter(left_at__isnull=True).count() - 1 < campaign.ratings_per_item):
         raise ReviewError(f"While the sample is drawn the pool must keep {campaign.ratings_per_item} speakers.",
                           "speaker")
-    return leave_pool(campaign, member, actor)
+    return leave_pool(campaign=campaign, member=member, actor=actor)
 
 
-def leave_pool(campaign: Campaign, member: CampaignSpeaker, actor, reason: str = "") -> int:
+def leave_pool(*, actor: User, campaign: Campaign, member: CampaignSpeaker, reason: str = "") -> int:
     """The locked pool member leaves: their ratings stay, their unrated items are released and reassigned."""
     user = member.user
     member.left_at = timezone.now()
@@ -403,7 +404,7 @@ def leave_pool(campaign: Campaign, member: CampaignSpeaker, actor, reason: str =
 
 
 @transaction.atomic
-def speaker_left_organization(organization: Organization, user, actor) -> int:
+def speaker_left_organization(*, actor: User, organization: Organization, user) -> int:
     """A speaker who lost the role leaves the pool of every campaign of the organization not yet closed (the
     rating pages stopped serving them at once through `speaking_in`); their open items go to others."""
     reassigned = 0
@@ -413,7 +414,12 @@ def speaker_left_organization(organization: Organization, user, actor) -> int:
     for campaign in campaigns:
         member = CampaignSpeaker.objects.select_for_update().select_related("user").get(
             campaign=campaign, user=user, left_at__isnull=True)
-        reassigned += leave_pool(campaign, member, actor, reason="no longer a speaker of the organization")
+        reassigned += leave_pool(
+            campaign=campaign,
+            member=member,
+            actor=actor,
+            reason="no longer a speaker of the organization",
+        )
     return reassigned
 
 
@@ -445,7 +451,7 @@ def reassign_released(campaign: Campaign, item_pks: list[int]) -> int:
 
 
 @transaction.atomic
-def set_campaign_status(campaign: Campaign, actor, status: str, reason: str = "") -> Campaign:
+def set_campaign_status(*, actor: User, campaign: Campaign, status: str, reason: str = "") -> Campaign:
     """Pause, resume or close a campaign; a closed campaign takes no more ratings and stays closed."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -470,7 +476,7 @@ def set_campaign_status(campaign: Campaign, actor, status: str, reason: str = ""
 
 
 @transaction.atomic
-def record_decision(campaign: Campaign, actor, outcome: str, rationale: str) -> Decision:
+def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale: str) -> Decision:
     """Governance's decision, with the gate's recommendation at that moment kept beside it. Approving a
     gold_standard card makes it Community Validated; a rejection or revocation after an approval takes
     the tier away again. Deciding closes the campaign: the ratings decided on no longer change."""
@@ -500,14 +506,14 @@ def record_decision(campaign: Campaign, actor, outcome: str, rationale: str) -> 
         "outcome": outcome, "rationale": decision.rationale, "recommendation": result.outcome,
         "run_id": str(campaign.run_card.run_id),
     })
-    update_validation_tier(campaign.run_card, actor)
+    update_validation_tier(run_card=campaign.run_card, actor=actor)
     from .tasks import refresh_campaign_summary_task
 
     transaction.on_commit(lambda: refresh_campaign_summary_task.delay(campaign.pk), robust=True)
     return decision
 
 
-def update_validation_tier(run_card: RunCard, actor) -> None:
+def update_validation_tier(*, actor: User, run_card: RunCard) -> None:
     """Community Validated while the card's latest decision, over all its campaigns, approves it (and the
     card scores gold_standard)."""
     from .selectors import latest_decision
@@ -528,7 +534,7 @@ GATE_POLICY_FIELDS = ("require_complete_coverage", "min_usable_lower_bound", "mi
 
 
 @transaction.atomic
-def set_gate_policy(organization: Organization, actor, values: dict) -> GatePolicy:
+def set_gate_policy(*, actor: User, organization: Organization, values: dict) -> GatePolicy:
     require(actor, "organization.govern", organization, error=NotAllowed)
     unknown = set(values) - set(GATE_POLICY_FIELDS)
     if unknown:
@@ -600,7 +606,7 @@ def refresh_summary(campaign_pk: int) -> Campaign:
 
 
 @transaction.atomic
-def record_ratings_export(*, actor, campaign: Campaign, file_format: str, count: int) -> None:
+def record_ratings_export(*, actor: User, campaign: Campaign, file_format: str, count: int) -> None:
     """The audit event of a ratings export (who, which format, how many ratings)."""
     record_event(AuditAction.REVIEW_RATINGS_EXPORTED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"format": file_format, "ratings": count})

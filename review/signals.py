@@ -37,4 +37,4 @@ def hand_back_open_items(sender, organization, user, role, actor, **kwargs) -> N
     if role == Role.SPEAKER:
         from .services import speaker_left_organization
 
-        speaker_left_organization(organization, user, actor)
+        speaker_left_organization(organization=organization, user=user, actor=actor)

@@ -100,7 +100,11 @@ def rate(request, public_id):
         form = RatingForm(request.POST)
         if form.is_valid():
             try:
-                rating, created = services.record_rating(assignment, request.user, form.submission())
+                rating, created = services.record_rating(
+                    assignment=assignment,
+                    actor=request.user,
+                    submission=form.submission(),
+                )
             except services.NotAllowed as error:
                 raise Http404(str(error)) from error
             except services.ReviewError as error:
@@ -142,7 +146,7 @@ def undo(request, public_id):
     if campaign is None:
         raise Http404("No such campaign among yours.")
     try:
-        assignment = services.undo_last_rating(campaign, request.user)
+        assignment = services.undo_last_rating(campaign=campaign, actor=request.user)
     except services.ReviewError as error:
         messages.error(request, str(error))
         return redirect("review:queue")
@@ -188,7 +192,7 @@ def campaign_new(request, public_id):
             below_threshold_reason=data["below_threshold_reason"],
         )
         try:
-            campaign = services.open_campaign(run_card, request.user, values)
+            campaign = services.open_campaign(run_card=run_card, actor=request.user, values=values)
         except services.ReviewError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))
         else:
@@ -223,8 +227,12 @@ def campaign_detail(request, public_id):
 def campaign_status(request, public_id):
     campaign = governed_or_404(request, public_id)
     try:
-        services.set_campaign_status(campaign, request.user, request.POST.get("status", ""),
-                                     request.POST.get("reason", ""))
+        services.set_campaign_status(
+            campaign=campaign,
+            actor=request.user,
+            status=request.POST.get("status", ""),
+            reason=request.POST.get("reason", ""),
+        )
     except services.ReviewError as error:
         messages.error(request, str(error))
     else:
@@ -245,13 +253,13 @@ def campaign_speakers(request, public_id):
             user = User.objects.filter(pk=speaker_id).first() if speaker_id.isdigit() else None
             if user is None:
                 raise services.ReviewError(services.NOT_IN_POOL, "speaker")
-            moved = services.remove_speaker(campaign, user, request.user)
+            moved = services.remove_speaker(campaign=campaign, user=user, actor=request.user)
             messages.success(request, f"{user.email} left the campaign; {moved} items went to other speakers.")
         else:
             form = SpeakerForm(request.POST, organization=campaign.organization)
             if not form.is_valid():
                 raise services.ReviewError("Choose one of your organization's speakers.", "speaker")
-            services.add_speaker(campaign, form.cleaned_data["speaker"], request.user)
+            services.add_speaker(campaign=campaign, user=form.cleaned_data["speaker"], actor=request.user)
             messages.success(request, f"{form.cleaned_data['speaker'].email} joined the campaign.")
     except services.ReviewError as error:
         messages.error(request, str(error))
@@ -269,8 +277,12 @@ def decision(request, public_id):
     form = DecisionForm(request.POST or None, can_revoke=can_revoke)
     if request.method == "POST" and form.is_valid():
         try:
-            services.record_decision(campaign, request.user, form.cleaned_data["outcome"],
-                                     form.cleaned_data["rationale"])
+            services.record_decision(
+                campaign=campaign,
+                actor=request.user,
+                outcome=form.cleaned_data["outcome"],
+                rationale=form.cleaned_data["rationale"],
+            )
         except services.ReviewError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))
         else:
@@ -327,7 +339,7 @@ def gate_policy(request, slug: str):
     form = GatePolicyForm(request.POST or None, instance=instance)
     if request.method == "POST" and form.is_valid():
         values = {name: form.cleaned_data[name] for name in form.Meta.fields}
-        services.set_gate_policy(organization, request.user, values)
+        services.set_gate_policy(organization=organization, actor=request.user, values=values)
         messages.success(request, "Gate thresholds saved.")
         return redirect("review:gate_policy", slug=slug)
     return render(request, "review/gate_policy.html", {"organization": organization, "form": form},

@@ -181,7 +181,7 @@ def seeded_version(dataset_id: str):
     """A version holding entry 0 only: the CSV import and COPY add entries 1..N to it."""
     from corpus.services import import_corpus
 
-    return import_corpus(corpus_file(dataset_id, [0]), bench_organization()).version
+    return import_corpus(data=corpus_file(dataset_id, [0]), organization=bench_organization(), actor=None).version
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def phase_json(directory: Path, count: int) -> list[dict[str, Any]]:
     delete_bench_data()
     data = (directory / JSON_FILE).read_bytes()
     organization = bench_organization()
-    outcome, seconds, rss = measured(lambda: import_corpus(data, organization))
+    outcome, seconds, rss = measured(lambda: import_corpus(data=data, organization=organization, actor=None))
     if not outcome.created or outcome.entry_count != count:
         raise SystemExit(f"JSON import went wrong: {outcome.message}")
     json_import = Measurement("JSON import", count, seconds, len(data), rss,

@@ -57,18 +57,27 @@ def create_campaign() -> tuple[Any, list]:
     from tests.cards import body, make_card
 
     organization = Organization.objects.create(slug=ORG_SLUG, name="Review benchmark (throwaway)")
-    governance, _, _ = add_member(GOVERNANCE_EMAIL, organization, "governance")
+    governance, _, _ = add_member(email=GOVERNANCE_EMAIL, organization=organization, role="governance", actor=None)
     TOTP.activate(governance, generate_totp_secret())  # governance staff see their secret segments only with 2FA
-    speakers = [add_member(email, organization, "speaker")[0] for email in SPEAKER_EMAILS]
-    version = import_corpus(gold_corpus(ENTRIES), organization).version
+    speakers = [add_member(
+        email=email,
+        organization=organization,
+        role="speaker",
+        actor=None,
+    )[0] for email in SPEAKER_EMAILS]
+    version = import_corpus(data=gold_corpus(ENTRIES), organization=organization, actor=None).version
     cards.consent_to_everything(version.dataset, governance)
     entries = list(Entry.objects.filter(version=version).order_by("position"))
     card = make_card(version, entries, predict=cards.predict, composite=0.8, model_slug="bench-review-model")
     with override_settings(RUN_CARD_INLINE_MAX_RESULTS=ENTRIES):
-        run_card = submit_run_card(body(card), governance)
-    campaign = services.open_campaign(run_card, governance, services.CampaignSettings(
-        title="Benchmark campaign", sample_size=SAMPLE_SIZE, speakers=speakers, ratings_per_item=RATINGS_PER_ITEM,
-        seed=42, control_count=CONTROL_ITEMS))
+        run_card = submit_run_card(body=body(card), actor=governance)
+    campaign = services.open_campaign(
+        run_card=run_card,
+        actor=governance,
+        values=services.CampaignSettings(
+            title="Benchmark campaign", sample_size=SAMPLE_SIZE, speakers=speakers, ratings_per_item=RATINGS_PER_ITEM,
+            seed=42, control_count=CONTROL_ITEMS),
+    )
     services.prepare_campaign(campaign.pk)  # done already when Celery ran eagerly on commit; else now
     campaign.refresh_from_db()
     return campaign, speakers

@@ -16,6 +16,7 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from common import errors
 from common.errors import ApplicationError, ErrorKind
 from common.problems import FieldProblem
@@ -110,7 +111,7 @@ def latest_terms(organization: Organization) -> ParticipationTerms | None:
 
 
 @transaction.atomic
-def publish_terms(organization: Organization, actor, version: str, text: str,
+def publish_terms(*, actor: User, organization: Organization, version: str, text: str,
                   transfer_clause: str) -> ParticipationTerms:
     """Publish a new version (never an edit of an old one: acceptances point at the exact text)."""
     require(actor, "organization.govern", organization, error=NotAllowed)
@@ -133,14 +134,14 @@ def publish_terms(organization: Organization, actor, version: str, text: str,
 
 
 @transaction.atomic
-def accept_terms(terms: ParticipationTerms, user) -> TermsAcceptance:
-    """Record that `user` accepts this exact version; accepting it again changes nothing."""
-    if not user.is_authenticated:
+def accept_terms(*, actor: User, terms: ParticipationTerms) -> TermsAcceptance:
+    """Record that `actor` accepts this exact version; accepting it again changes nothing."""
+    if not actor.is_authenticated:
         raise NotAllowed("Sign in to accept participation terms.")
-    acceptance, created = TermsAcceptance.objects.get_or_create(terms=terms, user=user)
+    acceptance, created = TermsAcceptance.objects.get_or_create(terms=terms, user=actor)
     if created:
-        record_event(AuditAction.TERMS_ACCEPTED, actor=user, organization=terms.organization, obj=acceptance,
-                     details={"version": terms.version, "user": user.email})
+        record_event(AuditAction.TERMS_ACCEPTED, actor=actor, organization=terms.organization, obj=acceptance,
+                     details={"version": terms.version, "user": actor.email})
     return acceptance
 
 
@@ -188,13 +189,13 @@ def check_terms(organization: Organization, submitter, acceptance: TermsAcceptan
     return []
 
 
-def submit_method(organization: Organization, submitter, terms_acceptance: TermsAcceptance | None,
+def submit_method(*, actor: User, organization: Organization, terms_acceptance: TermsAcceptance | None,
                   package: IO[bytes], package_name: str, cost_report: bytes,
                   cost_report_name: str = "cost_report.json") -> SubmissionOutcome:
     """Check everything, then store the submission and audit it (submitted → manifest_audited) — or,
     on any problem, store nothing and return every problem. The package is inspected in memory and
     never extracted or executed (`packages.inspect_package`)."""
-    problems = check_terms(organization, submitter, terms_acceptance)
+    problems = check_terms(organization, actor, terms_acceptance)
     report = inspect_package(package, package_name, package_limits())
     problems += report.problems
     cost, cost_problems = parse_cost_report(cost_report, cost_report_name or "cost_report.json")
@@ -207,7 +208,7 @@ def submit_method(organization: Organization, submitter, terms_acceptance: Terms
     if problems:
         return outcome
     assert derived is not None  # no problems, so validate_manifest derived the class
-    outcome.submission = _store(organization, submitter, terms_acceptance, package, report, cost, derived, deciding)
+    outcome.submission = _store(organization, actor, terms_acceptance, package, report, cost, derived, deciding)
     return outcome
 
 
@@ -305,7 +306,7 @@ def _check_condition(submission: MethodSubmission, to_state: str, run_card: RunC
 
 
 @transaction.atomic
-def advance_submission(submission: MethodSubmission, actor, to_state: str, *, run_card: RunCard | None = None,
+def advance_submission(*, actor: User, submission: MethodSubmission, to_state: str, run_card: RunCard | None = None,
                        note: str = "") -> MethodSubmission:
     """Move a submission to `to_state` (governance staff of its organization only), checking the
     workflow table and the move's condition; the change is recorded and audited."""
@@ -338,7 +339,7 @@ def advance_submission(submission: MethodSubmission, actor, to_state: str, *, ru
 
 
 @transaction.atomic
-def record_ownership_transfer(submission: MethodSubmission, actor, *, developer_keeps: list[str] | None = None,
+def record_ownership_transfer(*, actor: User, submission: MethodSubmission, developer_keeps: list[str] | None = None,
                               governance_gets: list[str] | None = None, notes: str = "") -> OwnershipTransfer:
     """Record the transfer of an approved, eligible method (SPEC §5) against the terms version its
     developer accepted, and move the submission to ownership_transferred."""

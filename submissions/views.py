@@ -17,7 +17,6 @@ from django.views.decorators.http import require_POST
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import Organization, Role
 from organizations.permissions import permitted
-from organizations.selectors import governance_org_ids
 
 from . import dashboard as dashboards
 from . import selectors, services
@@ -43,8 +42,13 @@ def terms(request, slug: str):
             raise Http404("Only governance staff publish terms.")
         if form.is_valid():
             try:
-                published = services.publish_terms(organization, request.user, form.cleaned_data["version"],
-                                                   form.cleaned_data["text"], form.cleaned_data["transfer_clause"])
+                published = services.publish_terms(
+                    organization=organization,
+                    actor=request.user,
+                    version=form.cleaned_data["version"],
+                    text=form.cleaned_data["text"],
+                    transfer_clause=form.cleaned_data["transfer_clause"],
+                )
             except services.SubmissionError as error:
                 _form_error(form, error)
             else:
@@ -62,7 +66,7 @@ def terms(request, slug: str):
 @require_POST
 def accept_terms(request, slug: str, version: str):
     terms = get_object_or_404(ParticipationTerms, organization__slug=slug, version=version)
-    services.accept_terms(terms, request.user)
+    services.accept_terms(terms=terms, actor=request.user)
     messages.success(request, f"You accepted version {terms.version} of {terms.organization.name}'s participation "
                               "terms.")
     if request.POST.get("next") == "submit":
@@ -83,10 +87,16 @@ def submit(request, slug: str):
         with transaction.atomic():
             # Accepting inline is part of the submission: refused together, stored together.
             if acceptance is None:
-                acceptance = services.accept_terms(current, request.user)
-            outcome = services.submit_method(organization, request.user, acceptance, package, package.name,
-                                             cost_report.read(COST_REPORT_MAX_BYTES + 1),
-                                             cost_report.name)
+                acceptance = services.accept_terms(terms=current, actor=request.user)
+            outcome = services.submit_method(
+                organization=organization,
+                actor=request.user,
+                terms_acceptance=acceptance,
+                package=package,
+                package_name=package.name,
+                cost_report=cost_report.read(COST_REPORT_MAX_BYTES + 1),
+                cost_report_name=cost_report.name,
+            )
             if outcome.problems:
                 transaction.set_rollback(True)
         if outcome.submission is not None:
@@ -150,8 +160,13 @@ def submission_detail(request, public_id):
             raise Http404("Only governance staff move a submission on.")
         if form.is_valid():
             try:
-                services.advance_submission(submission, request.user, form.cleaned_data["to_state"],
-                                            run_card=form.cleaned_data["run_card"], note=form.cleaned_data["note"])
+                services.advance_submission(
+                    submission=submission,
+                    actor=request.user,
+                    to_state=form.cleaned_data["to_state"],
+                    run_card=form.cleaned_data["run_card"],
+                    note=form.cleaned_data["note"],
+                )
             except services.SubmissionError as error:
                 _form_error(form, error)
             else:
@@ -180,8 +195,12 @@ def transfer_new(request, public_id):
     if request.method == "POST" and form.is_valid():
         try:
             transfer = services.record_ownership_transfer(
-                submission, request.user, developer_keeps=form.cleaned_data["developer_keeps"],
-                governance_gets=form.cleaned_data["governance_gets"], notes=form.cleaned_data["notes"])
+                submission=submission,
+                actor=request.user,
+                developer_keeps=form.cleaned_data["developer_keeps"],
+                governance_gets=form.cleaned_data["governance_gets"],
+                notes=form.cleaned_data["notes"],
+            )
         except services.SubmissionError as error:
             _form_error(form, error)
         else:
@@ -215,7 +234,7 @@ def dashboard(request, slug: str):
     """What waits for the organization's governance staff: consent per dataset, submissions, campaigns to
     decide, the latest audit events. Nobody else learns that the page exists (404)."""
     organization = get_object_or_404(Organization, slug=slug)
-    if organization.pk not in governance_org_ids(request.user):
+    if not permitted(request.user, "organization.manage", organization):
         raise Http404("No such organization among yours.")
     return render(request, "submissions/dashboard.html", {
         "organization": organization, "board": dashboards.dashboard(request.user, organization),

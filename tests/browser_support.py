@@ -120,11 +120,18 @@ def reviewed_public_dataset(organization, governance_user, pool: list, *, sample
     entries += [entry(n, "gold_standard", difficulty=1 + n % 5, domain="medical" if n % 2 else "legal")
                 for n in range(5, 13)]
     enable_totp(governance_user)  # governance staff read secret entries only with two-factor authentication on
-    version = import_corpus(corpus_bytes(entries), organization).version
+    version = import_corpus(data=corpus_bytes(entries), organization=organization, actor=None).version
     publish(version.dataset)
     rows = list(Entry.objects.filter(version=version).order_by("position"))
-    card = submit_run_card(body(make_card(version, rows, composite=0.8, model_slug=MODEL_SLUG)), governance_user)
-    campaign = review_services.open_campaign(card, governance_user, review_services.CampaignSettings(
-        title="Spring review of clinic phrases", sample_size=sample_size, speakers=pool,
-        ratings_per_item=ratings_per_item, seed=7))
+    card = submit_run_card(
+        body=body(make_card(version, rows, composite=0.8, model_slug=MODEL_SLUG)),
+        actor=governance_user,
+    )
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=review_services.CampaignSettings(
+            title="Spring review of clinic phrases", sample_size=sample_size, speakers=pool,
+            ratings_per_item=ratings_per_item, seed=7),
+    )
     return version, card, campaign

@@ -140,13 +140,25 @@ def mixed_entries():
 
 @pytest.fixture
 def steward(db):
-    organization, _ = create_organization("steward", "Steward Nation", ["crk"], "OCAP®")
+    organization, _ = create_organization(
+        slug="steward",
+        name="Steward Nation",
+        languages=["crk"],
+        principles="OCAP®",
+        actor=None,
+    )
     return organization
 
 
 @pytest.fixture
 def other_org(db):
-    organization, _ = create_organization("other", "Other Nation", ["oj"], "CARE")
+    organization, _ = create_organization(
+        slug="other",
+        name="Other Nation",
+        languages=["oj"],
+        principles="CARE",
+        actor=None,
+    )
     return organization
 
 
@@ -154,7 +166,7 @@ def member(email, organization, role):
     """A user holding `role`; governance staff and curators get two-factor authentication too, as reading their
     community's secrets requires (`add_member` alone gives a role holder without it), and the user object is
     the one of a request that proved it (`proven`), as services called by the pages receive it."""
-    user, _, _ = add_member(email, organization, role, PASSWORD)
+    user, _, _ = add_member(email=email, organization=organization, role=role, password=PASSWORD, actor=None)
     if role in ("governance", "curator"):
         enable_totp(user)
         proven(user)
@@ -222,14 +234,26 @@ def curator(steward):
 @pytest.fixture
 def governance_user_without_mfa(steward):
     """Governance staff who has not set up two-factor authentication yet: sees nothing secret."""
-    user, _, _ = add_member("gov-no-2fa@steward.example", steward, "governance", PASSWORD)
+    user, _, _ = add_member(
+        email="gov-no-2fa@steward.example",
+        organization=steward,
+        role="governance",
+        password=PASSWORD,
+        actor=None,
+    )
     return user
 
 
 @pytest.fixture
 def curator_without_mfa(steward):
     """A curator who has not set up two-factor authentication yet: sees nothing secret."""
-    user, _, _ = add_member("curator-no-2fa@steward.example", steward, "curator", PASSWORD)
+    user, _, _ = add_member(
+        email="curator-no-2fa@steward.example",
+        organization=steward,
+        role="curator",
+        password=PASSWORD,
+        actor=None,
+    )
     return user
 
 
@@ -243,7 +267,7 @@ def outsider(other_org):
     """A speaker and even a curator elsewhere, with two-factor authentication: no rights on the steward's
     corpora all the same."""
     user = member("outsider@other.example", other_org, "speaker")
-    add_member(user.email, other_org, "curator")
+    add_member(email=user.email, organization=other_org, role="curator", actor=None)
     enable_totp(user)
     return user
 
@@ -262,20 +286,26 @@ def grant_all_consents(dataset, recorded_by=None):
         from accounts.models import User
 
         recorded_by, _ = User.objects.get_or_create(email="consent-recorder@example.org")
-    return grant_consent(dataset, list(ConsentUse), "Council resolution 2026-14 (test)", datetime.date(2026, 1, 15),
-                         recorded_by, document_reference="Band office archive, binder 7 (test)")
+    return grant_consent(
+        dataset=dataset,
+        uses=list(ConsentUse),
+        granted_by_name="Council resolution 2026-14 (test)",
+        granted_on=datetime.date(2026, 1, 15),
+        actor=recorded_by,
+        document_reference="Band office archive, binder 7 (test)",
+    )
 
 
 def publish(dataset):
     """Consent to every use, then release the public segments: what most tests start from."""
     grant_all_consents(dataset)
-    return set_dataset_public(dataset, True)
+    return set_dataset_public(dataset=dataset, is_public=True, actor=None)
 
 
 @pytest.fixture
 def public_version(steward):
     """A public dataset holding one entry of each segment; the secret ones carry SECRET_MARK."""
-    outcome = import_corpus(corpus_bytes(mixed_entries()), steward)
+    outcome = import_corpus(data=corpus_bytes(mixed_entries()), organization=steward, actor=None)
     publish(outcome.version.dataset)
     return outcome.version
 

@@ -29,17 +29,23 @@ def gold_entries(count: int = 60) -> list[dict]:
 
 
 def consent_to_everything(dataset, actor):
-    return grant_consent(dataset, list(ConsentUse.values), "Chief and Council", date(2026, 5, 1), actor,
-                         document_reference="Council resolution 2026-14")
+    return grant_consent(
+        dataset=dataset,
+        uses=list(ConsentUse.values),
+        granted_by_name="Chief and Council",
+        granted_on=date(2026, 5, 1),
+        actor=actor,
+        document_reference="Council resolution 2026-14",
+    )
 
 
 def gold_card(organization, governance_user, count: int = 60, composite: float = 0.8):
-    version = import_corpus(corpus_bytes(gold_entries(count)), organization).version
+    version = import_corpus(data=corpus_bytes(gold_entries(count)), organization=organization, actor=None).version
     consent_to_everything(version.dataset, governance_user)
     entries = list(Entry.objects.filter(version=version).order_by("position"))
     card = make_card(version, entries, composite=composite, model_slug=MODEL_SLUG,
                      predict=lambda e: f"{OUTPUT_MARK} {SECRET_MARK} {e.entry_id}")
-    return submit_run_card(body(card), governance_user)
+    return submit_run_card(body=body(card), actor=governance_user)
 
 
 def speakers(organization, count: int = 4) -> list:
@@ -54,7 +60,7 @@ def settings_for(pool, **overrides) -> services.CampaignSettings:
 
 def submit(assignment: Assignment, value: str = "acceptable", client_id=None, **fields):
     submission = services.Submission(client_id=client_id or uuid.uuid4(), value=value, **fields)
-    return services.record_rating(assignment, assignment.speaker, submission)
+    return services.record_rating(assignment=assignment, actor=assignment.speaker, submission=submission)
 
 
 def rate_everything(campaign, value_for=lambda assignment: "acceptable"):

@@ -164,7 +164,7 @@ def test_governance_pages(live_server, page, steward, governance_user):  # noqa:
 
 
 def test_curator_pages(live_server, page, steward, curator):  # noqa: F811
-    version = import_corpus(corpus_bytes(mixed_entries()), steward).version
+    version = import_corpus(data=corpus_bytes(mixed_entries()), organization=steward, actor=None).version
     audit = AxeAudit(page, live_server.url)
 
     sign_in(page, live_server.url, curator)
@@ -179,8 +179,13 @@ def test_curator_pages(live_server, page, steward, curator):  # noqa: F811
 
 
 def test_method_developer_pages(live_server, page, steward, governance_user):  # noqa: F811
-    submission_services.publish_terms(steward, governance_user, "1", "Submit in good faith.",
-                                      "Ownership of the method transfers to Steward Nation on approval.")
+    submission_services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="1",
+        text="Submit in good faith.",
+        transfer_clause="Ownership of the method transfers to Steward Nation on approval.",
+    )
     developer, _ = get_or_create_user("dev@methods.example", PASSWORD)
     audit = AxeAudit(page, live_server.url)
 

@@ -76,7 +76,7 @@ def test_profile_shows_memberships_and_manages_tokens(client, curator, steward):
 def test_a_user_cannot_revoke_someone_elses_token(client, curator, speaker):
     from accounts.services import create_api_token
 
-    token, key = create_api_token(curator)
+    token, key = create_api_token(actor=curator)
     client.force_login(speaker)
     assert client.post(f"/accounts/profile/tokens/{token.pk}/revoke/").status_code == 404
     token.refresh_from_db()
@@ -157,8 +157,13 @@ def test_inviting_twice_reuses_the_open_invitation_and_survives_a_broker_outage(
 
     monkeypatch.setattr(tasks.send_invitation_email, "delay", broker_down)
     with django_capture_on_commit_callbacks(execute=True):
-        first = invite_member(steward, "Speaker@Example.org", "speaker", governance_user)
+        first = invite_member(organization=steward, email="Speaker@Example.org", role="speaker", actor=governance_user)
     with django_capture_on_commit_callbacks(execute=True):
-        second = invite_member(steward, "speaker@example.org ", "speaker", governance_user)
+        second = invite_member(
+            organization=steward,
+            email="speaker@example.org ",
+            role="speaker",
+            actor=governance_user,
+        )
     assert first.pk == second.pk and Invitation.objects.count() == 1
     assert first.email == "speaker@example.org"

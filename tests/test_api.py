@@ -27,7 +27,7 @@ def test_openapi_schema_and_docs_page(client):
 def test_curator_imports_through_the_api_with_a_token(client, curator, steward):
     from accounts.services import create_api_token
 
-    _, key = create_api_token(curator, scope="secret")
+    _, key = create_api_token(actor=curator, scope="secret")
     auth = {"HTTP_AUTHORIZATION": f"Token {key}"}
     body = corpus_bytes([entry(1), entry(2, "gold_standard")])
     created = client.post("/api/v1/corpus-imports/?org=steward", body, content_type="application/json", **auth)
@@ -105,8 +105,12 @@ def test_listing_queries_do_not_grow_with_data(client, steward, curator, django_
     from .conftest import publish
 
     for index in range(3):
-        version = import_corpus(corpus_bytes([entry(n, "gold_standard" if n % 2 else "development")
-                                              for n in range(size)], id=f"set-{index}"), steward).version
+        version = import_corpus(
+            data=corpus_bytes([entry(n, "gold_standard" if n % 2 else "development")
+                                                  for n in range(size)], id=f"set-{index}"),
+            organization=steward,
+            actor=None,
+        ).version
         publish(version.dataset)
     client.force_login(curator)
     for url in ("/api/v1/entries/", "/api/v1/datasets/", "/api/v1/dataset-versions/",

@@ -57,24 +57,42 @@ def world(steward, other_org, governance_user, curator, outsider, maintainer) ->
     token per role; `known` lists real values for path and query parameters, so that requests reach objects."""
     from corpus.services import import_corpus
 
-    public = import_corpus(corpus_bytes([
-        entry(1, "development", domain="medical"), entry(2, "diagnostic"),
-        entry(3, "gold_standard", domain="medical"), entry(4, "held_out"),
-    ]), steward).version
+    public = import_corpus(
+        data=corpus_bytes([
+            entry(1, "development", domain="medical"), entry(2, "diagnostic"),
+            entry(3, "gold_standard", domain="medical"), entry(4, "held_out"),
+        ]),
+        organization=steward,
+        actor=None,
+    ).version
     publish(public.dataset)
-    private = import_corpus(corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
-                                         id="private-set"), steward).version
+    private = import_corpus(
+        data=corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
+                                             id="private-set"),
+        organization=steward,
+        actor=None,
+    ).version
     cards = [
-        submit_run_card(body(make_card(public, list(Entry.objects.filter(version=public, segment="development")),
-                                       model_slug="open")), curator),
-        submit_run_card(body(make_card(public, list(Entry.objects.filter(version=public, segment__in=[
-            "gold_standard", "held_out"])), model_slug="sandboxed",
-            predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")), governance_user),
+        submit_run_card(
+            body=body(make_card(public, list(Entry.objects.filter(version=public, segment="development")),
+                                           model_slug="open")),
+            actor=curator,
+        ),
+        submit_run_card(
+            body=body(make_card(public, list(Entry.objects.filter(version=public, segment__in=[
+                "gold_standard", "held_out"])), model_slug="sandboxed",
+                predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")),
+            actor=governance_user,
+        ),
     ]
     users = {"developer": user_without_role(), "outsider": outsider, "curator": curator, "governance": governance_user,
              "maintainer": maintainer}
-    tokens = {role: create_api_token(proven(user), "fuzz", scope="secret" if role in ("curator", "governance")
-                                     else "publish")[1] for role, user in users.items()}
+    tokens = {role: create_api_token(
+        actor=proven(user),
+        name="fuzz",
+        scope="secret" if role in ("curator", "governance")
+                                         else "publish",
+    )[1] for role, user in users.items()}
     known = {
         "id": sorted({str(pk) for pk in Entry.objects.values_list("pk", flat=True)}
                      | {str(public.pk), str(private.pk)}),

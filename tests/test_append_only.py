@@ -36,10 +36,18 @@ def test_a_decision_is_never_changed_or_deleted(steward, governance_user):
 
     from .review_setup import gold_card, rate_everything, settings_for, speakers
 
-    campaign = services.open_campaign(gold_card(steward, governance_user, count=12), governance_user,
-                                      settings_for(speakers(steward, 3), sample_size=4))
+    campaign = services.open_campaign(
+        run_card=gold_card(steward, governance_user, count=12),
+        actor=governance_user,
+        values=settings_for(speakers(steward, 3), sample_size=4),
+    )
     rate_everything(campaign)
-    decision = services.record_decision(campaign, governance_user, "reject", "Not yet: the verbs are wrong.")
+    decision = services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="reject",
+        rationale="Not yet: the verbs are wrong.",
+    )
     with pytest.raises(PermissionError):
         decision.save()
     with pytest.raises(PermissionError):

@@ -173,3 +173,56 @@ def test_every_recorded_action_is_in_the_enum():
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "record_event" and node.args:
                 first = node.args[0]
                 assert not isinstance(first, ast.Constant), f"{path}:{node.lineno} records a bare string"
+
+
+# Services: keyword-only, with the acting person named.
+
+ACTIONS = {
+    "accounts.services": ["create_api_token", "revoke_api_token"],
+    "organizations.services": ["create_organization", "add_member", "invite_member", "accept_invitation",
+                               "remove_member", "change_role", "update_organization", "revoke_invitation"],
+    "corpus.services": ["import_corpus", "add_entry", "update_entry", "freeze_version", "create_next_version",
+                        "set_dataset_public", "grant_consent", "revoke_consent"],
+    "corpus.bulk": ["stage_bulk_import", "apply_staged_import"],
+    "leaderboard.services": ["submit_run_card", "register_method", "record_reproduction"],
+    "review.services": ["open_campaign", "record_rating", "undo_last_rating", "add_speaker", "remove_speaker",
+                        "leave_pool", "speaker_left_organization", "set_campaign_status", "record_decision",
+                        "update_validation_tier", "set_gate_policy", "record_ratings_export"],
+    "submissions.services": ["publish_terms", "accept_terms", "submit_method", "advance_submission",
+                             "record_ownership_transfer"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(ACTIONS))
+def test_actions_take_keyword_arguments_and_a_required_actor(module):
+    import importlib
+    import inspect
+
+    for name in ACTIONS[module]:
+        parameters = inspect.signature(getattr(importlib.import_module(module), name)).parameters
+        kinds = {p.kind for p in parameters.values()}
+        assert kinds <= {inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD}, f"{module}.{name}"
+        assert "actor" in parameters and parameters["actor"].default is inspect.Parameter.empty, f"{module}.{name}"
+
+
+@pytest.mark.django_db
+def test_entry_edits_check_their_own_permission(speaker, curator, public_version):
+    from corpus import bulk
+    from corpus.services import add_entry, update_entry
+
+    entry = public_version.entries.first()
+    with pytest.raises(NotAllowed, match="curators and governance staff"):
+        add_entry(actor=speaker, version=public_version, data={"id": 999, "source": "s", "reference": "r",
+                                                               "segment": "development"})
+    with pytest.raises(NotAllowed):
+        update_entry(actor=speaker, entry=entry, changes={"notes": "changed by a speaker"})
+    entry.refresh_from_db()
+    assert "changed by a speaker" not in entry.document
+    preview = bulk.stage_bulk_import(actor=curator, version=public_version, data=b"id,source,reference,segment\n"
+                                     b"998,s,r,development\n", file_format="csv")
+    assert preview.staged is not None
+    with pytest.raises(NotAllowed, match="Only the person who uploaded"):
+        bulk.apply_staged_import(actor=speaker, staged=preview.staged)
+    assert not public_version.entries.filter(entry_id="998").exists()
+    bulk.apply_staged_import(actor=curator, staged=preview.staged)
+    assert public_version.entries.filter(entry_id="998").exists()

@@ -22,11 +22,11 @@ def actions():
 
 
 def test_governance_events_are_recorded_in_order(steward, governance_user, curator):
-    invite_member(steward, "new@example.org", "speaker", governance_user)
-    version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    invite_member(organization=steward, email="new@example.org", role="speaker", actor=governance_user)
+    version = import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None).version
     grant_all_consents(version.dataset, governance_user)
-    set_dataset_public(version.dataset, True, actor=governance_user)
-    set_dataset_public(version.dataset, True, actor=governance_user)
+    set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
+    set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
     assert actions() == ["organization.created", "membership.added", "membership.added", "invitation.sent",
                          "consent.granted", "dataset.published"]
     published = AuditEvent.objects.get(action="dataset.published")
@@ -98,9 +98,9 @@ def test_the_database_refuses_updates_and_deletes_on_postgresql(steward):
 
 
 def test_only_governance_staff_read_and_export_the_log(client, steward, governance_user, curator, outsider):
-    version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    version = import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None).version
     grant_all_consents(version.dataset, governance_user)
-    set_dataset_public(version.dataset, True, actor=governance_user)
+    set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
     url = f"/orgs/{steward.slug}/audit/"
     for user in (None, curator, outsider):
         client.logout()

@@ -163,35 +163,60 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
     settings.MEDIA_ROOT = tmp_path / "media"
     developer = member("developer@example.org", other_org, "speaker")
     developer.memberships.all().delete()
-    public = import_corpus(corpus_bytes([entry(1, "development", domain="medical"), entry(2, "gold_standard")],
-                                        id="public-set"), steward).version
+    public = import_corpus(
+        data=corpus_bytes([entry(1, "development", domain="medical"), entry(2, "gold_standard")],
+                                            id="public-set"),
+        organization=steward,
+        actor=None,
+    ).version
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from corpus.models import ConsentUse
     from corpus.services import grant_consent
 
-    consent = grant_consent(public.dataset, list(ConsentUse), "Council", date(2026, 1, 15), governance_user,
-                            document=SimpleUploadedFile("resolution.txt", b"Resolution 2026-14.", "text/plain"))
+    consent = grant_consent(
+        dataset=public.dataset,
+        uses=list(ConsentUse),
+        granted_by_name="Council",
+        granted_on=date(2026, 1, 15),
+        actor=governance_user,
+        document=SimpleUploadedFile("resolution.txt", b"Resolution 2026-14.", "text/plain"),
+    )
     publish(public.dataset)
-    private = import_corpus(corpus_bytes([entry(11, "gold_standard"), entry(12, "development")], id="private-set"),
-                            steward).version
-    dev_card = submit_run_card(body(make_card(public, list(Entry.objects.filter(version=public,
-                                                                                segment="development")))), developer)
+    private = import_corpus(
+        data=corpus_bytes([entry(11, "gold_standard"), entry(12, "development")], id="private-set"),
+        organization=steward,
+        actor=None,
+    ).version
+    dev_card = submit_run_card(
+        body=body(make_card(public, list(Entry.objects.filter(version=public,
+                                                                                    segment="development")))),
+        actor=developer,
+    )
     card = gold_card(steward, governance_user, count=12)
     pool = [speaker, member("speaker2@steward.example", steward, "speaker")]
-    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=4,
-                                                                                  ratings_per_item=2))
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=4,
+                                                                                      ratings_per_item=2),
+    )
     staged = StagedImport.objects.create(user=curator, version=private, format="csv", content=b"id,source\n")
     ParticipationTerms.objects.create(organization=steward, version="2026-1", text="Terms.",
                                       transfer_clause="Transfer.", published_by=governance_user)
-    token, _ = create_api_token(developer, "ci")
+    token, _ = create_api_token(actor=developer, name="ci")
     values = {
         "private_version": private.pk, "gold_entry": Entry.objects.get(version=private, segment="gold_standard").pk,
         "private_entry": Entry.objects.get(version=private, segment="development").pk,
         "consent": consent.pk, "staged": staged.pk,
         "dev_card": dev_card.public_id, "gold_card": card.public_id, "campaign": campaign.public_id,
         "assignment": Assignment.objects.filter(campaign=campaign, speaker=speaker).first().public_id,
-        "invitation": invite_member(steward, "new@person.example", "speaker", governance_user).token,
+        "invitation": invite_member(
+            organization=steward,
+            email="new@person.example",
+            role="speaker",
+            actor=governance_user,
+        ).token,
         "token": token.pk, "random": uuid.uuid4(), "today": date.today(),
     }
     users = {"anonymous": None, "developer": developer, "speaker": speaker, "outsider": outsider,

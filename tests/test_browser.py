@@ -214,7 +214,7 @@ def scored_version(steward):
 
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
                      provenance="elicited") for n in range(1, 9)]
-    stored = import_corpus(corpus_bytes(entries), steward).version
+    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(stored.dataset)
     return stored
 
@@ -253,7 +253,7 @@ def submitted_cards(version, user):
     weaker["scores"]["exact_match_rate"] = 0.5  # the results give 0.25: a discrepancy shown on its page
     seal(weaker)
     modern = make_card(version, entries, model_slug="modern-mt", scoring_standard="standard/1")
-    return {name: submit_run_card(body(card), user) for name, card in (
+    return {name: submit_run_card(body=body(card), actor=user) for name, card in (
         ("pipeline", pipeline), ("deployable", deployable), ("weaker", weaker), ("modern", modern))}
 
 
@@ -366,30 +366,80 @@ def governed_world(steward, governance_user, settings, tmp_path):
 
     settings.MEDIA_ROOT = tmp_path / "media"
     entries = [entry(n, difficulty=1 + n % 3, domain="medical", provenance="elicited") for n in range(1, 4)]
-    clinic = import_corpus(corpus_bytes(entries + gold_entries(12)[3:], id="clinic-phrases-en-crk"), steward).version
-    grant_consent(clinic.dataset, list(ConsentUse), "Chief and Council of Steward Nation, resolution 2026-14",
-                  datetime.date(2026, 1, 15), governance_user, document_reference="Band office archive, binder 7",
-                  notes="Gateway disclosure only for runs the council approves one by one.")
+    clinic = import_corpus(
+        data=corpus_bytes(entries + gold_entries(12)[3:], id="clinic-phrases-en-crk"),
+        organization=steward,
+        actor=None,
+    ).version
+    grant_consent(
+        dataset=clinic.dataset,
+        uses=list(ConsentUse),
+        granted_by_name="Chief and Council of Steward Nation, resolution 2026-14",
+        granted_on=datetime.date(2026, 1, 15),
+        actor=governance_user,
+        document_reference="Band office archive, binder 7",
+        notes="Gateway disclosure only for runs the council approves one by one.",
+    )
     scored = list(Entry.objects.filter(version=clinic, segment="gold_standard").order_by("position"))
-    card = submit_run_card(body(make_card(clinic, scored, composite=0.78, model_slug="clinic-coached")),
-                           governance_user)
-    campaign = review_services.open_campaign(card, governance_user, settings_for(
-        speakers(steward, 2), title="Clinic phrases, first look", sample_size=6, ratings_per_item=2))
+    card = submit_run_card(
+        body=body(make_card(clinic, scored, composite=0.78, model_slug="clinic-coached")),
+        actor=governance_user,
+    )
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(
+            speakers(steward, 2), title="Clinic phrases, first look", sample_size=6, ratings_per_item=2),
+    )
     rate_everything(campaign, lambda assignment: "excellent" if assignment.position % 3 else "acceptable")
     review_services.refresh_summary(campaign.pk)
 
-    import_corpus(corpus_bytes([entry(1)], id="elders-stories-en-crk"), steward)
-    school = import_corpus(corpus_bytes([entry(1)], id="school-texts-en-crk"), steward).version.dataset
-    record = grant_consent(school, [ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW], "Education committee",
-                           datetime.date(2026, 3, 2), governance_user, document_reference="Minutes 2026-03-02")
-    revoke_consent(record, governance_user, "The committee asked to pause until the school year ends.")
+    import_corpus(data=corpus_bytes([entry(1)], id="elders-stories-en-crk"), organization=steward, actor=None)
+    school = import_corpus(
+        data=corpus_bytes([entry(1)], id="school-texts-en-crk"),
+        organization=steward,
+        actor=None,
+    ).version.dataset
+    record = grant_consent(
+        dataset=school,
+        uses=[ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW],
+        granted_by_name="Education committee",
+        granted_on=datetime.date(2026, 3, 2),
+        actor=governance_user,
+        document_reference="Minutes 2026-03-02",
+    )
+    revoke_consent(
+        record=record,
+        actor=governance_user,
+        reason="The committee asked to pause until the school year ends.",
+    )
 
     developer = member("dev@methods.example", steward, "speaker")
-    terms = submission_services.publish_terms(steward, governance_user, "1", "Submit in good faith.",
-                                              "Ownership transfers to Steward Nation.")
-    submission_services.submit_method(steward, developer, submission_services.accept_terms(terms, developer),
-                                      io.BytesIO(zip_bytes(package_files())), "method.zip", COST_REPORT)
-    newcomer, _, _ = add_member("new.staff@steward.example", steward, "governance", PASSWORD)
+    terms = submission_services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="1",
+        text="Submit in good faith.",
+        transfer_clause="Ownership transfers to Steward Nation.",
+    )
+    submission_services.submit_method(
+        organization=steward,
+        actor=developer,
+        terms_acceptance=submission_services.accept_terms(
+            terms=terms,
+            actor=developer,
+        ),
+        package=io.BytesIO(zip_bytes(package_files())),
+        package_name="method.zip",
+        cost_report=COST_REPORT,
+    )
+    newcomer, _, _ = add_member(
+        email="new.staff@steward.example",
+        organization=steward,
+        role="governance",
+        password=PASSWORD,
+        actor=None,
+    )
     return {"newcomer": newcomer, "campaign": campaign, "clinic": clinic}
 
 

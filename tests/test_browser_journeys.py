@@ -61,7 +61,7 @@ def conversation_version(steward):
     entries = [entry(1, source="I see the dog", reference=CREE_SRO, **conversational),
                entry(2, source="I see the dog", reference=CREE_SYLLABICS, **conversational)]
     entries += [entry(n, difficulty=2, domain="medical", provenance="elicited") for n in range(3, 7)]
-    version = import_corpus(corpus_bytes(entries), steward).version
+    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(version.dataset)
     return version
 
@@ -71,7 +71,10 @@ def test_journey2_developer_publishes_with_a_token_and_finds_the_row(live_server
     entries = list(Entry.objects.filter(version=conversation_version).order_by("position"))
     clinic_only = [row for row in entries if row.domain == "medical"]
     other, _ = get_or_create_user("clinic-team@methods.example", PASSWORD)
-    submit_run_card(body(make_card(conversation_version, clinic_only, composite=0.7, model_slug="clinic-mt")), other)
+    submit_run_card(
+        body=body(make_card(conversation_version, clinic_only, composite=0.7, model_slug="clinic-mt")),
+        actor=other,
+    )
     developer, _ = get_or_create_user("dev@methods.example", PASSWORD)
 
     sign_in(page, live_server.url, developer)

@@ -261,7 +261,7 @@ def test_xlsx_row_numbers_match_the_sheet(curator, public_version):
 def test_frozen_version_is_refused_at_confirm_and_nothing_changes(client, curator, public_version):
     client.force_login(curator)
     staged = upload(client, public_version, csv_bytes([[90, "s", "r"]])).context["preview"].staged
-    freeze_version(public_version)
+    freeze_version(version=public_version, actor=None)
     before = snapshot(public_version)
 
     response = confirm(client, public_version, staged.pk)
@@ -275,7 +275,7 @@ def test_frozen_version_is_refused_at_confirm_and_nothing_changes(client, curato
 
 
 def test_frozen_version_page_offers_no_upload(client, curator, public_version):
-    freeze_version(public_version)
+    freeze_version(version=public_version, actor=None)
     client.force_login(curator)
     page = client.get(reverse("corpus:bulk_import", args=[public_version.pk]))
     assert page.status_code == 200 and "is frozen" in page.content.decode()
@@ -306,7 +306,7 @@ def test_outsider_is_forbidden_and_anonymous_is_sent_to_login(client, outsider, 
 
 
 def test_private_dataset_is_not_even_found_by_outsiders(client, outsider, steward):
-    version = import_corpus(corpus_bytes([entry(1)], id="private-set"), steward).version
+    version = import_corpus(data=corpus_bytes([entry(1)], id="private-set"), organization=steward, actor=None).version
     client.force_login(outsider)
     assert client.get(reverse("corpus:bulk_import", args=[version.pk])).status_code == 404
     assert export(client, version, "csv").status_code == 404
@@ -441,8 +441,12 @@ def test_export_columns_and_types(client, public_version):
 @pytest.mark.parametrize("file_format", ["csv", "xlsx", "json"])
 def test_export_query_count_does_not_grow_with_entries(client, curator, steward, file_format,
                                                        django_assert_max_num_queries):
-    version = import_corpus(corpus_bytes([entry(i, "gold_standard" if i % 2 else "development")
-                                          for i in range(1, 301)], id="many"), steward).version
+    version = import_corpus(
+        data=corpus_bytes([entry(i, "gold_standard" if i % 2 else "development")
+                                              for i in range(1, 301)], id="many"),
+        organization=steward,
+        actor=None,
+    ).version
     client.force_login(curator)
     # Constant: the export itself plus auditing the secret entries shown (count, chain lock, last hash, insert).
     with django_assert_max_num_queries(12):
@@ -485,7 +489,7 @@ HOSTILE = {
 
 
 def test_exports_neutralise_formulas_and_json_keeps_the_exact_text(client, curator, public_version):
-    add_entry(public_version, {"id": 110, **HOSTILE, "provenance": "elicited"})
+    add_entry(actor=curator, version=public_version, data={"id": 110, **HOSTILE, "provenance": "elicited"})
     client.force_login(curator)
 
     row = [r for r in csv_rows(export(client, public_version, "csv").content) if r["id"] == "110"][0]
@@ -510,7 +514,7 @@ def test_export_then_import_changes_nothing(client, curator, steward, file_forma
         {"id": "x-2", "source": SRO, "reference": SYLLABICS},  # no segment, id stored as text
         entry(3, "gold_standard", domain="medical", notes=None),
     ]
-    version = import_corpus(corpus_bytes(entries, id="roundtrip"), steward).version
+    version = import_corpus(data=corpus_bytes(entries, id="roundtrip"), organization=steward, actor=None).version
     before = snapshot(version)
     client.force_login(curator)
     exported = export(client, version, file_format).content
@@ -533,7 +537,11 @@ def test_formula_escape_is_undone_exactly_once():
 
 
 def test_apply_runs_no_query_per_row(steward):
-    version = import_corpus(corpus_bytes([entry(i) for i in range(1, 501)], id="scale"), steward).version
+    version = import_corpus(
+        data=corpus_bytes([entry(i) for i in range(1, 501)], id="scale"),
+        organization=steward,
+        actor=None,
+    ).version
     rows = [[i, f"edited {i}", f"reference public-{i}"] for i in range(1, 501)]
     rows += [[i, f"new {i}", f"new ref {i}"] for i in range(501, 2001)]
 

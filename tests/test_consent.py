@@ -46,17 +46,18 @@ def media_root(settings, tmp_path):
 
 def grant(dataset, actor, uses, **fields):
     fields.setdefault("document_reference", "Band office archive, binder 7")
-    return grant_consent(dataset, uses, "Chief and Council, resolution 2026-14", TODAY, actor, **fields)
+    return grant_consent(dataset=dataset, uses=uses, granted_by_name="Chief and Council, resolution 2026-14",
+                         granted_on=TODAY, actor=actor, **fields)
 
 
 @pytest.fixture
 def dataset(steward, governance_user):
     """Published with one record covering public release and another covering evaluation, so that each
     can be revoked on its own; a public card and a secret card on the leaderboard."""
-    version = import_corpus(corpus_bytes(mixed_entries()), steward).version
+    version = import_corpus(data=corpus_bytes(mixed_entries()), organization=steward, actor=None).version
     release = grant(version.dataset, governance_user, [ConsentUse.PUBLIC_RELEASE])
     evaluation = grant(version.dataset, governance_user, [ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW])
-    set_dataset_public(version.dataset, True, actor=governance_user)
+    set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
     return {"version": version, "dataset": version.dataset, "release": release, "evaluation": evaluation}
 
 
@@ -66,8 +67,8 @@ def cards(dataset, speaker, governance_user):
     public = list(Entry.objects.filter(version=version, segment__in=["development", "diagnostic"]))
     secret = list(Entry.objects.filter(version=version, segment="gold_standard"))
     return {
-        "public": submit_run_card(body(make_card(version, public, model_slug="open")), speaker),
-        "secret": submit_run_card(body(make_card(version, secret, model_slug="sandboxed")), governance_user),
+        "public": submit_run_card(body=body(make_card(version, public, model_slug="open")), actor=speaker),
+        "secret": submit_run_card(body=body(make_card(version, secret, model_slug="sandboxed")), actor=governance_user),
     }
 
 
@@ -130,8 +131,12 @@ def test_revoking_everything_takes_effect_on_the_next_request_everywhere(client,
         name: 302 if name == "dataset page" else 200 for name in urls}
     assert listings(client) == BEFORE
 
-    revoke_consent(dataset["release"], governance_user, "The council suspended the release pending review.")
-    revoke_consent(dataset["evaluation"], governance_user, "The council suspended evaluation.")
+    revoke_consent(
+        record=dataset["release"],
+        actor=governance_user,
+        reason="The council suspended the release pending review.",
+    )
+    revoke_consent(record=dataset["evaluation"], actor=governance_user, reason="The council suspended evaluation.")
 
     for name, url in urls.items():
         status, content = fetch(client, url)
@@ -152,7 +157,7 @@ def test_revoking_everything_takes_effect_on_the_next_request_everywhere(client,
 
 def test_revoking_public_release_alone_withdraws_the_corpus_and_its_rows(client, dataset, cards, governance_user,
                                                                            speaker):
-    revoke_consent(dataset["release"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["release"], actor=governance_user, reason="Suspended.")
     urls = public_urls(dataset["version"], cards["public"])
     corpus_urls = [url for name, url in urls.items() if "card" not in name and "config" not in name]
     assert {fetch(client, url)[0] for url in corpus_urls} == {410}
@@ -164,7 +169,7 @@ def test_revoking_public_release_alone_withdraws_the_corpus_and_its_rows(client,
 
 def test_revoking_evaluation_alone_withdraws_rows_and_refuses_cards(client, dataset, cards, governance_user,
                                                                       speaker):
-    revoke_consent(dataset["evaluation"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["evaluation"], actor=governance_user, reason="Suspended.")
     urls = public_urls(dataset["version"], cards["public"])
     for name, url in urls.items():
         status, content = fetch(client, url)
@@ -178,8 +183,8 @@ def test_revoking_evaluation_alone_withdraws_rows_and_refuses_cards(client, data
 
 
 def test_regranting_restores_what_the_new_consent_covers(client, dataset, cards, governance_user):
-    revoke_consent(dataset["release"], governance_user, "Suspended.")
-    revoke_consent(dataset["evaluation"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["release"], actor=governance_user, reason="Suspended.")
+    revoke_consent(record=dataset["evaluation"], actor=governance_user, reason="Suspended.")
     grant(dataset["dataset"], governance_user, [ConsentUse.PUBLIC_RELEASE])
     urls = public_urls(dataset["version"], cards["public"])
     assert fetch(client, urls["entry list"])[0] == 200
@@ -195,14 +200,14 @@ def test_regranting_restores_what_the_new_consent_covers(client, dataset, cards,
 def test_public_mt_output_follows_consent(dataset, cards, governance_user):
     public_results = RunCardResult.objects.filter(mt_output_visibility(AnonymousUser()))
     assert public_results.count() == 2
-    revoke_consent(dataset["release"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["release"], actor=governance_user, reason="Suspended.")
     assert public_results.count() == 0
     assert RunCardResult.objects.filter(mt_output_visibility(governance_user)).count() == 3
 
 
 def test_governance_staff_still_see_everything_marked_withdrawn(client, dataset, cards, governance_user, curator):
-    revoke_consent(dataset["release"], governance_user, "Suspended.")
-    revoke_consent(dataset["evaluation"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["release"], actor=governance_user, reason="Suspended.")
+    revoke_consent(record=dataset["evaluation"], actor=governance_user, reason="Suspended.")
     version = dataset["version"]
     client.force_login(governance_user)
     page = client.get(f"/datasets/versions/{version.pk}/")
@@ -225,11 +230,11 @@ def test_rows_are_not_marked_while_consent_holds(client, dataset, cards, governa
 
 
 def test_datasets_that_were_never_public_stay_a_plain_404(client, steward, governance_user, outsider, dataset):
-    private = import_corpus(corpus_bytes([entry(1)], id="private-set"), steward).version
+    private = import_corpus(data=corpus_bytes([entry(1)], id="private-set"), organization=steward, actor=None).version
     record = grant(private.dataset, governance_user, [ConsentUse.PUBLIC_RELEASE, ConsentUse.EVALUATION])
-    revoke_consent(record, governance_user, "Never mind.")
+    revoke_consent(record=record, actor=governance_user, reason="Never mind.")
     secret_entry = Entry.objects.get(version=dataset["version"], segment="gold_standard")
-    revoke_consent(dataset["release"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["release"], actor=governance_user, reason="Suspended.")
     client.force_login(outsider)
     for url in (f"/datasets/versions/{private.pk}/", "/datasets/d/private-set/", "/api/v1/datasets/private-set/",
                 f"/api/v1/dataset-versions/{private.pk}/entries/", f"/datasets/entries/{secret_entry.pk}/",
@@ -241,7 +246,11 @@ def test_datasets_that_were_never_public_stay_a_plain_404(client, steward, gover
 
 
 def test_run_cards_need_evaluation_consent_from_the_start(client, steward, governance_user):
-    version = import_corpus(corpus_bytes(mixed_entries(), id="fresh-set"), steward).version
+    version = import_corpus(
+        data=corpus_bytes(mixed_entries(), id="fresh-set"),
+        organization=steward,
+        actor=None,
+    ).version
     grant(version.dataset, governance_user, [ConsentUse.HUMAN_REVIEW])
     response = submit(client, version, governance_user)
     assert response.status_code == 409
@@ -254,9 +263,9 @@ def test_run_cards_need_evaluation_consent_from_the_start(client, steward, gover
 
 
 def test_publishing_needs_public_release_consent(client, steward, governance_user):
-    version = import_corpus(corpus_bytes([entry(1)], id="unreleased"), steward).version
+    version = import_corpus(data=corpus_bytes([entry(1)], id="unreleased"), organization=steward, actor=None).version
     with pytest.raises(ConsentRequired, match="no active consent record covers public release"):
-        set_dataset_public(version.dataset, True, actor=governance_user)
+        set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
     client.force_login(governance_user)
     page = client.get(f"/datasets/versions/{version.pk}/")
     assert reverse("corpus:consent", args=["unreleased"]).encode() in page.content
@@ -277,7 +286,7 @@ def test_selectors(dataset, governance_user):
     assert not has_consent(ds, ConsentUse.GATEWAY_DISCLOSURE)
     assert not withdrawn(ds) and not withdrawn(ds, ConsentUse.GATEWAY_DISCLOSURE), "never granted is not withdrawn"
     assert Entry.objects.filter(consent_filter(ConsentUse.HUMAN_REVIEW, "version__dataset")).count() == 4
-    revoke_consent(dataset["evaluation"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["evaluation"], actor=governance_user, reason="Suspended.")
     assert withdrawn(ds, ConsentUse.EVALUATION) and not withdrawn(ds)
     assert Entry.objects.filter(consent_filter(ConsentUse.HUMAN_REVIEW, "version__dataset")).count() == 0
     assert Dataset.objects.filter(consent_filter(ConsentUse.PUBLIC_RELEASE)).get() == ds
@@ -287,7 +296,7 @@ def test_selectors(dataset, governance_user):
 
 
 def test_readiness_counts_consent_covering_evaluation(steward, governance_user):
-    version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    version = import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None).version
 
     def consent_item():
         return next(item for item in readiness(version) if item.label == "Documented community consent")
@@ -298,9 +307,9 @@ def test_readiness_counts_consent_covering_evaluation(steward, governance_user):
     grant(version.dataset, governance_user, [ConsentUse.GATEWAY_DISCLOSURE, ConsentUse.EVALUATION])
     assert (consent_item().actual, consent_item().passed) == ("evaluation, human review, A1 gateway disclosure", True)
     assert consent_item().expected == "active, covering evaluation"
-    revoke_consent(review_only, governance_user, "Done.")
+    revoke_consent(record=review_only, actor=governance_user, reason="Done.")
     for record in ConsentRecord.objects.filter(revoked_at__isnull=True):
-        revoke_consent(record, governance_user, "Suspended.")
+        revoke_consent(record=record, actor=governance_user, reason="Suspended.")
     assert (consent_item().actual, consent_item().passed) == ("revoked", False)
 
 
@@ -434,7 +443,13 @@ def test_accepted_document_types(dataset, governance_user):
 
 def test_service_validation_names_every_field(dataset, governance_user):
     with pytest.raises(ValidationError) as raised:
-        grant_consent(dataset["dataset"], ["evaluation", "sell"], " ", None, governance_user)
+        grant_consent(
+            dataset=dataset["dataset"],
+            uses=["evaluation", "sell"],
+            granted_by_name=" ",
+            granted_on=None,
+            actor=governance_user,
+        )
     assert raised.value.message_dict == {
         "uses": ["unknown use(s) sell; expected: public_release, evaluation, human_review, gateway_disclosure"],
         "granted_by_name": ["name the person or body who granted consent on the community's behalf"],
@@ -472,11 +487,11 @@ def test_revocation_page_says_what_will_happen_and_needs_a_reason(client, datase
 def test_service_refuses_a_missing_reason_and_a_second_revocation(dataset, governance_user):
     record = dataset["evaluation"]
     with pytest.raises(ValidationError) as raised:
-        revoke_consent(record, governance_user, "")
+        revoke_consent(record=record, actor=governance_user, reason="")
     assert list(raised.value.message_dict) == ["reason"]
-    revoke_consent(record, governance_user, "Paused.")
+    revoke_consent(record=record, actor=governance_user, reason="Paused.")
     with pytest.raises(ValidationError, match="already revoked"):
-        revoke_consent(record, governance_user, "Again.")
+        revoke_consent(record=record, actor=governance_user, reason="Again.")
     event = AuditEvent.objects.get(action="consent.revoked")
     assert (event.actor, event.object_id, event.details) == (governance_user, str(record.pk), {
         "dataset": "test-en-crk", "uses": ["evaluation", "human_review"], "reason": "Paused."})
@@ -503,7 +518,7 @@ def test_postgresql_refuses_deleting_or_rewriting_a_record(dataset, governance_u
                       "UPDATE corpus_consentrecord SET public_release = true WHERE id = %s"):
         with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(statement, [record.pk])
-    revoke_consent(record, governance_user, "Paused.")
+    revoke_consent(record=record, actor=governance_user, reason="Paused.")
     with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("UPDATE corpus_consentrecord SET revocation_reason = 'rewritten' WHERE id = %s", [record.pk])
     record.refresh_from_db()
@@ -516,7 +531,7 @@ def test_consent_page_queries_do_not_grow_with_records(client, dataset, governan
     for index in range(count):
         record = grant(dataset["dataset"], governance_user, [ConsentUse.EVALUATION], notes=f"n{index}")
         if index % 2:
-            revoke_consent(record, governance_user, "Superseded.")
+            revoke_consent(record=record, actor=governance_user, reason="Superseded.")
     client.force_login(governance_user)
     with django_assert_max_num_queries(8):
         page = client.get(consent_url(dataset["dataset"]))
@@ -540,7 +555,7 @@ def test_load_demo_records_the_demo_consent(db):
 
 
 def test_withdrawn_json_body_for_scripts(client, dataset, governance_user):
-    revoke_consent(dataset["release"], governance_user, "Suspended.")
+    revoke_consent(record=dataset["release"], actor=governance_user, reason="Suspended.")
     response = client.get(f"/api/v1/dataset-versions/{dataset['version'].pk}/")
     assert response.status_code == 410
     assert json.loads(response.content) == {"detail": (

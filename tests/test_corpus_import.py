@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 def problems_of(data: bytes, organization) -> list[str]:
     with pytest.raises(CorpusFileError) as excinfo:
-        import_corpus(data, organization)
+        import_corpus(data=data, organization=organization, actor=None)
     return [str(problem) for problem in excinfo.value.problems]
 
 
@@ -37,8 +37,12 @@ def assert_nothing_stored():
 
 
 def test_valid_file_is_imported_with_every_field(steward):
-    outcome = import_corpus(corpus_bytes([entry(1, difficulty=2, domain="medical", register="formal",
-                                                context="question", provenance="elicited", notes="n")]), steward)
+    outcome = import_corpus(
+        data=corpus_bytes([entry(1, difficulty=2, domain="medical", register="formal",
+                                                    context="question", provenance="elicited", notes="n")]),
+        organization=steward,
+        actor=None,
+    )
     assert outcome.created and outcome.entry_count == 1
     stored = Entry.objects.get()
     assert (stored.entry_id, stored.segment, stored.difficulty, stored.domain, stored.register, stored.context) == (
@@ -135,21 +139,21 @@ def test_text_that_cannot_be_stored_is_refused(steward, hostile):
 
 def test_hostile_strings_are_stored_verbatim(steward):
     hostile = "<script>alert('x')</script> '; DROP TABLE corpus_entry; -- \u202eRTL override"
-    import_corpus(corpus_bytes([entry(1, notes=hostile)]), steward)
+    import_corpus(data=corpus_bytes([entry(1, notes=hostile)]), organization=steward, actor=None)
     assert Entry.objects.get().notes == hostile
 
 
 def test_same_file_twice_is_already_imported(steward):
     data = corpus_bytes([entry(1), entry(2)])
-    first = import_corpus(data, steward)
-    second = import_corpus(data, steward)
+    first = import_corpus(data=data, organization=steward, actor=None)
+    second = import_corpus(data=data, organization=steward, actor=None)
     assert first.created and not second.created
     assert "already imported" in second.message
     assert Entry.objects.count() == 2 and DatasetVersion.objects.count() == 1
 
 
 def test_same_version_with_other_content_is_refused(steward):
-    import_corpus(corpus_bytes([entry(1)]), steward)
+    import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None)
     messages = problems_of(corpus_bytes([entry(1), entry(2)]), steward)
     assert any("field 'dataset.version': version '1.0' of 'test-en-crk' is already stored with different content"
                in m for m in messages)
@@ -157,20 +161,24 @@ def test_same_version_with_other_content_is_refused(steward):
 
 
 def test_new_version_of_same_dataset_is_a_separate_row(steward):
-    import_corpus(corpus_bytes([entry(1)]), steward)
-    import_corpus(corpus_bytes([entry(1), entry(2)], version="1.1"), steward)
+    import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None)
+    import_corpus(data=corpus_bytes([entry(1), entry(2)], version="1.1"), organization=steward, actor=None)
     assert DatasetVersion.objects.filter(dataset__identifier="test-en-crk").count() == 2
 
 
 def test_dataset_of_another_organization_is_refused(steward, other_org):
-    import_corpus(corpus_bytes([entry(1)]), steward)
+    import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None)
     messages = problems_of(corpus_bytes([entry(1)], version="2.0"), other_org)
     assert messages == ["field 'dataset.id': dataset id 'test-en-crk' is not available to Other Nation; "
                         "choose another dataset id"]
 
 
 def test_missing_segment_defaults_to_development_with_a_warning(steward):
-    outcome = import_corpus(corpus_bytes([{"id": 1, "source": "a", "reference": "b"}]), steward)
+    outcome = import_corpus(
+        data=corpus_bytes([{"id": 1, "source": "a", "reference": "b"}]),
+        organization=steward,
+        actor=None,
+    )
     assert Entry.objects.get().segment == "development"
     assert outcome.warnings == ["1 entries have no segment and were filed as development."]
 
@@ -178,7 +186,7 @@ def test_missing_segment_defaults_to_development_with_a_warning(steward):
 def test_upstream_string_ids_and_nested_provenance_are_kept(steward):
     upstream = {"id": "tatoeba_11207167", "source": "a", "reference": "b",
                 "provenance": {"type": "corpus", "source": "tatoeba", "license": "CC-BY-2.0-FR"}}
-    import_corpus(corpus_bytes([upstream]), steward)
+    import_corpus(data=corpus_bytes([upstream]), organization=steward, actor=None)
     stored = Entry.objects.get()
     assert stored.entry_id == "tatoeba_11207167" and stored.provenance == "corpus"
     assert json.loads(stored.document) == upstream
@@ -202,7 +210,7 @@ def test_import_export_import_round_trips_every_byte(steward, governance_user):
             zip(ROUND_TRIP_TEXTS, ["development", "gold_standard"] * 3, strict=False), 1)
     ]
     original = corpus_bytes(entries, provenance=["elicited", {"nested": True}], notes=None)
-    outcome = import_corpus(original, steward)
+    outcome = import_corpus(data=original, organization=steward, actor=None)
     exported = b"".join(export_chunks(governance_user, outcome.version))
     assert json.loads(exported) == json.loads(original)
     for text in ROUND_TRIP_TEXTS:
@@ -211,14 +219,18 @@ def test_import_export_import_round_trips_every_byte(steward, governance_user):
     Entry.objects.all().delete()
     DatasetVersion.objects.all().delete()
     Dataset.objects.all().delete()
-    again = import_corpus(exported, steward)
+    again = import_corpus(data=exported, organization=steward, actor=None)
     assert again.version.sha256 == hashlib.sha256(exported).hexdigest()
     re_exported = b"".join(export_chunks(governance_user, again.version))
     assert re_exported == exported
 
 
 def test_export_command_writes_the_same_format(steward, tmp_path):
-    outcome = import_corpus(corpus_bytes([entry(1, notes="niwâpamâw atim"), entry(2, "gold_standard")]), steward)
+    outcome = import_corpus(
+        data=corpus_bytes([entry(1, notes="niwâpamâw atim"), entry(2, "gold_standard")]),
+        organization=steward,
+        actor=None,
+    )
     target = tmp_path / "out.json"
     call_command("export_corpus", "test-en-crk", "1.0", "--segments", "development", "-o", str(target))
     exported = json.loads(target.read_bytes())
@@ -248,37 +260,38 @@ def test_import_command_unknown_org(tmp_path, db):
         call_command("import_corpus", str(tmp_path / "x.json"), "--org", "nope")
 
 
-def test_frozen_version_cannot_change_and_next_version_can(steward):
-    version = import_corpus(corpus_bytes([entry(1), entry(2)]), steward).version
-    freeze_version(version)
+def test_frozen_version_cannot_change_and_next_version_can(steward, curator):
+    version = import_corpus(data=corpus_bytes([entry(1), entry(2)]), organization=steward, actor=None).version
+    freeze_version(version=version, actor=None)
     version.refresh_from_db()
     with pytest.raises(FrozenVersionError, match="frozen"):
-        add_entry(version, entry(3))
+        add_entry(actor=curator, version=version, data=entry(3))
     with pytest.raises(FrozenVersionError):
-        update_entry(version.entries.get(entry_id="1"), {"notes": "changed"})
-    successor = create_next_version(version, "1.1")
+        update_entry(actor=curator, entry=version.entries.get(entry_id="1"), changes={"notes": "changed"})
+    successor = create_next_version(version=version, new_version="1.1", actor=None)
     assert successor.entries.count() == 2 and not successor.is_frozen
-    added = add_entry(successor, entry(3))
+    added = add_entry(actor=curator, version=successor, data=entry(3))
     successor.refresh_from_db()
     assert added.position == 2 and successor.entry_count == 3
     assert json.loads(successor.envelope)["version"] == "1.1"
     assert version.entries.count() == 2
     with pytest.raises(ValueError, match="already exists"):
-        create_next_version(version, "1.1")
+        create_next_version(version=version, new_version="1.1", actor=None)
 
 
 def test_edits_keep_sha256_equal_to_the_exported_file(steward, governance_user):
-    version = import_corpus(corpus_bytes([entry(1), entry(2)]), steward).version
+    actor = governance_user
+    version = import_corpus(data=corpus_bytes([entry(1), entry(2)]), organization=steward, actor=None).version
     entry_one = version.entries.get(entry_id="1")
-    updated = update_entry(entry_one, {"difficulty": 4, "notes": "edited"})
+    updated = update_entry(actor=actor, entry=entry_one, changes={"difficulty": 4, "notes": "edited"})
     version.refresh_from_db()
     exported = b"".join(export_chunks(governance_user, version))
     assert hashlib.sha256(exported).hexdigest() == version.sha256
     assert json.loads(updated.document) == {**entry(1), "difficulty": 4, "notes": "edited"}
     with pytest.raises(CorpusFileError, match="duplicate id"):
-        add_entry(version, entry(2))
+        add_entry(actor=actor, version=version, data=entry(2))
     with pytest.raises(CorpusFileError, match="difficulty"):
-        update_entry(updated, {"difficulty": 9})
+        update_entry(actor=actor, entry=updated, changes={"difficulty": 9})
 
 
 def test_database_refuses_changes_to_frozen_entries_on_postgresql(steward):
@@ -286,7 +299,14 @@ def test_database_refuses_changes_to_frozen_entries_on_postgresql(steward):
 
     if connection.vendor != "postgresql":
         pytest.skip("the trigger exists on PostgreSQL only")
-    version = freeze_version(import_corpus(corpus_bytes([entry(1), entry(2)]), steward).version)
+    version = freeze_version(
+        version=import_corpus(
+            data=corpus_bytes([entry(1), entry(2)]),
+            organization=steward,
+            actor=None,
+        ).version,
+        actor=None,
+    )
     for statement in (
         "UPDATE corpus_entry SET source = 'tampered' WHERE version_id = %s",
         "DELETE FROM corpus_entry WHERE version_id = %s",
@@ -323,8 +343,8 @@ def test_long_integer_ids_are_refused(steward):
 
 def test_reimporting_an_exported_copy_is_recognised(steward, governance_user):
     original = corpus_bytes([entry(1, notes="niwâpamâw"), entry(2, "gold_standard")])
-    version = import_corpus(original, steward).version
+    version = import_corpus(data=original, organization=steward, actor=None).version
     exported = b"".join(export_chunks(governance_user, version))
     assert exported != original
-    again = import_corpus(exported, steward)
+    again = import_corpus(data=exported, organization=steward, actor=None)
     assert not again.created and again.version == version

@@ -61,7 +61,11 @@ def test_an_import_that_fails_midway_leaves_nothing_behind(steward, monkeypatch)
 
     monkeypatch.setattr(corpus.services, "insert_entries", insert_then_fail)
     with pytest.raises(ConnectionError):
-        import_corpus(corpus_bytes([entry(n) for n in range(1, 6)], id="interrupted"), steward)
+        import_corpus(
+            data=corpus_bytes([entry(n) for n in range(1, 6)], id="interrupted"),
+            organization=steward,
+            actor=None,
+        )
     assert not Dataset.objects.filter(identifier="interrupted").exists()
     assert not DatasetVersion.objects.exists() and not Entry.objects.exists()
 
@@ -69,12 +73,26 @@ def test_an_import_that_fails_midway_leaves_nothing_behind(steward, monkeypatch)
 def test_markup_typed_by_people_is_shown_as_text_everywhere(client, steward, governance_user, maintainer):
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 2)
-    campaign = review_services.open_campaign(card, governance_user, settings_for(
-        pool, title=f"Spring {SCRIPT}", sample_size=4, ratings_per_item=2))
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(
+            pool, title=f"Spring {SCRIPT}", sample_size=4, ratings_per_item=2),
+    )
     assignment = Assignment.objects.filter(campaign=campaign, speaker=pool[0]).first()
-    review_services.record_rating(assignment, pool[0], review_services.Submission(
-        uuid.uuid4(), "gist", frozenset({"hallucination"}), comment=SCRIPT, correction=f"=cmd|' /C calc'!A0 {SCRIPT}"))
-    review_services.record_decision(campaign, governance_user, "reject", f"Because {SCRIPT}")
+    review_services.record_rating(
+        assignment=assignment,
+        actor=pool[0],
+        submission=review_services.Submission(
+            uuid.uuid4(), "gist", frozenset({"hallucination"}), comment=SCRIPT,
+            correction=f"=cmd|' /C calc'!A0 {SCRIPT}"),
+    )
+    review_services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="reject",
+        rationale=f"Because {SCRIPT}",
+    )
     client.force_login(governance_user)
     pages = [f"/review/campaigns/{campaign.public_id}/", f"/review/campaigns/{campaign.public_id}/decision/",
              "/review/campaigns/", f"/orgs/{steward.slug}/dashboard/", f"/orgs/{steward.slug}/audit/"]
@@ -95,8 +113,12 @@ def test_markup_typed_by_people_is_shown_as_text_everywhere(client, steward, gov
 def test_nul_in_a_rating_is_refused_not_a_server_error(client, steward, governance_user):
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 2)
-    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=4,
-                                                                                  ratings_per_item=2))
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=4,
+                                                                                      ratings_per_item=2),
+    )
     assignment = Assignment.objects.filter(campaign=campaign, speaker=pool[0]).first()
     client.force_login(pool[0])
     response = client.post(f"/review/items/{assignment.public_id}/",

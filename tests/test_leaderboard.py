@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
                      provenance="elicited") for n in range(1, 9)]
-    stored = import_corpus(corpus_bytes(entries), steward).version
+    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(stored.dataset)
     return stored
 
@@ -38,7 +38,7 @@ def legal_only_good(entry_row):
 
 
 def submit(version, user, **options) -> RunCard:
-    return submit_run_card(body(make_card(version, entries_of(version), **options)), user)
+    return submit_run_card(body=body(make_card(version, entries_of(version), **options)), actor=user)
 
 
 def api_rows(client, **params):
@@ -143,13 +143,13 @@ def test_unsealed_cards_cannot_be_gds_verified(version, speaker, maintainer):
     original = submit(version, speaker, composite=0.80, sealed=False)
     reproduction = submit(version, maintainer, composite=0.80)
     with pytest.raises(RunCardRejected, match="verified run_card_hash"):
-        record_reproduction(original, reproduction, maintainer)
+        record_reproduction(original=original, reproduction=reproduction, actor=maintainer)
 
 
 def test_method_config_is_served_byte_for_byte(client, version, speaker):
     card = make_card(version, entries_of(version))
     raw = body(card)
-    stored = submit_run_card(raw, speaker)
+    stored = submit_run_card(body=raw, actor=speaker)
     response = client.get(f"/api/v1/leaderboard/{stored.public_id}/method-config/")
     assert response.status_code == 200 and response["Content-Type"].startswith("application/json")
     text = raw.decode("utf-8")
@@ -161,7 +161,7 @@ def test_method_config_is_served_byte_for_byte(client, version, speaker):
 def test_rows_of_datasets_withdrawn_from_public_view_disappear(client, version, speaker, governance_user):
     submit(version, speaker)
     assert len(api_rows(client)) == 1
-    set_dataset_public(version.dataset, False)
+    set_dataset_public(dataset=version.dataset, is_public=False, actor=None)
     assert api_rows(client) == []
     assert RunCard.objects.count() == 1, "kept, not deleted"
     client.force_login(governance_user)
@@ -180,8 +180,10 @@ def test_bad_filters_are_named(client, db, params, field):
 def test_query_count_does_not_grow_with_cards(client, version, speaker, django_assert_max_num_queries, cards):
     entries = entries_of(version)
     for index in range(cards):
-        submit_run_card(body(make_card(version, entries, composite=0.5 + index / 1000, model_slug=f"m{index}")),
-                        speaker)
+        submit_run_card(
+            body=body(make_card(version, entries, composite=0.5 + index / 1000, model_slug=f"m{index}")),
+            actor=speaker,
+        )
     for url, params in (("/api/v1/leaderboard/", {}), ("/api/v1/leaderboard/", {"domain": "legal"}),
                         ("/leaderboard/", {}), ("/leaderboard/", {"domain": "medical", "sort": "cost_adjusted"})):
         with django_assert_max_num_queries(8):
@@ -218,7 +220,7 @@ def test_provisional_ends_when_the_method_is_community_validated(client, version
 
 def test_secret_domain_scores_need_enough_entries(steward, governance_user):
     entries = [entry(n, "gold_standard", domain="medical" if n < 6 else "legal") for n in range(1, 8)]
-    stored = import_corpus(corpus_bytes(entries, id="gold-set"), steward).version
+    stored = import_corpus(data=corpus_bytes(entries, id="gold-set"), organization=steward, actor=None).version
     grant_all_consents(stored.dataset)
     card = submit(stored, governance_user)
     assert list(card.domain_scores.values_list("domain", "result_count")) == [("medical", 5)]
@@ -229,7 +231,7 @@ def test_rows_say_when_a_card_disagrees_with_its_results(client, version, speake
 
     card = make_card(version, entries_of(version))
     card["scores"]["exact_matches"] = 3
-    stored = submit_run_card(body(seal(card)), speaker)
+    stored = submit_run_card(body=body(seal(card)), actor=speaker)
     assert api_rows(client)[0]["discrepancy_count"] == len(stored.discrepancies) >= 1
     assert b"disagreement" in client.get("/leaderboard/").content
     page = client.get(f"/leaderboard/cards/{stored.public_id}/")

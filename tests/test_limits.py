@@ -52,7 +52,7 @@ def developer(db):
 
 @pytest.fixture
 def token(developer) -> str:
-    return create_api_token(developer, "limits test")[1]
+    return create_api_token(actor=developer, name="limits test")[1]
 
 
 def auth(token: str) -> dict[str, str]:
@@ -124,7 +124,7 @@ def test_run_card_submission_is_throttled_per_user_with_retry_after(client, toke
 
 def test_the_run_card_scope_counts_each_user_separately(client, token, rates):
     rates(run_card_submit="1/min")
-    other = create_api_token(User.objects.create_user(email="other@example.org"), "other")[1]
+    other = create_api_token(actor=User.objects.create_user(email="other@example.org"), name="other")[1]
     assert client.post(RUN_CARDS, b"{}", content_type="application/json", **auth(token)).status_code == 400
     assert client.post(RUN_CARDS, b"{}", content_type="application/json", **auth(token)).status_code == 429
     assert client.post(RUN_CARDS, b"{}", content_type="application/json", **auth(other)).status_code == 400

@@ -64,11 +64,18 @@ def secret_world(steward, governance_user, public_version):
     """A public dataset with secret entries, a run card scoring its secret entries (outputs carry SECRET_MARK),
     and a campaign on that card with one commented rating (its texts show on the decision page)."""
     secret_entries = list(Entry.objects.filter(version=public_version, segment__in=["gold_standard", "held_out"]))
-    card = submit_run_card(body(make_card(public_version, secret_entries, model_slug="sandboxed",
-                                          predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")), governance_user)
+    card = submit_run_card(
+        body=body(make_card(public_version, secret_entries, model_slug="sandboxed",
+                                              predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")),
+        actor=governance_user,
+    )
     pool = speakers(steward, 2)
-    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=2,
-                                                                                  ratings_per_item=1))
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=2,
+                                                                                      ratings_per_item=1),
+    )
     assignment = Assignment.objects.filter(campaign=campaign).select_related("speaker", "item").first()
     rate(assignment, "gist", comment="the verb is wrong")
     return {"version": public_version, "card": card, "campaign": campaign, "pool": pool}
@@ -125,7 +132,7 @@ def test_recovery_codes_alone_are_not_two_factor(governance_user_without_mfa):
 @pytest.mark.parametrize("persona", ["governance_user_without_mfa", "curator_without_mfa"])
 def test_role_holders_without_totp_see_no_secret_text_anywhere(client, secret_world, persona, request):
     user = request.getfixturevalue(persona)
-    _, key = create_api_token(user)
+    _, key = create_api_token(actor=user)
     client.force_login(user)
     statuses = {}
     for url in secret_urls(secret_world):
@@ -184,7 +191,11 @@ def test_governance_pages_tell_staff_without_totp_how_to_set_it_up(client, secre
 
 
 def test_curator_pages_tell_curators_without_totp_how_to_set_it_up(client, steward, curator_without_mfa):
-    private = import_corpus(corpus_bytes([entry(1, "gold_standard"), entry(2)], id="private-set"), steward).version
+    private = import_corpus(
+        data=corpus_bytes([entry(1, "gold_standard"), entry(2)], id="private-set"),
+        organization=steward,
+        actor=None,
+    ).version
     client.force_login(curator_without_mfa)
     for url in [url.format(pk=private.pk) for url in CURATOR_PAGES] + [
             f"/datasets/versions/{private.pk}/", "/datasets/d/private-set/"]:
@@ -197,7 +208,7 @@ def test_curator_pages_tell_curators_without_totp_how_to_set_it_up(client, stewa
 
 
 def test_api_import_without_totp_is_a_clear_403(client, steward, curator_without_mfa):
-    _, key = create_api_token(curator_without_mfa)
+    _, key = create_api_token(actor=curator_without_mfa)
     response = client.post("/api/v1/corpus-imports/?org=steward", data=corpus_bytes([entry(1)]),
                            content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 403
@@ -206,7 +217,7 @@ def test_api_import_without_totp_is_a_clear_403(client, steward, curator_without
     response = client.post("/api/v1/corpus-imports/?org=steward", data=corpus_bytes([entry(1)]),
                            content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 403
-    _, key = create_api_token(proven(curator_without_mfa), scope="secret")
+    _, key = create_api_token(actor=proven(curator_without_mfa), scope="secret")
     response = client.post("/api/v1/corpus-imports/?org=steward", data=corpus_bytes([entry(1)]),
                            content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 201
@@ -218,9 +229,13 @@ def test_speakers_never_need_totp_even_when_curator_elsewhere(client, steward, o
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 1)
     member_elsewhere = pool[0]
-    add_member(member_elsewhere.email, other_org, "curator")
-    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=3,
-                                                                                  ratings_per_item=1))
+    add_member(email=member_elsewhere.email, organization=other_org, role="curator", actor=None)
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=3,
+                                                                                      ratings_per_item=1),
+    )
     client.force_login(member_elsewhere)
     start = client.get(f"/review/c/{campaign.public_id}/")
     assert start.status_code == 302
@@ -300,30 +315,75 @@ def dashboard_world(steward, governance_user, settings, tmp_path):
     """Three datasets (consented, never consented, consent revoked), a waiting submission and one moved
     past the staff, a campaign ready for a decision, one decided, and audit events."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    import_corpus(corpus_bytes([entry(1)], id="no-consent-set"), steward)
-    revoked = import_corpus(corpus_bytes([entry(1)], id="revoked-set"), steward).version.dataset
-    record = grant_consent(revoked, [ConsentUse.EVALUATION], "Council", datetime.date(2026, 1, 1), governance_user,
-                           document_reference="binder 3")
-    revoke_consent(record, governance_user, "The council withdrew it.")
+    import_corpus(data=corpus_bytes([entry(1)], id="no-consent-set"), organization=steward, actor=None)
+    revoked = import_corpus(
+        data=corpus_bytes([entry(1)], id="revoked-set"),
+        organization=steward,
+        actor=None,
+    ).version.dataset
+    record = grant_consent(
+        dataset=revoked,
+        uses=[ConsentUse.EVALUATION],
+        granted_by_name="Council",
+        granted_on=datetime.date(2026, 1, 1),
+        actor=governance_user,
+        document_reference="binder 3",
+    )
+    revoke_consent(record=record, actor=governance_user, reason="The council withdrew it.")
     developer = member("dev@methods.example", steward, "speaker")
-    terms = submission_services.publish_terms(steward, governance_user, "1", "Terms.", "Transfer clause.")
-    acceptance = submission_services.accept_terms(terms, developer)
-    waiting = submission_services.submit_method(steward, developer, acceptance, io.BytesIO(zip_bytes(package_files())),
-                                                "method.zip", COST_REPORT).submission
-    rejected = submission_services.submit_method(steward, developer, acceptance,
-                                                 io.BytesIO(zip_bytes(package_files())), "method.zip",
-                                                 COST_REPORT).submission
-    submission_services.advance_submission(rejected, governance_user, "rejected", note="Out of scope.")
+    terms = submission_services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="1",
+        text="Terms.",
+        transfer_clause="Transfer clause.",
+    )
+    acceptance = submission_services.accept_terms(terms=terms, actor=developer)
+    waiting = submission_services.submit_method(
+        organization=steward,
+        actor=developer,
+        terms_acceptance=acceptance,
+        package=io.BytesIO(zip_bytes(package_files())),
+        package_name="method.zip",
+        cost_report=COST_REPORT,
+    ).submission
+    rejected = submission_services.submit_method(
+        organization=steward,
+        actor=developer,
+        terms_acceptance=acceptance,
+        package=io.BytesIO(zip_bytes(package_files())),
+        package_name="method.zip",
+        cost_report=COST_REPORT,
+    ).submission
+    submission_services.advance_submission(
+        submission=rejected,
+        actor=governance_user,
+        to_state="rejected",
+        note="Out of scope.",
+    )
     pool = speakers(steward, 2)
     card = gold_card(steward, governance_user, count=12)
-    ready = review_services.open_campaign(card, governance_user, settings_for(pool, title="Clinic phrases",
-                                                                              sample_size=4, ratings_per_item=1))
+    ready = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, title="Clinic phrases",
+                                                                                  sample_size=4, ratings_per_item=1),
+    )
     rate_everything(ready)
     review_services.refresh_summary(ready.pk)
-    decided = review_services.open_campaign(card, governance_user, settings_for(pool, title="Already decided",
-                                                                                sample_size=2, ratings_per_item=1))
+    decided = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, title="Already decided",
+                                                                                    sample_size=2, ratings_per_item=1),
+    )
     rate_everything(decided)
-    review_services.record_decision(decided, governance_user, "reject", "Too few items to judge.")
+    review_services.record_decision(
+        campaign=decided,
+        actor=governance_user,
+        outcome="reject",
+        rationale="Too few items to judge.",
+    )
     return {"waiting": waiting, "rejected": rejected, "ready": ready, "decided": decided}
 
 
@@ -364,12 +424,28 @@ def test_the_dashboard_shows_consent_submissions_campaigns_and_events(client, da
 
 def test_dashboard_consent_labels(client, steward, governance_user):
     """Hand-checked: one record covering evaluation and human review, another (revoked) public release."""
-    dataset = import_corpus(corpus_bytes([entry(1)], id="two-records"), steward).version.dataset
-    grant_consent(dataset, [ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW], "Council", datetime.date(2026, 2, 1),
-                  governance_user, document_reference="binder 1")
-    released = grant_consent(dataset, [ConsentUse.PUBLIC_RELEASE], "Council", datetime.date(2026, 2, 2),
-                             governance_user, document_reference="binder 2")
-    revoke_consent(released, governance_user, "Not public after all.")
+    dataset = import_corpus(
+        data=corpus_bytes([entry(1)], id="two-records"),
+        organization=steward,
+        actor=None,
+    ).version.dataset
+    grant_consent(
+        dataset=dataset,
+        uses=[ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW],
+        granted_by_name="Council",
+        granted_on=datetime.date(2026, 2, 1),
+        actor=governance_user,
+        document_reference="binder 1",
+    )
+    released = grant_consent(
+        dataset=dataset,
+        uses=[ConsentUse.PUBLIC_RELEASE],
+        granted_by_name="Council",
+        granted_on=datetime.date(2026, 2, 2),
+        actor=governance_user,
+        document_reference="binder 2",
+    )
+    revoke_consent(record=released, actor=governance_user, reason="Not public after all.")
     client.force_login(governance_user)
     (row,) = client.get("/orgs/steward/dashboard/").context["board"].datasets
     assert (row.state, row.active_records, row.revoked_records) == ("active", 1, 1)
@@ -401,18 +477,44 @@ def test_the_navigation_and_the_organization_page_link_the_dashboard(client, ste
 def test_dashboard_queries_do_not_grow_with_data(client, steward, governance_user, django_assert_max_num_queries):
     def add_data(count: int):
         for index in range(count):
-            dataset = import_corpus(corpus_bytes([entry(1)], id=f"set-{uuid.uuid4().hex[:8]}"), steward).version.dataset
-            grant_consent(dataset, [ConsentUse.EVALUATION], "Council", datetime.date(2026, 1, 1), governance_user,
-                          document_reference=f"binder {index}")
+            dataset = import_corpus(
+                data=corpus_bytes([entry(1)], id=f"set-{uuid.uuid4().hex[:8]}"),
+                organization=steward,
+                actor=None,
+            ).version.dataset
+            grant_consent(
+                dataset=dataset,
+                uses=[ConsentUse.EVALUATION],
+                granted_by_name="Council",
+                granted_on=datetime.date(2026, 1, 1),
+                actor=governance_user,
+                document_reference=f"binder {index}",
+            )
             record_event(CHANGED, actor=governance_user, organization=steward, details={"n": index})
-            submission_services.submit_method(steward, developer, acceptance, io.BytesIO(zip_bytes(package_files())),
-                                              "method.zip", COST_REPORT)
-            review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=2,
-                                                                              ratings_per_item=1))
+            submission_services.submit_method(
+                organization=steward,
+                actor=developer,
+                terms_acceptance=acceptance,
+                package=io.BytesIO(zip_bytes(package_files())),
+                package_name="method.zip",
+                cost_report=COST_REPORT,
+            )
+            review_services.open_campaign(
+                run_card=card,
+                actor=governance_user,
+                values=settings_for(pool, sample_size=2,
+                                                                                  ratings_per_item=1),
+            )
 
     developer = member("dev@methods.example", steward, "speaker")
-    terms = submission_services.publish_terms(steward, governance_user, "1", "Terms.", "Transfer clause.")
-    acceptance = submission_services.accept_terms(terms, developer)
+    terms = submission_services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="1",
+        text="Terms.",
+        transfer_clause="Transfer clause.",
+    )
+    acceptance = submission_services.accept_terms(terms=terms, actor=developer)
     pool = speakers(steward, 2)
     card = gold_card(steward, governance_user, count=12)
     client.force_login(governance_user)
@@ -457,11 +559,15 @@ def test_a_secret_card_from_staff_without_totp_says_why_its_dataset_is_unknown(s
 
     from .conftest import grant_all_consents
 
-    version = import_corpus(corpus_bytes([entry(1, "gold_standard")], id="sandbox-set"), steward).version
+    version = import_corpus(
+        data=corpus_bytes([entry(1, "gold_standard")], id="sandbox-set"),
+        organization=steward,
+        actor=None,
+    ).version
     grant_all_consents(version.dataset)
     card = make_card(version, list(Entry.objects.filter(version=version)))
     with pytest.raises(RunCardRejected) as refused:
-        submit_run_card(body(card), governance_user_without_mfa)
+        submit_run_card(body=body(card), actor=governance_user_without_mfa)
     assert "two-factor authentication" in refused.value.problems[0].message
 
 

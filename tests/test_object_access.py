@@ -29,20 +29,43 @@ VERBS = ("get", "post", "put", "patch", "delete")
 
 @pytest.fixture
 def steward_objects(steward, governance_user, curator):
-    private = import_corpus(corpus_bytes([entry(1, "gold_standard"), entry(2)], id="private-set"), steward).version
+    private = import_corpus(
+        data=corpus_bytes([entry(1, "gold_standard"), entry(2)], id="private-set"),
+        organization=steward,
+        actor=None,
+    ).version
     consent = grant_all_consents(private.dataset, governance_user)
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 2)
-    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=4,
-                                                                                  ratings_per_item=2))
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=4,
+                                                                                      ratings_per_item=2),
+    )
     assignment = Assignment.objects.filter(campaign=campaign).select_related("speaker").first()
-    review_services.record_rating(assignment, assignment.speaker,
-                                  review_services.Submission(uuid.uuid4(), "gist"))
+    review_services.record_rating(
+        assignment=assignment,
+        actor=assignment.speaker,
+        submission=review_services.Submission(uuid.uuid4(), "gist"),
+    )
     developer = member("dev@example.org", steward, "speaker")
-    terms = publish_terms(steward, governance_user, "2026-1", "Terms.", "Transfer clause.")
-    outcome = submit_method(steward, developer, accept_terms(terms, developer),
-                            io.BytesIO(zip_bytes(package_files())), "method.zip", COST_REPORT)
-    token, _ = create_api_token(curator, "ci")
+    terms = publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="2026-1",
+        text="Terms.",
+        transfer_clause="Transfer clause.",
+    )
+    outcome = submit_method(
+        organization=steward,
+        actor=developer,
+        terms_acceptance=accept_terms(terms=terms, actor=developer),
+        package=io.BytesIO(zip_bytes(package_files())),
+        package_name="method.zip",
+        cost_report=COST_REPORT,
+    )
+    token, _ = create_api_token(actor=curator, name="ci")
     version = private
     return {
         "urls": [

@@ -63,7 +63,7 @@ def test_readiness_checklist_counts_each_requirement(client, steward, curator):
                + [entry(100 + n, "development", difficulty=2, register="conversational", provenance="elicited")
                   for n in range(30)]
                + [entry(200 + n, "diagnostic", difficulty=4, provenance="elicited") for n in range(9)])
-    version = import_corpus(corpus_bytes(entries), steward).version
+    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     client.force_login(curator)
     checklist = {item.label: item for item in client.get(f"/datasets/versions/{version.pk}/").context["readiness"]}
     assert checklist["Gold standard entries"].passed and checklist["Gold standard entries"].actual == "50"
@@ -86,7 +86,7 @@ def test_distribution_for_the_public_counts_only_visible_entries(client, public_
 def test_entry_list_filters_search_and_paginates(client, steward):
     entries = [entry(n, difficulty=1 + n % 5, domain="medical" if n % 2 else "legal") for n in range(120)]
     entries.append(entry(999, notes="niwâpamâw atim", source="I see the dog"))
-    version = import_corpus(corpus_bytes(entries), steward).version
+    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(version.dataset)
     url = f"/datasets/versions/{version.pk}/entries/"
     page = client.get(url)
@@ -128,7 +128,7 @@ def test_curator_edits_entry_and_frozen_version_refuses(client, curator, public_
     assert client.post(f"/datasets/entries/{target.pk}/edit/", data).status_code == 302
     edited = Entry.objects.get(pk=target.pk)
     assert edited.source == "edited" and edited.domain == "" and '"domain"' not in edited.document
-    freeze_version(public_version)
+    freeze_version(version=public_version, actor=None)
     refused = client.post(f"/datasets/entries/{target.pk}/edit/", {**data, "source": "again"})
     assert refused.status_code == 400 and b"frozen" in refused.content
     assert Entry.objects.get(pk=target.pk).source == "edited"
@@ -145,7 +145,7 @@ def test_speakers_cannot_edit(client, speaker, public_version):
 
 
 def test_only_governance_publishes(client, steward, curator, governance_user):
-    version = import_corpus(corpus_bytes([entry(1)]), steward).version
+    version = import_corpus(data=corpus_bytes([entry(1)]), organization=steward, actor=None).version
     grant_all_consents(version.dataset, governance_user)
     client.force_login(curator)
     assert client.post(f"/datasets/versions/{version.pk}/publication/", {"is_public": "1"}).status_code == 403
@@ -169,8 +169,12 @@ def test_download_button_serves_visible_entries(client, public_version, curator)
 @pytest.mark.parametrize("size", [3, 80])
 def test_page_queries_do_not_grow_with_data(client, steward, curator, django_assert_max_num_queries, size):
     for index in range(3):
-        version = import_corpus(corpus_bytes([entry(n, difficulty=1 + n % 5) for n in range(size)],
-                                             id=f"set-{index}"), steward).version
+        version = import_corpus(
+            data=corpus_bytes([entry(n, difficulty=1 + n % 5) for n in range(size)],
+                                                 id=f"set-{index}"),
+            organization=steward,
+            actor=None,
+        ).version
         publish(version.dataset)
     client.force_login(curator)
     first = Entry.objects.filter(version=version).first()

@@ -29,7 +29,7 @@ def pool(steward):
 
 
 def open_campaign(card, governance_user, pool, **overrides):
-    return services.open_campaign(card, governance_user, settings_for(pool, **overrides))
+    return services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
 
 
 def test_a_campaign_samples_by_difficulty_tier_and_records_the_strata(card, governance_user, pool):
@@ -136,7 +136,7 @@ def test_changing_a_rating_keeps_the_history_and_undo_gives_the_item_back(card, 
     submit(assignment, "excellent", comment="better on second reading")
     history = list(Rating.objects.filter(assignment=assignment).order_by("created_at"))
     assert [(r.value, r.is_current) for r in history] == [("gist", False), ("excellent", True)]
-    undone = services.undo_last_rating(campaign, assignment.speaker)
+    undone = services.undo_last_rating(campaign=campaign, actor=assignment.speaker)
     assert undone.pk == assignment.pk
     assignment.refresh_from_db()
     assert assignment.state == Assignment.State.OPEN
@@ -162,7 +162,7 @@ def test_a_speaker_who_leaves_has_their_unrated_items_reassigned(card, governanc
     submit(rated, "excellent")
     open_items = set(Assignment.objects.filter(campaign=campaign, speaker=leaving, state="open")
                      .values_list("item_id", flat=True))
-    moved = services.remove_speaker(campaign, leaving, governance_user)
+    moved = services.remove_speaker(campaign=campaign, user=leaving, actor=governance_user)
     assert moved == len(open_items) > 0
     assert not Assignment.objects.filter(campaign=campaign, speaker=leaving, state="open").exists()
     assert Rating.objects.filter(assignment=rated, is_current=True).exists(), "their ratings stay"
@@ -175,16 +175,21 @@ def test_a_speaker_who_leaves_has_their_unrated_items_reassigned(card, governanc
 def test_a_paused_or_closed_campaign_takes_no_rating(card, governance_user, pool):
     campaign = open_campaign(card, governance_user, pool)
     assignment = Assignment.objects.filter(campaign=campaign).first()
-    services.set_campaign_status(campaign, governance_user, "paused", "speakers' meeting first")
+    services.set_campaign_status(
+        campaign=campaign,
+        actor=governance_user,
+        status="paused",
+        reason="speakers' meeting first",
+    )
     with pytest.raises(services.ReviewError):
         submit(assignment, "gist")
-    services.set_campaign_status(campaign, governance_user, "open")
+    services.set_campaign_status(campaign=campaign, actor=governance_user, status="open")
     submit(assignment, "gist")
-    services.set_campaign_status(campaign, governance_user, "closed")
+    services.set_campaign_status(campaign=campaign, actor=governance_user, status="closed")
     with pytest.raises(services.ReviewError):
         submit(assignment, "excellent")
     with pytest.raises(services.ReviewError):
-        services.set_campaign_status(campaign, governance_user, "open")
+        services.set_campaign_status(campaign=campaign, actor=governance_user, status="open")
     actions = list(AuditEvent.objects.filter(action__startswith="campaign.").values_list("action", flat=True))
     assert {"campaign.paused", "campaign.resumed", "campaign.closed"} <= set(actions)
 
@@ -194,16 +199,26 @@ def test_an_approval_on_gold_standard_makes_the_card_community_validated_and_a_r
     campaign = open_campaign(card, governance_user, pool, sample_size=10)
     rate_everything(campaign, lambda a: "excellent")
     with pytest.raises(services.ReviewError) as refused:
-        services.record_decision(campaign, governance_user, "approve", "   ")
+        services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="   ")
     assert refused.value.field == "rationale"
-    decision = services.record_decision(campaign, governance_user, "approve", "The speakers found it excellent.")
+    decision = services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="approve",
+        rationale="The speakers found it excellent.",
+    )
     card.refresh_from_db()
     campaign.refresh_from_db()
     assert card.verification_tier == "Community Validated"
     assert campaign.status == Campaign.Status.CLOSED
     assert decision.recommendation["outcome"] in {"pass", "fail", "insufficient_evidence"}
     assert transfer_eligible(card)
-    services.record_decision(campaign, governance_user, "revoke", "Elders found a cultural problem later.")
+    services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="revoke",
+        rationale="Elders found a cultural problem later.",
+    )
     card.refresh_from_db()
     assert card.verification_tier != "Community Validated" and not transfer_eligible(card)
     assert list(Decision.objects.filter(campaign=campaign).values_list("outcome", flat=True)) == ["revoke", "approve"]
@@ -214,12 +229,22 @@ def test_an_approval_on_gold_standard_makes_the_card_community_validated_and_a_r
 
 def test_decisions_are_never_edited(card, governance_user, pool):
     campaign = open_campaign(card, governance_user, pool, sample_size=10)
-    decision = services.record_decision(campaign, governance_user, "reject", "Too many errors.")
+    decision = services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="reject",
+        rationale="Too many errors.",
+    )
     decision.rationale = "changed"
     with pytest.raises(PermissionError):
         decision.save()
     with pytest.raises(services.ReviewError):
-        services.record_decision(campaign, governance_user, "revoke", "nothing to revoke")
+        services.record_decision(
+            campaign=campaign,
+            actor=governance_user,
+            outcome="revoke",
+            rationale="nothing to revoke",
+        )
 
 
 def test_an_approval_of_a_development_card_changes_no_tier(public_version, governance_user, speaker, steward):
@@ -231,10 +256,10 @@ def test_an_approval_of_a_development_card_changes_no_tier(public_version, gover
 
     consent_to_everything(public_version.dataset, governance_user)
     entries = list(Entry.objects.filter(version=public_version, segment="development"))
-    card = submit_run_card(body(make_card(public_version, entries)), governance_user)
+    card = submit_run_card(body=body(make_card(public_version, entries)), actor=governance_user)
     pool = speakers(steward, 3)
-    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=1))
-    services.record_decision(campaign, governance_user, "approve", "Fine.")
+    campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=1))
+    services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="Fine.")
     card.refresh_from_db()
     assert card.community_validated_at is None and not transfer_eligible(card)
 
@@ -255,7 +280,7 @@ def test_twenty_concurrent_copies_of_one_submission_store_one_rating(steward, go
         pytest.skip("concurrency is proven on PostgreSQL (SQLite serialises every write)")
     card = gold_card(steward, governance_user, count=20)
     pool = speakers(steward, 3)
-    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=5))
+    campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=5))
     assignment = Assignment.objects.filter(campaign=campaign).select_related("speaker").first()
     client_id = uuid.uuid4()
     barrier = threading.Barrier(20)
@@ -286,7 +311,7 @@ def test_a_speaker_removed_from_the_pool_no_longer_sees_or_rates_their_items(cli
     leaving = pool[0]
     rated = Assignment.objects.filter(campaign=campaign, speaker=leaving).first()
     submit(rated, "gist")
-    services.remove_speaker(campaign, leaving, governance_user)
+    services.remove_speaker(campaign=campaign, user=leaving, actor=governance_user)
     client.force_login(leaving)
     assert client.get(f"/review/items/{rated.public_id}/").status_code == 404
     with pytest.raises(services.NotAllowed):
@@ -304,7 +329,7 @@ def test_taking_back_a_skipped_item_releases_its_unrated_replacement(card, gover
     for _ in range(2):  # a pool of 4, 2 ratings per item: two other speakers can stand in
         submit(assignment, "cannot_judge")
         assert holders() == 2, "the replacement holds it"
-        services.undo_last_rating(campaign, assignment.speaker)
+        services.undo_last_rating(campaign=campaign, actor=assignment.speaker)
         assert holders() == 2, "taking it back releases the unrated replacement"
     submit(assignment, "acceptable")
     assert holders() == 2
@@ -324,19 +349,29 @@ def test_a_resent_submission_id_with_another_rating_is_refused(card, governance_
 def test_the_latest_decision_over_all_campaigns_of_a_card_is_in_force(card, governance_user, pool):
     first = open_campaign(card, governance_user, pool, sample_size=10)
     second = open_campaign(card, governance_user, pool, sample_size=10, seed=9)
-    services.record_decision(first, governance_user, "approve", "First panel approves.")
+    services.record_decision(
+        campaign=first,
+        actor=governance_user,
+        outcome="approve",
+        rationale="First panel approves.",
+    )
     card.refresh_from_db()
     assert card.verification_tier == "Community Validated" and transfer_eligible(card)
-    services.record_decision(second, governance_user, "reject", "Second panel found cultural problems.")
+    services.record_decision(
+        campaign=second,
+        actor=governance_user,
+        outcome="reject",
+        rationale="Second panel found cultural problems.",
+    )
     card.refresh_from_db()
     assert card.verification_tier != "Community Validated" and not transfer_eligible(card)
 
 
 def test_a_closed_campaigns_pool_no_longer_changes(card, governance_user, pool):
     campaign = open_campaign(card, governance_user, pool, sample_size=8, ratings_per_item=2)
-    services.set_campaign_status(campaign, governance_user, "closed")
+    services.set_campaign_status(campaign=campaign, actor=governance_user, status="closed")
     with pytest.raises(services.ReviewError):
-        services.remove_speaker(campaign, pool[0], governance_user)
+        services.remove_speaker(campaign=campaign, user=pool[0], actor=governance_user)
     assert not Assignment.objects.filter(campaign=campaign, state="released").exists()
 
 
@@ -354,7 +389,7 @@ def test_removing_a_speaker_costs_the_same_queries_whatever_they_held(card, gove
     large = open_campaign(card, governance_user, pool, sample_size=40, ratings_per_item=2, seed=5)
     for campaign in (small, large):
         with django_assert_max_num_queries(25):
-            services.remove_speaker(campaign, pool[0], governance_user)
+            services.remove_speaker(campaign=campaign, user=pool[0], actor=governance_user)
     assert set(Counter(Assignment.objects.filter(campaign=large, state__in=["open", "rated"])
                        .values_list("item_id", flat=True)).values()) == {2}
 
@@ -365,7 +400,11 @@ def test_two_cant_judge_answers_on_one_item_at_once_give_it_to_two_different_spe
         pytest.skip("concurrency is proven on PostgreSQL (SQLite serialises every write)")
     card = gold_card(steward, governance_user, count=20)
     pool = speakers(steward, 5)
-    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=5, ratings_per_item=2))
+    campaign = services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=5, ratings_per_item=2),
+    )
     item = Item.objects.filter(campaign=campaign).first()
     holders = list(Assignment.objects.filter(item=item).select_related("speaker"))
     barrier = threading.Barrier(len(holders))

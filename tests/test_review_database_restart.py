@@ -57,7 +57,11 @@ def test_acknowledged_ratings_survive_a_database_restart(version, steward, gover
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 2)
     speaker = pool[0]
-    campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=4, ratings_per_item=2))
+    campaign = services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=4, ratings_per_item=2),
+    )
     items = list(Assignment.objects.filter(campaign=campaign, speaker=speaker).order_by("position"))
     browser = Client(raise_request_exception=False)
     browser.force_login(speaker)

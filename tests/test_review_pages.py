@@ -37,7 +37,11 @@ def pool(steward):
 
 @pytest.fixture
 def campaign(card, governance_user, pool):
-    return services.open_campaign(card, governance_user, settings_for(pool, sample_size=12, control_count=2))
+    return services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=12, control_count=2),
+    )
 
 
 def first_assignment(campaign, speaker):
@@ -75,7 +79,11 @@ def test_speaker_pages_are_blind(client, campaign, pool, card):
     """No method name, model, score or other speaker's rating on any page a speaker reaches."""
     speaker = pool[0]
     other = Assignment.objects.filter(campaign=campaign).exclude(speaker=speaker).first()
-    services.record_rating(other, other.speaker, services.Submission(uuid.uuid4(), "excellent", comment="OTHERSAYS"))
+    services.record_rating(
+        assignment=other,
+        actor=other.speaker,
+        submission=services.Submission(uuid.uuid4(), "excellent", comment="OTHERSAYS"),
+    )
     client.force_login(speaker)
     assignment = first_assignment(campaign, speaker)
     pages = [client.get(url) for url in ("/review/", f"/review/items/{assignment.public_id}/",
@@ -137,9 +145,13 @@ def test_bad_rating_posts_say_what_was_wrong_and_store_nothing(client, campaign,
 def test_hostile_text_is_rendered_escaped(client, campaign, pool, governance_user):
     speaker = pool[0]
     assignment = Assignment.objects.filter(campaign=campaign, speaker=speaker, item__is_control=False).first()
-    services.record_rating(assignment, speaker, services.Submission(
-        uuid.uuid4(), "gist", frozenset({"hallucination"}), comment="<script>alert(1)</script>",
-        correction="=HYPERLINK(\"http://evil\")"))
+    services.record_rating(
+        assignment=assignment,
+        actor=speaker,
+        submission=services.Submission(
+            uuid.uuid4(), "gist", frozenset({"hallucination"}), comment="<script>alert(1)</script>",
+            correction="=HYPERLINK(\"http://evil\")"),
+    )
     client.force_login(governance_user)
     page = client.get(f"/review/campaigns/{campaign.public_id}/decision/")
     assert b"<script>alert(1)</script>" not in page.content and b"&lt;script&gt;" in page.content
@@ -165,7 +177,7 @@ def test_withdrawn_consent_stops_serving_items_and_regranting_restores_them(clie
     assignment = first_assignment(campaign, speaker)
     client.force_login(speaker)
     record = ConsentRecord.objects.get(dataset=card.dataset_version.dataset)
-    revoke_consent(record, governance_user, "The council withdrew consent pending a new agreement.")
+    revoke_consent(record=record, actor=governance_user, reason="The council withdrew consent pending a new agreement.")
     page = client.get(f"/review/items/{assignment.public_id}/")
     assert page.status_code == 409 and b"Withdrawn by its community" in page.content
     assert assignment.item.entry.source.encode() not in page.content
@@ -217,8 +229,12 @@ def test_governance_decides_on_the_decision_page_and_the_leaderboard_shows_it(cl
 
 def test_the_decision_page_query_count_does_not_grow_with_ratings(client, card, governance_user, pool,
                                                                   django_assert_max_num_queries):
-    small = services.open_campaign(card, governance_user, settings_for(pool, sample_size=5))
-    large = services.open_campaign(card, governance_user, settings_for(pool, sample_size=40, control_count=5))
+    small = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=5))
+    large = services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=40, control_count=5),
+    )
     for campaign in (small, large):
         rate_everything(campaign, lambda a: "gist" if a.pk % 2 else "acceptable")
         Rating.objects.filter(assignment__campaign=campaign).update(comment="noted")
@@ -240,7 +256,11 @@ def test_the_rating_page_query_count_is_bounded(client, campaign, pool, django_a
 def test_ratings_export_lists_every_rating_with_history_for_governance_only(client, campaign, pool, governance_user):
     assignment = first_assignment(campaign, pool[0])
     for value in ("gist", "acceptable"):
-        services.record_rating(assignment, pool[0], services.Submission(uuid.uuid4(), value))
+        services.record_rating(
+            assignment=assignment,
+            actor=pool[0],
+            submission=services.Submission(uuid.uuid4(), value),
+        )
     client.force_login(governance_user)
     csv_text = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").content.decode("utf-8-sig")
     lines = csv_text.strip().splitlines()
@@ -268,7 +288,11 @@ def test_gate_thresholds_are_the_organizations_own(client, steward, governance_u
 def test_speakers_are_emailed_once_when_the_campaign_opens(card, governance_user, pool, eager_tasks,
                                                            django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=6))
+        campaign = services.open_campaign(
+            run_card=card,
+            actor=governance_user,
+            values=settings_for(pool, sample_size=6),
+        )
     assert sorted(m.to[0] for m in mail.outbox) == sorted(p.email for p in pool)
     assert all(MODEL_SLUG not in m.body and "/review/" in m.body for m in mail.outbox)
     from review.tasks import send_campaign_invitations_task
@@ -285,11 +309,15 @@ def test_a_reminder_goes_once_to_speakers_with_items_left_a_day_before_the_deadl
 
     from review.tasks import send_deadline_reminders_task
 
-    campaign = services.open_campaign(card, governance_user, settings_for(
-        pool, sample_size=6, deadline=timezone.now() + timedelta(days=3)))
+    campaign = services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(
+            pool, sample_size=6, deadline=timezone.now() + timedelta(days=3)),
+    )
     done = pool[0]
     for assignment in Assignment.objects.filter(campaign=campaign, speaker=done):
-        services.record_rating(assignment, done, services.Submission(uuid.uuid4(), "gist"))
+        services.record_rating(assignment=assignment, actor=done, submission=services.Submission(uuid.uuid4(), "gist"))
     assert send_deadline_reminders_task.delay().get() == 0, "three days before: not yet"
     Campaign.objects.filter(pk=campaign.pk).update(deadline=timezone.now() + timedelta(hours=20))
     mail.outbox.clear()
@@ -331,8 +359,12 @@ def test_a_reminder_that_fails_to_send_is_tried_again(card, governance_user, poo
 
     from review.tasks import send_deadline_reminders_task
 
-    services.open_campaign(card, governance_user, settings_for(pool, sample_size=6,
-                                                               deadline=timezone.now() + timedelta(hours=5)))
+    services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=6,
+                                                                   deadline=timezone.now() + timedelta(hours=5)),
+    )
 
     def broken(*args, **kwargs):
         raise ConnectionRefusedError("mail server down")
@@ -349,7 +381,7 @@ def test_a_reminder_that_fails_to_send_is_tried_again(card, governance_user, poo
 
 def test_consent_changes_are_logged_against_each_running_campaign(campaign, governance_user, card):
     record = ConsentRecord.objects.get(dataset=card.dataset_version.dataset)
-    revoke_consent(record, governance_user, "Council paused all reviews.")
+    revoke_consent(record=record, actor=governance_user, reason="Council paused all reviews.")
     paused = AuditEvent.objects.get(action="campaign.paused", object_id=str(campaign.pk))
     assert paused.details == {"reason": "consent to human review revoked", "consent_record": record.pk}
     assert paused.actor == governance_user

@@ -18,7 +18,11 @@ def test_a_large_campaign_is_prepared_by_a_task_once_and_its_speakers_emailed(
     pool = speakers(steward, 3)
     # Without a broker the eager chain runs at once: preparing enqueues the invitations on commit too.
     with task_delivery.deferred(tasks=1 if BROKER else 2):
-        campaign = services.open_campaign(card, governance_user, settings_for(pool, sample_size=20))
+        campaign = services.open_campaign(
+            run_card=card,
+            actor=governance_user,
+            values=settings_for(pool, sample_size=20),
+        )
         assert campaign.status == Campaign.Status.PREPARING and not campaign.items.exists()
 
     addresses = {speaker.email for speaker in pool}

@@ -20,7 +20,7 @@ URL = "/api/v1/run-cards/"
 def dev_version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain=("medical", "legal")[n % 2]) for n in range(1, 9)]
     entries += [entry(100, "gold_standard", domain="medical"), entry(101, "held_out")]
-    version = import_corpus(corpus_bytes(entries), steward).version
+    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(version.dataset)
     return version
 
@@ -55,7 +55,7 @@ def test_valid_card_is_stored_whole_and_freezes_the_dataset(client, dev_version,
 def test_token_authentication_and_anonymous_refusal(client, dev_version, speaker):
     card = make_card(dev_version, dev_entries(dev_version))
     assert client.post(URL, body(card), content_type="application/json").status_code == 401
-    _, key = create_api_token(speaker)
+    _, key = create_api_token(actor=speaker)
     response = client.post(URL, body(card), content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 201
 

@@ -38,7 +38,7 @@ def version(steward):
                 {"id": 102, "source": "I see the dog and the cat", "reference": GOLD_TEXT, "segment": "gold_standard"},
                 {"id": 103, "source": SHORT_GOLD, "reference": "cd", "segment": "held_out"},
                 {"id": 104, "source": "hello", "reference": SHARED_GOLD, "segment": "gold_standard"}]
-    version = import_corpus(corpus_bytes(entries), steward).version
+    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(version.dataset)
     return version
 
@@ -218,9 +218,15 @@ def unknown_version(card, version):
 def revoked_consent(card, version):
     """Evaluation withdrawn, public release kept: the dataset stays visible and its cards are refused (409)."""
     record = version.dataset.consents.get()
-    grant_consent(version.dataset, [ConsentUse.PUBLIC_RELEASE], "Council resolution 2026-15 (test)",
-                  datetime.date(2026, 2, 1), record.recorded_by, document_reference="Binder 8 (test)")
-    revoke_consent(record, record.recorded_by, "The council paused evaluation.")
+    grant_consent(
+        dataset=version.dataset,
+        uses=[ConsentUse.PUBLIC_RELEASE],
+        granted_by_name="Council resolution 2026-15 (test)",
+        granted_on=datetime.date(2026, 2, 1),
+        actor=record.recorded_by,
+        document_reference="Binder 8 (test)",
+    )
+    revoke_consent(record=record, actor=record.recorded_by, reason="The council paused evaluation.")
 
 
 @pytest.mark.parametrize("refusal, status, path", [
@@ -258,7 +264,7 @@ def test_a_steward_reader_is_audited_too_and_the_event_outlives_the_refusal(vers
     card = guessing(version)
     card["dataset"]["sha256"] = version_hash(governance_user, version).value
     with pytest.raises(RunCardRejected) as refused:
-        submit_run_card(body(seal(card)), governance_user)
+        submit_run_card(body=body(seal(card)), actor=governance_user)
     assert refused.value.http_status == 400 and [p.path for p in refused.value.problems] == ["method_config.guesses[0]"]
     [event] = refusals()
     assert event.actor == governance_user and event.details["paths"] == ["method_config.guesses[0]"]

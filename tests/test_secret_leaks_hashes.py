@@ -35,8 +35,8 @@ GUESSED = {"id": 9, "source": "a guessed source", "reference": "a guessed refere
 
 
 @pytest.fixture
-def edited(public_version):
-    add_entry(public_version, GUESSED)
+def edited(public_version, curator):
+    add_entry(actor=curator, version=public_version, data=GUESSED)
     public_version.refresh_from_db()
     return public_version
 
@@ -95,7 +95,7 @@ def test_a_reimported_export_has_the_content_hash_as_its_file_hash_and_keeps_it_
     envelope = {**json.loads(public_version.envelope), "version": "2.0"}
     documents = public_version.entries.order_by("position").values_list("document", flat=True)
     exported = b"".join(corpus_file_chunks(json.dumps(envelope, ensure_ascii=False), documents))
-    round_trip = import_corpus(exported, steward).version
+    round_trip = import_corpus(data=exported, organization=steward, actor=None).version
     assert round_trip.sha256_source == Sha256Source.FILE
     assert round_trip.sha256 == hashlib.sha256(exported).hexdigest() == content_sha256(round_trip), (
         "the hash anyone could recompute from a guess of the secret entries")
@@ -104,25 +104,33 @@ def test_a_reimported_export_has_the_content_hash_as_its_file_hash_and_keeps_it_
 
 
 def test_the_hash_of_an_imported_file_without_secret_entries_stays_public(client, steward):
-    version = import_corpus(corpus_bytes([entry(1), entry(2, "diagnostic")], id="open-set"), steward).version
+    version = import_corpus(
+        data=corpus_bytes([entry(1), entry(2, "diagnostic")], id="open-set"),
+        organization=steward,
+        actor=None,
+    ).version
     publish(version.dataset)
     assert (version.sha256_source, version.public_sha256) == (Sha256Source.FILE, version.sha256)
     assert version.sha256 in page(client, version)
     assert (api(client, version)["sha256"], api(client, version)["sha256_kind"]) == (version.sha256, "file")
 
 
-def test_a_content_hash_without_secret_entries_stays_public(client, steward):
-    version = import_corpus(corpus_bytes([entry(1), entry(2, "diagnostic")], id="open-set"), steward).version
+def test_a_content_hash_without_secret_entries_stays_public(client, steward, curator):
+    version = import_corpus(
+        data=corpus_bytes([entry(1), entry(2, "diagnostic")], id="open-set"),
+        organization=steward,
+        actor=None,
+    ).version
     publish(version.dataset)
-    add_entry(version, GUESSED)
+    add_entry(actor=curator, version=version, data=GUESSED)
     version.refresh_from_db()
     assert version.sha256_source == Sha256Source.CONTENT and version.public_sha256 == version.sha256
     assert (api(client, version)["sha256"], api(client, version)["sha256_kind"]) == (version.sha256, "content")
 
 
 def test_a_next_version_is_a_content_hash_kept_from_the_public(client, public_version):
-    freeze_version(public_version)
-    successor = create_next_version(public_version, "1.1")
+    freeze_version(version=public_version, actor=None)
+    successor = create_next_version(version=public_version, new_version="1.1", actor=None)
     assert successor.sha256_source == Sha256Source.CONTENT
     assert successor.public_sha256 == keyed_content_hash(successor.sha256) != successor.sha256
     assert successor.sha256 not in page(client, successor)
@@ -151,9 +159,13 @@ def test_run_cards_pin_the_hash_their_submitter_is_shown(client, edited, speaker
     assert RunCard.objects.count() == 3
 
 
-def test_migration_0006_classifies_stored_hashes(steward, public_version):
-    edited = import_corpus(corpus_bytes(mixed_entries(), id="edited-set"), steward).version
-    add_entry(edited, GUESSED)
+def test_migration_0006_classifies_stored_hashes(steward, public_version, curator):
+    edited = import_corpus(
+        data=corpus_bytes(mixed_entries(), id="edited-set"),
+        organization=steward,
+        actor=None,
+    ).version
+    add_entry(actor=curator, version=edited, data=GUESSED)
     edited.refresh_from_db()
     real = edited.sha256
     DatasetVersion.objects.filter(pk__in=[public_version.pk, edited.pk]).update(
@@ -175,11 +187,15 @@ def test_maintainers_see_the_public_hash_in_the_admin(client, edited, maintainer
 
 def test_migration_0008_keys_every_version_holding_secret_entries_and_its_cards(steward, public_version,
                                                                                governance_user):
-    open_set = import_corpus(corpus_bytes([entry(1), entry(2, "diagnostic")], id="open-set"), steward).version
+    open_set = import_corpus(
+        data=corpus_bytes([entry(1), entry(2, "diagnostic")], id="open-set"),
+        organization=steward,
+        actor=None,
+    ).version
     card = make_card(public_version, development(public_version), sealed=False)
     card["dataset"]["sha256"] = public_version.sha256
     card["fingerprint"] = "0" * 64
-    stored = submit_run_card(body(seal(card)), governance_user)
+    stored = submit_run_card(body=body(seal(card)), actor=governance_user)
     _, discrepancies = check_fingerprint(card)
     # As 0006 left them: the imported file's hash public, the card's fingerprint and discrepancies over it.
     DatasetVersion.objects.filter(pk=public_version.pk).update(public_sha256=public_version.sha256)
@@ -237,7 +253,7 @@ def steward_card(request, edited, governance_user):
     card["dataset"]["sha256"] = edited.sha256
     assert edited.sha256 != edited.public_sha256
     kept = [edited.sha256, compute_fingerprint(card), *request.param(card)]
-    stored = submit_run_card(body(seal(card)), governance_user)
+    stored = submit_run_card(body=body(seal(card)), actor=governance_user)
     assert stored.status == RunCard.Status.READY and stored.discrepancies
     return stored, card, kept
 
@@ -260,7 +276,7 @@ def test_a_public_card_of_the_same_setup_shares_the_fingerprint(client, edited, 
     stored, _, _ = steward_card
     card = make_card(edited, development(edited), sealed=False)
     card["dataset"]["sha256"] = edited.public_sha256
-    reproduction = submit_run_card(body(seal(card)), speaker)
+    reproduction = submit_run_card(body=body(seal(card)), actor=speaker)
     assert reproduction.fingerprint == stored.fingerprint == compute_fingerprint(card)
     rows = client.get("/api/v1/leaderboard/").json()["results"]
     assert [row["cards_in_group"] for row in rows] == [2]

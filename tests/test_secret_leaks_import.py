@@ -26,14 +26,18 @@ def importer(other_org):
 
 def steward_dataset(steward) -> Dataset:
     """A private dataset of the steward (with a secret entry), under the id the other organization wants."""
-    return import_corpus(corpus_bytes([entry(1), entry(2, "gold_standard")], id=TAKEN), steward).version.dataset
+    return import_corpus(
+        data=corpus_bytes([entry(1), entry(2, "gold_standard")], id=TAKEN),
+        organization=steward,
+        actor=None,
+    ).version.dataset
 
 
 def refusals(client, other_org, importer, tmp_path) -> dict[str, object]:
     """The refusal of the same file through the service, the API, the page and the command."""
     data = corpus_bytes([entry(1)], id=TAKEN, version="9.0")
     with pytest.raises(CorpusFileError) as service:
-        import_corpus(data, other_org)
+        import_corpus(data=data, organization=other_org, actor=None)
     client.force_login(importer)
     api = client.post(f"/api/v1/corpus-imports/?org={other_org.slug}", data, content_type="application/json")
     page = client.post("/datasets/import/", {"organization": other_org.slug,
@@ -60,7 +64,7 @@ def test_a_taken_id_gets_one_answer_whatever_the_dataset_behind_it(client, stewa
     publish(dataset)
     if state == "withdrawn":
         record = ConsentRecord.objects.get(dataset=dataset)
-        revoke_consent(record, record.recorded_by, "The council withdrew it.")
+        revoke_consent(record=record, actor=record.recorded_by, reason="The council withdrew it.")
     assert refusals(client, other_org, importer, tmp_path) == private
 
 

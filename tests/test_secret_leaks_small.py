@@ -21,13 +21,17 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def campaign(steward, governance_user):
     card = gold_card(steward, governance_user, count=12)
-    return services.open_campaign(card, governance_user, settings_for(speakers(steward, 3), sample_size=4,
-                                                                      ratings_per_item=2))
+    return services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(speakers(steward, 3), sample_size=4,
+                                                                          ratings_per_item=2),
+    )
 
 
 def test_removing_a_user_outside_the_pool_does_not_name_them(campaign, governance_user, outsider):
     with pytest.raises(services.ReviewError) as caught:
-        services.remove_speaker(campaign, outsider, governance_user)
+        services.remove_speaker(campaign=campaign, user=outsider, actor=governance_user)
     assert outsider.email not in str(caught.value)
     assert caught.value.field == "speaker"
 

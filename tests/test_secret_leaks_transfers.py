@@ -24,8 +24,14 @@ def transfer(steward, governance_user, media):
     from submissions import services as services
 
     developer, _ = get_or_create_user("dev@methods.example", "correct horse battery staple 42")
-    terms = services.publish_terms(steward, governance_user, "1", "Terms.", "Ownership transfers to the steward.")
-    submission = submit(steward, developer, services.accept_terms(terms, developer),
+    terms = services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="1",
+        text="Terms.",
+        transfer_clause="Ownership transfers to the steward.",
+    )
+    submission = submit(steward, developer, services.accept_terms(terms=terms, actor=developer),
                         zip_bytes(package_files())).submission
     card = gold_card(steward, proven(governance_user), composite=0.8123)
     return OwnershipTransfer.objects.create(

@@ -48,7 +48,12 @@ def sees_no_secret(client, urls, **headers) -> None:
 
 def signed_up_by_invitation(client, steward, governance_user) -> User:
     """A curator who followed an invitation and signed up: allauth logs the new account in directly."""
-    invitation = invite_member(steward, "newcurator@steward.example", "curator", governance_user)
+    invitation = invite_member(
+        organization=steward,
+        email="newcurator@steward.example",
+        role="curator",
+        actor=governance_user,
+    )
     client.get(f"/invitations/{invitation.token}/")
     response = client.post("/accounts/signup/", {"email": "newcurator@steward.example", "password1": PASSWORD,
                                                  "password2": PASSWORD})
@@ -67,7 +72,7 @@ def signed_in_by_email_confirmation(client, steward) -> User:
     assert client.post(link).status_code == 302
     user = User.objects.get(email="confirmer@steward.example")
     assert client.get("/accounts/profile/").status_code == 200
-    add_member(user.email, steward, "curator")
+    add_member(email=user.email, organization=steward, role="curator", actor=None)
     return user
 
 
@@ -175,10 +180,10 @@ def test_a_proven_session_chooses_the_scope_and_sees_the_expiry(client, curator)
 def test_only_secret_tokens_read_secrets_and_each_read_is_audited_with_the_token_name(client, secret_world, curator):
     version = secret_world["version"]
     url = f"/api/v1/dataset-versions/{version.pk}/entries/"
-    _, public_key = create_api_token(curator, "publisher", scope="publish")
+    _, public_key = create_api_token(actor=curator, name="publisher", scope="publish")
     response = client.get(url, HTTP_AUTHORIZATION=f"Token {public_key}")
     assert response.status_code == 200 and SECRET_MARK.encode() not in response.content
-    token, secret_key = create_api_token(curator, "nightly export", scope="secret")
+    token, secret_key = create_api_token(actor=curator, name="nightly export", scope="secret")
     response = client.get(url, HTTP_AUTHORIZATION=f"Token {secret_key}")
     assert response.status_code == 200 and SECRET_MARK.encode() in response.content
     event = AuditEvent.objects.filter(action="secret_entries.shown").latest("id")
@@ -186,14 +191,14 @@ def test_only_secret_tokens_read_secrets_and_each_read_is_audited_with_the_token
 
 
 def test_a_read_token_cannot_write(client, steward, curator):
-    _, key = create_api_token(curator, scope="read")
+    _, key = create_api_token(actor=curator, scope="read")
     response = client.post("/api/v1/run-cards/", data=b"{}", content_type="application/json",
                            HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 403 and "read-only" in response.json()["detail"]
 
 
 def test_an_expired_token_is_refused_with_its_date(client, curator):
-    token, key = create_api_token(curator)
+    token, key = create_api_token(actor=curator)
     ApiToken.objects.filter(pk=token.pk).update(created_at=timezone.now() - datetime.timedelta(days=91),
                                                 expires_at=timezone.now() - datetime.timedelta(seconds=1))
     response = client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}")
@@ -201,7 +206,7 @@ def test_an_expired_token_is_refused_with_its_date(client, curator):
 
 
 def test_a_password_change_revokes_every_token(client, curator):
-    _, key = create_api_token(curator, scope="secret")
+    _, key = create_api_token(actor=curator, scope="secret")
     client.force_login(curator)
     response = client.post("/accounts/password/change/", {"oldpassword": PASSWORD, "password1": "another passphrase 88",
                                                           "password2": "another passphrase 88"})
@@ -211,7 +216,7 @@ def test_a_password_change_revokes_every_token(client, curator):
 
 
 def test_a_password_reset_revokes_every_token(client, curator):
-    _, key = create_api_token(curator)
+    _, key = create_api_token(actor=curator)
     client.post("/accounts/password/reset/", {"email": curator.email})
     link = re.search(r"https?://[^/\s]+(/accounts/password/reset/key/[^\s]+/)", mail.outbox[-1].body).group(1)
     form_url = client.get(link)["Location"]
@@ -220,7 +225,7 @@ def test_a_password_reset_revokes_every_token(client, curator):
 
 
 def test_deactivating_two_factor_revokes_every_token(client, curator):
-    _, key = create_api_token(curator, scope="secret")
+    _, key = create_api_token(actor=curator, scope="secret")
     client.force_login(curator)
     client.post("/accounts/reauthenticate/", {"password": PASSWORD})
     response = client.post("/accounts/2fa/totp/deactivate/")
@@ -234,7 +239,7 @@ def test_the_command_line_makes_no_secret_token(curator):
     with pytest.raises(CommandError):
         call_command("create_api_token", curator.email, "--scope", "secret")
     with pytest.raises(TokenRefused):
-        create_api_token(User.objects.get(pk=curator.pk), scope="secret", operator=True)
+        create_api_token(actor=User.objects.get(pk=curator.pk), scope="secret", operator=True)
 
 
 # 3. Review POSTs follow the serving rule.
@@ -245,8 +250,12 @@ def speaker_items(steward, governance_user):
 
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 2)
-    campaign = review_services.open_campaign(card, governance_user, settings_for(pool, sample_size=4,
-                                                                                  ratings_per_item=2))
+    campaign = review_services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(pool, sample_size=4,
+                                                                                      ratings_per_item=2),
+    )
     assignment = Assignment.objects.filter(campaign=campaign, speaker=pool[0]).first()
     return campaign, assignment, pool[0]
 
@@ -257,9 +266,9 @@ def stop_serving(how: str, campaign, governance_user) -> None:
 
     if how == "withdrawn":
         for record in ConsentRecord.objects.filter(dataset=campaign.run_card.dataset_version.dataset):
-            revoke_consent(record, governance_user, "the council withdrew it")
+            revoke_consent(record=record, actor=governance_user, reason="the council withdrew it")
     else:
-        review_services.set_campaign_status(campaign, governance_user, how)
+        review_services.set_campaign_status(campaign=campaign, actor=governance_user, status=how)
 
 
 @pytest.mark.parametrize("how", ["paused", "closed", "withdrawn"])
@@ -382,7 +391,10 @@ def test_a_speaker_removed_from_the_organization_hands_back_open_items(steward, 
     campaign, assignment, speaker = speaker_items
     open_before = Assignment.objects.filter(campaign=campaign, speaker=speaker, state="open").count()
     assert open_before
-    remove_member(Membership.objects.get(user=speaker, organization=steward, role="speaker"), governance_user)
+    remove_member(
+        membership=Membership.objects.get(user=speaker, organization=steward, role="speaker"),
+        actor=governance_user,
+    )
     assert not Assignment.objects.filter(campaign=campaign, speaker=speaker, state="open").exists()
     assert campaign.pool.get(user=speaker).left_at is not None
 
@@ -429,8 +441,8 @@ def test_walk_a_token_created_before_two_factor(client, world, steward):
     """A publish token made while the account had no authenticator; the account then becomes a curator with
     one. Through the token: nothing secret, anywhere."""
     user = User.objects.create_user("latecomer@steward.example", PASSWORD)
-    _, key = create_api_token(user, scope="publish")
-    add_member(user.email, steward, "curator")
+    _, key = create_api_token(actor=user, scope="publish")
+    add_member(email=user.email, organization=steward, role="curator", actor=None)
     enable_totp(user)
     client.defaults["HTTP_AUTHORIZATION"] = f"Token {key}"
     checked = 0
@@ -502,7 +514,7 @@ def test_a_maintainer_removing_an_authenticator_removes_its_recovery_codes_and_t
     from allauth.mfa.recovery_codes.internal.auth import RecoveryCodes
 
     RecoveryCodes.activate(curator)
-    _, key = create_api_token(curator, scope="secret")
+    _, key = create_api_token(actor=curator, scope="secret")
     totp = Authenticator.objects.get(user=curator, type="totp")
     client.force_login(maintainer)
     response = client.post(f"/admin/mfa/authenticator/{totp.pk}/delete/", {"post": "yes"})
@@ -575,7 +587,7 @@ def test_list_filters_work_on_related_paths_and_ranges_only_on_dates(client, mai
 
 
 def test_disabling_password_sign_in_revokes_tokens_and_a_rehash_does_not(curator):
-    token, _ = create_api_token(curator)
+    token, _ = create_api_token(actor=curator)
     curator.password = "md5$rehashed$0123"  # what Django's check_password stores when it upgrades a hash
     curator.save(update_fields=["password"])
     token.refresh_from_db()

@@ -294,8 +294,13 @@ def media(settings, tmp_path):
 
 @pytest.fixture
 def terms(steward, governance_user):
-    return services.publish_terms(steward, governance_user, "1", "Submit in good faith.",
-                                  "Ownership transfers to Steward Nation as SPEC §5 says.")
+    return services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="1",
+        text="Submit in good faith.",
+        transfer_clause="Ownership transfers to Steward Nation as SPEC §5 says.",
+    )
 
 
 @pytest.fixture
@@ -306,11 +311,18 @@ def developer(db):
 
 @pytest.fixture
 def acceptance(terms, developer):
-    return services.accept_terms(terms, developer)
+    return services.accept_terms(terms=terms, actor=developer)
 
 
 def submit(steward, developer, acceptance, data: bytes, filename="method.zip", cost=COST_REPORT):
-    return services.submit_method(steward, developer, acceptance, io.BytesIO(data), filename, cost)
+    return services.submit_method(
+        organization=steward,
+        actor=developer,
+        terms_acceptance=acceptance,
+        package=io.BytesIO(data),
+        package_name=filename,
+        cost_report=cost,
+    )
 
 
 def snapshot(root) -> set[str]:
@@ -436,8 +448,14 @@ def test_terms_must_be_accepted_and_current(steward, governance_user, developer,
     outcome = submit(steward, developer, None, zip_bytes(package_files()))
     assert [str(problem) for problem in outcome.problems] == [
         "terms: accept Steward Nation's participation terms (version 1) before submitting"]
-    old = services.accept_terms(terms, developer)
-    services.publish_terms(steward, governance_user, "2", "New terms.", "Transfer clause, version 2.")
+    old = services.accept_terms(terms=terms, actor=developer)
+    services.publish_terms(
+        organization=steward,
+        actor=governance_user,
+        version="2",
+        text="New terms.",
+        transfer_clause="Transfer clause, version 2.",
+    )
     outcome = submit(steward, developer, old, zip_bytes(package_files()))
     assert [str(problem) for problem in outcome.problems] == [
         "terms: you accepted version 1, which version 2 replaced; accept the current version"]
@@ -447,13 +465,31 @@ def test_terms_must_be_accepted_and_current(steward, governance_user, developer,
 @pytest.mark.django_db
 def test_published_terms_are_never_edited_and_need_the_transfer_clause(steward, governance_user, curator, terms):
     with pytest.raises(services.SubmissionError, match="already published") as error:
-        services.publish_terms(steward, governance_user, "1", "Changed.", "Clause.")
+        services.publish_terms(
+            organization=steward,
+            actor=governance_user,
+            version="1",
+            text="Changed.",
+            transfer_clause="Clause.",
+        )
     assert error.value.field == "version"
     with pytest.raises(services.SubmissionError) as error:
-        services.publish_terms(steward, governance_user, "2", "Terms.", "  ")
+        services.publish_terms(
+            organization=steward,
+            actor=governance_user,
+            version="2",
+            text="Terms.",
+            transfer_clause="  ",
+        )
     assert error.value.field == "transfer_clause"
     with pytest.raises(services.NotAllowed):
-        services.publish_terms(steward, curator, "2", "Terms.", "Clause.")
+        services.publish_terms(
+            organization=steward,
+            actor=curator,
+            version="2",
+            text="Terms.",
+            transfer_clause="Clause.",
+        )
     terms.text = "Edited in place"
     with pytest.raises(PermissionError):
         terms.save()
@@ -480,11 +516,11 @@ def pool(steward):
 
 
 def open_review(card, governance_user, pool, **overrides):
-    return review_services.open_campaign(card, governance_user, settings_for(pool, **overrides))
+    return review_services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
 
 
 def advance(submission, actor, to_state, **details):
-    return services.advance_submission(submission, actor, to_state, **details)
+    return services.advance_submission(submission=submission, actor=actor, to_state=to_state, **details)
 
 
 @pytest.mark.django_db
@@ -493,9 +529,18 @@ def test_every_allowed_transition_up_to_the_transfer(submission, governance_user
     advance(submission, governance_user, State.EVALUATED, run_card=card)
     campaign = open_review(card, governance_user, pool)
     advance(submission, governance_user, State.IN_REVIEW)
-    review_services.record_decision(campaign, governance_user, "approve", "The panel found it usable.")
+    review_services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="approve",
+        rationale="The panel found it usable.",
+    )
     advance(submission, governance_user, State.APPROVED)
-    transfer = services.record_ownership_transfer(submission, governance_user, notes="Signed at the council meeting.")
+    transfer = services.record_ownership_transfer(
+        submission=submission,
+        actor=governance_user,
+        notes="Signed at the council meeting.",
+    )
 
     submission.refresh_from_db()
     assert submission.state == State.OWNERSHIP_TRANSFERRED and submission.run_card == card
@@ -543,9 +588,9 @@ def test_only_the_organizations_governance_staff_move_a_submission(submission, d
 
 def run_card_on(organization, governance, dataset_id: str, entries: list[dict]):
     """A verified run card on a corpus of its own (the shared fixtures all use one dataset id)."""
-    version = import_corpus(corpus_bytes(entries, id=dataset_id), organization).version
+    version = import_corpus(data=corpus_bytes(entries, id=dataset_id), organization=organization, actor=None).version
     consent_to_everything(version.dataset, governance)
-    return submit_run_card(body(make_card(version, list(version.entries.order_by("position")))), governance)
+    return submit_run_card(body=body(make_card(version, list(version.entries.order_by("position")))), actor=governance)
 
 
 @pytest.mark.django_db
@@ -593,7 +638,12 @@ def test_review_needs_a_campaign_and_approval_mirrors_the_decision_in_force(subm
     assert str(error.value) == ('A submission in state "In community review" cannot move to "Approved". It mirrors '
                                 "the community review, and the review campaign has no decision yet. "
                                 "Allowed next: Approved, Rejected.")
-    review_services.record_decision(campaign, governance_user, "reject", "Too many hallucinations.")
+    review_services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="reject",
+        rationale="Too many hallucinations.",
+    )
     with pytest.raises(services.TransitionRefused, match="the decision in force is “Rejected”"):
         advance(submission, governance_user, State.APPROVED)
     advance(submission, governance_user, State.REJECTED)
@@ -609,13 +659,18 @@ def test_rejection_after_review_needs_a_rejecting_decision(submission, governanc
     advance(submission, governance_user, State.EVALUATED, run_card=card)
     campaign = open_review(card, governance_user, pool)
     advance(submission, governance_user, State.IN_REVIEW)
-    review_services.record_decision(campaign, governance_user, "approve", "Usable.")
+    review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="Usable.")
     with pytest.raises(services.TransitionRefused, match="the decision in force is “Approved”"):
         advance(submission, governance_user, State.REJECTED, note="Changed our mind")
     advance(submission, governance_user, State.APPROVED)
-    review_services.record_decision(campaign, governance_user, "revoke", "A speaker found a problem.")
+    review_services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="revoke",
+        rationale="A speaker found a problem.",
+    )
     with pytest.raises(services.TransitionRefused, match="not eligible"):
-        services.record_ownership_transfer(submission, governance_user)
+        services.record_ownership_transfer(submission=submission, actor=governance_user)
     advance(submission, governance_user, State.REJECTED)
     assert OwnershipTransfer.objects.count() == 0
 
@@ -634,14 +689,19 @@ def test_transfer_is_refused_when_the_method_is_not_eligible(submission, steward
     below = gold_card(steward, governance_user, composite=0.6)
     advance(submission, governance_user, State.AWAITING_SANDBOX)
     with pytest.raises(services.TransitionRefused, match="Only an approved submission is transferred"):
-        services.record_ownership_transfer(submission, governance_user)
+        services.record_ownership_transfer(submission=submission, actor=governance_user)
     advance(submission, governance_user, State.EVALUATED, run_card=below)
     campaign = open_review(below, governance_user, pool, below_threshold_reason="Community asked to see it.")
     advance(submission, governance_user, State.IN_REVIEW)
-    review_services.record_decision(campaign, governance_user, "approve", "Usable despite the score.")
+    review_services.record_decision(
+        campaign=campaign,
+        actor=governance_user,
+        outcome="approve",
+        rationale="Usable despite the score.",
+    )
     advance(submission, governance_user, State.APPROVED)
     with pytest.raises(services.TransitionRefused) as error:
-        services.record_ownership_transfer(submission, governance_user)
+        services.record_ownership_transfer(submission=submission, actor=governance_user)
     assert "composite ≥ 0.70 on gold_standard" in str(error.value)
     submission.refresh_from_db()
     assert submission.state == State.APPROVED and OwnershipTransfer.objects.count() == 0
@@ -763,7 +823,7 @@ def test_submitting_through_the_page_accepts_the_terms_inline(client, steward, t
 def test_the_transfer_record_is_shown_on_the_method_page(client, evaluated, governance_user, card, pool, developer):
     campaign = open_review(card, governance_user, pool)
     advance(evaluated, governance_user, State.IN_REVIEW)
-    review_services.record_decision(campaign, governance_user, "approve", "Usable.")
+    review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="Usable.")
     advance(evaluated, governance_user, State.APPROVED)
     client.force_login(governance_user)
     url = f"/submissions/{evaluated.public_id}/transfer/"
@@ -786,8 +846,11 @@ def test_the_transfer_record_is_shown_on_the_method_page(client, evaluated, gove
 
 @pytest.mark.django_db
 def test_the_method_page_lists_the_methods_leaderboard_cards(client, public_version, governance_user):
-    card = submit_run_card(body(make_card(public_version, list(public_version.entries.filter(segment="development")),
-                                          method_card=method_card())), governance_user)
+    card = submit_run_card(
+        body=body(make_card(public_version, list(public_version.entries.filter(segment="development")),
+                                              method_card=method_card())),
+        actor=governance_user,
+    )
     page = client.get("/methods/fst-gated/").content.decode()
     assert f"/leaderboard/cards/{card.public_id}/" in page
     assert "Coached LLM gated by a morphological analyser." in page

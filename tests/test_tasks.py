@@ -139,7 +139,7 @@ def test_signing_up_with_another_address_after_opening_the_link_grants_no_member
 ):
     from organizations.services import invite_member
 
-    invitation = invite_member(steward, INVITEE, "curator", governance_user)
+    invitation = invite_member(organization=steward, email=INVITEE, role="curator", actor=governance_user)
     assert client.get(f"/invitations/{invitation.token}/").status_code == 200
     response = sign_up(client, "someone.else@example.org")
     assert response.status_code == 302
@@ -161,7 +161,11 @@ def test_large_run_card_is_verified_by_the_worker_after_202(task_delivery, stewa
     from .conftest import corpus_bytes, entry, publish
 
     settings.RUN_CARD_INLINE_MAX_RESULTS = 3
-    version = import_corpus(corpus_bytes([entry(n, domain="medical") for n in range(1, 7)]), steward).version
+    version = import_corpus(
+        data=corpus_bytes([entry(n, domain="medical") for n in range(1, 7)]),
+        organization=steward,
+        actor=None,
+    ).version
     publish(version.dataset)
     client = Client()
     client.force_login(speaker)

@@ -54,20 +54,31 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
 
     from .conftest import publish
 
-    public = import_corpus(corpus_bytes([
-        entry(1, "development", domain="medical"), entry(2, "diagnostic"),
-        entry(3, "gold_standard", domain="medical"), entry(4, "held_out"),
-    ]), steward).version
+    public = import_corpus(
+        data=corpus_bytes([
+            entry(1, "development", domain="medical"), entry(2, "diagnostic"),
+            entry(3, "gold_standard", domain="medical"), entry(4, "held_out"),
+        ]),
+        organization=steward,
+        actor=None,
+    ).version
     publish(public.dataset)
-    private = import_corpus(corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
-                                         id="private-set"), steward).version
-    invitation = invite_member(steward, "new@person.example", "speaker", governance_user)
+    private = import_corpus(
+        data=corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
+                                             id="private-set"),
+        organization=steward,
+        actor=None,
+    ).version
+    invitation = invite_member(organization=steward, email="new@person.example", role="speaker", actor=governance_user)
     public_entries = list(Entry.objects.filter(version=public, segment="development"))
     secret_entries = list(Entry.objects.filter(version=public, segment__in=["gold_standard", "held_out"]))
     cards = [
-        submit_run_card(body(make_card(public, public_entries, model_slug="open")), speaker),
-        submit_run_card(body(make_card(public, secret_entries, model_slug="sandboxed",
-                                       predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")), governance_user),
+        submit_run_card(body=body(make_card(public, public_entries, model_slug="open")), actor=speaker),
+        submit_run_card(
+            body=body(make_card(public, secret_entries, model_slug="sandboxed",
+                                           predict=lambda e: f"output {SECRET_MARK} {e.entry_id}")),
+            actor=governance_user,
+        ),
     ]
     from review.models import Assignment
     from review.services import open_campaign
@@ -75,11 +86,15 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
     from .review_setup import settings_for
 
     second_speaker = member("speaker2@steward.example", steward, "speaker")
-    campaign = open_campaign(cards[1], governance_user, settings_for([speaker, second_speaker], sample_size=2,
-                                                                     ratings_per_item=2))
+    campaign = open_campaign(
+        run_card=cards[1],
+        actor=governance_user,
+        values=settings_for([speaker, second_speaker], sample_size=2,
+                                                                         ratings_per_item=2),
+    )
     assignments = list(Assignment.objects.filter(campaign=campaign))
     entries = list(Entry.objects.all())
-    token, _ = create_api_token(curator, "ci")
+    token, _ = create_api_token(actor=curator, name="ci")
     pks = [str(e.pk) for e in entries] + [str(public.pk), str(private.pk), str(token.pk)]
     values = {
         "pk": sorted(set(pks)),
@@ -204,7 +219,7 @@ def test_private_dataset_is_invisible_to_others(client, world, speaker):
 
 
 def test_token_authentication_sees_what_the_user_sees(client, world, curator):
-    _, key = create_api_token(curator, scope="secret")
+    _, key = create_api_token(actor=curator, scope="secret")
     response = client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 200 and SECRET_MARK.encode() in response.content
     assert client.get("/api/v1/entries/", HTTP_AUTHORIZATION="Token not-a-key").status_code == 401

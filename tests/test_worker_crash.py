@@ -121,7 +121,11 @@ def crash_once(start_worker, table: str, pk: int) -> None:
 def test_campaign_sampling_survives_a_killed_worker(worker, steward, governance_user, monkeypatch):
     monkeypatch.setattr(services, "INLINE_ASSIGNMENT_LIMIT", 10)
     card = gold_card(steward, governance_user, count=30)
-    campaign = services.open_campaign(card, governance_user, settings_for(speakers(steward, 3), sample_size=20))
+    campaign = services.open_campaign(
+        run_card=card,
+        actor=governance_user,
+        values=settings_for(speakers(steward, 3), sample_size=20),
+    )
     assert campaign.status == Campaign.Status.PREPARING
     crash_once(worker, "review_campaign", campaign.pk)
 
@@ -142,8 +146,12 @@ def test_run_card_verification_survives_a_killed_worker(worker, client, steward,
     from .review_setup import consent_to_everything
 
     settings.RUN_CARD_INLINE_MAX_RESULTS = 3
-    version = import_corpus(corpus_bytes([entry(n, domain="medical" if n % 2 else "legal") for n in range(1, 13)],
-                                         id="crash-set"), steward).version
+    version = import_corpus(
+        data=corpus_bytes([entry(n, domain="medical" if n % 2 else "legal") for n in range(1, 13)],
+                                             id="crash-set"),
+        organization=steward,
+        actor=None,
+    ).version
     consent_to_everything(version.dataset, governance_user)
     client.force_login(governance_user)
     response = client.post("/api/v1/run-cards/", body(make_card(version, list(Entry.objects.filter(version=version)))),

@@ -21,7 +21,7 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"No user with e-mail {email!r}.")
         try:
-            token, key = create_api_token(user, name, scope=scope, lifetime_days=days, operator=True)
+            token, key = create_api_token(actor=user, name=name, scope=scope, lifetime_days=days, operator=True)
         except TokenRefused as refusal:
             raise CommandError(str(refusal)) from None
         self.stderr.write(f"Created a {token.scope} token for {user.email}, valid until {token.expires_at:%Y-%m-%d}; "

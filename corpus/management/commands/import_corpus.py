@@ -26,7 +26,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: the file is {file.stat().st_size:,} bytes; "
                                f"the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes (CORPUS_MAX_UPLOAD_BYTES)")
         try:
-            outcome = import_corpus(file.read_bytes(), organization)
+            outcome = import_corpus(data=file.read_bytes(), organization=organization, actor=None)
         except CorpusFileError as error:
             for problem in error.problems:
                 self.stderr.write(f"{path}: {problem}")

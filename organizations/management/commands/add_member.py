@@ -17,7 +17,13 @@ class Command(BaseCommand):
         organization = Organization.objects.filter(slug=org).first()
         if organization is None:
             raise CommandError(f"No organization with slug {org!r}; create it with create_org first.")
-        user, user_created, membership_created = add_member(email, organization, role, password)
+        user, user_created, membership_created = add_member(
+            email=email,
+            organization=organization,
+            role=role,
+            password=password,
+            actor=None,
+        )
         if user_created:
             self.stdout.write(f"Created user {user.email}")
         elif password:

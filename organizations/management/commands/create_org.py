@@ -14,7 +14,13 @@ class Command(BaseCommand):
         parser.add_argument("--principles", default="", help='e.g. "OCAP®, CARE"')
 
     def handle(self, slug, name, languages, principles, **options):
-        organization, created = create_organization(slug, name, languages, principles)
+        organization, created = create_organization(
+            slug=slug,
+            name=name,
+            languages=languages,
+            principles=principles,
+            actor=None,
+        )
         verb = "Created" if created else "Updated"
         self.stdout.write(f"{verb} organization {organization.slug} ({organization.name}); "
                           f"languages: {', '.join(organization.languages) or 'none'}")
