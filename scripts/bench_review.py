@@ -48,6 +48,7 @@ def create_campaign() -> tuple[Any, list]:
     from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
     from django.test.utils import override_settings
 
+    from accounts.second_factor import prove_as_operator
     from corpus.models import Entry
     from corpus.services import import_corpus
     from leaderboard.services import submit_run_card
@@ -59,6 +60,7 @@ def create_campaign() -> tuple[Any, list]:
     organization = Organization.objects.create(slug=ORG_SLUG, name="Review benchmark (throwaway)")
     governance, _, _ = add_member(email=GOVERNANCE_EMAIL, organization=organization, role="governance", actor=None)
     TOTP.activate(governance, generate_totp_secret())  # governance staff see their secret segments only with 2FA
+    prove_as_operator(governance)  # the benchmark acts for them, as load_demo does (accounts.second_factor)
     speakers = [add_member(
         email=email,
         organization=organization,
