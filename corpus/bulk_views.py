@@ -9,11 +9,13 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
+from common.errors import NotAllowed
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import SECRET_READER_ROLES
 
@@ -116,6 +118,8 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
                                   filename=staged.filename, status=400)
     except bulk.BulkImportRejected as error:
         return render_import_page(request, version, preview=error.preview, status=400)
+    except NotAllowed as error:  # the role went away since the page checked it
+        raise PermissionDenied(str(error)) from error
     messages.success(request, f"Imported into {version}: {preview.summary}.")
     return redirect("corpus:version", pk=version.pk)
 

@@ -406,7 +406,7 @@ def consent_problems(uses, granted_by_name: str, granted_on, document, document_
 @transaction.atomic
 def grant_consent(*, actor: User, dataset: Dataset, uses, granted_by_name: str, granted_on: datetime.date,
                   document: UploadedFile | None = None, document_reference: str = "", notes: str = "") -> ConsentRecord:
-    """Record a community's consent for uses of `dataset`. The caller has checked that `recorded_by` is
+    """Record a community's consent for uses of `dataset`. The caller has checked that `actor` is
     governance staff of the steward. Takes effect on the next request; ValidationError names each field."""
     problems = consent_problems(uses, granted_by_name, granted_on, document, document_reference)
     if problems:

@@ -14,6 +14,7 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
+from common.errors import NotAllowed
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
@@ -234,6 +235,8 @@ def entry_form_view(request, version, entry=None):
                 problems = error.problems
             except services.FrozenVersionError as error:
                 problems = [str(error)]
+            except NotAllowed as error:  # the role went away since the page checked it
+                raise PermissionDenied(str(error)) from error
             else:
                 messages.success(request, f"Entry {saved.entry_id} saved.")
                 return redirect("corpus:entry", pk=saved.pk)

@@ -14,6 +14,13 @@ from accounts.authentication import token_of
 from .models import AuditAction, AuditEvent, Organization
 
 GENESIS = "0" * 64
+# Models that moved out of the governance app keep the object type the log has always named them by, so that one
+# kind of object is never labelled two ways in the chain (docs/architecture.md).
+LOGGED_AS = {f"{app}.{model}": f"governance.{model}" for app, models in {
+    "organizations": ("Organization", "Membership", "Invitation", "AuditEvent"),
+    "submissions": ("ParticipationTerms", "TermsAcceptance", "MethodSubmission", "SubmissionEvent",
+                    "OwnershipTransfer"),
+}.items() for model in models}
 # One writer at a time extends the chain (PostgreSQL advisory lock; SQLite serialises writes anyway).
 CHAIN_LOCK = 7_306_231
 
@@ -38,7 +45,7 @@ def record_event(action: AuditAction, *, actor=None, organization: Organization 
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK])
     previous = AuditEvent.objects.order_by("-id").values_list("hash", flat=True).first() or GENESIS
     details = details or {}
-    object_type = obj._meta.label if obj is not None else ""
+    object_type = LOGGED_AS.get(obj._meta.label, obj._meta.label) if obj is not None else ""
     object_id = str(obj.pk) if obj is not None else ""
     created_at = timezone.now()
     actor_id = actor.pk if actor is not None and actor.is_authenticated else None

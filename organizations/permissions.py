@@ -22,7 +22,7 @@ from rest_framework.permissions import BasePermission
 from common.errors import NotAllowed
 
 from .models import SECRET_READER_ROLES, Role
-from .selectors import governance_org_ids, holds_role, lacks_mfa_for, secret_reader_org_ids
+from .selectors import governance_org_ids, holds_role, lacks_mfa_for, org_ids_with_roles, secret_reader_org_ids
 
 
 @dataclass(frozen=True)
@@ -44,51 +44,57 @@ SECOND_FACTOR_REASON = ("This needs two-factor authentication: a session confirm
 
 
 STEWARD = "the steward organization"
-
-
-def _role(user, organization_id: int, roles: tuple[Role, ...], who: str) -> Verdict:
-    if holds_role(user, organization_id, *roles):
-        return ALLOWED
-    return Verdict(False, f"Only {who} of {STEWARD} may do this.")
-
-
-def _secret(user, organization_id: int, proven_org_ids: Callable[[Any], list[int]],
-            roles: tuple[Role, ...], who: str) -> Verdict:
-    """Ids, not objects: a list page asks for every row, and must not fetch each row's organization to do so."""
-    if organization_id in proven_org_ids(user):
-        return ALLOWED
-    if lacks_mfa_for(user, roles) and holds_role(user, organization_id, *roles):
-        return Verdict(False, SECOND_FACTOR_REASON, needs_second_factor=True)
-    return Verdict(False, f"Only {who} of {STEWARD} may do this.")
-
-
 GOVERNANCE = (Role.GOVERNANCE,)
 GOVERNANCE_STAFF = "governance staff"
 SECRET_READERS = "curators and governance staff"
 
 
-def organization_govern(user, organization_id: int) -> Verdict:
-    """Act as the organization's governance staff (services: campaigns, decisions, terms, transfers, members)."""
-    return _role(user, organization_id, GOVERNANCE, GOVERNANCE_STAFF)
+def _denied(who: str, organization_name: str | None) -> Verdict:
+    return Verdict(False, f"Only {who} of {organization_name or STEWARD} may do this.")
 
 
-def organization_manage(user, organization_id: int) -> Verdict:
+def _role(user, organization_id: int, roles: tuple[Role, ...], who: str, organization_name: str | None) -> Verdict:
+    """Role permissions ask the database afresh: a service must not act on a role removed earlier in the request."""
+    if holds_role(user, organization_id, *roles):
+        return ALLOWED
+    return _denied(who, organization_name)
+
+
+def _secret(user, organization_id: int, proven_org_ids: Callable[[Any], list[int]], roles: tuple[Role, ...],
+            who: str, organization_name: str | None) -> Verdict:
+    """Ids, not objects, and only the request's remembered memberships: a list page asks for every row, and must
+    neither fetch each row's organization nor query per row."""
+    if organization_id in proven_org_ids(user):
+        return ALLOWED
+    if lacks_mfa_for(user, roles) and organization_id in org_ids_with_roles(user, roles):
+        return Verdict(False, SECOND_FACTOR_REASON, needs_second_factor=True)
+    return _denied(who, organization_name)
+
+
+def organization_govern(user, organization_id: int, organization_name: str | None = None) -> Verdict:
+    """Act as the organization's governance staff (services: campaigns, decisions, terms, transfers)."""
+    return _role(user, organization_id, GOVERNANCE, GOVERNANCE_STAFF, organization_name)
+
+
+def organization_manage(user, organization_id: int, organization_name: str | None = None) -> Verdict:
     """The governance pages of the organization (members, invitations, audit log, dashboard): governance staff
     with the second factor proven."""
-    return _secret(user, organization_id, governance_org_ids, GOVERNANCE, GOVERNANCE_STAFF)
+    return _secret(user, organization_id, governance_org_ids, GOVERNANCE, GOVERNANCE_STAFF, organization_name)
 
 
-def organization_curate(user, organization_id: int) -> Verdict:
+def organization_curate(user, organization_id: int, organization_name: str | None = None) -> Verdict:
     """Read the secret entries of the organization's corpora, import and edit them: curators and governance
     staff with the second factor proven."""
-    return _secret(user, organization_id, secret_reader_org_ids, SECRET_READER_ROLES, SECRET_READERS)
+    return _secret(user, organization_id, secret_reader_org_ids, SECRET_READER_ROLES, SECRET_READERS,
+                   organization_name)
 
 
 PERMISSIONS: dict[str, Callable[[Any, Any], Verdict]] = {
-    "organization.govern": lambda user, organization: organization_govern(user, organization.pk),
-    "organization.manage": lambda user, organization: organization_manage(user, organization.pk),
-    "organization.curate": lambda user, organization: organization_curate(user, organization.pk),
-    # A dataset's permissions are its steward organization's.
+    "organization.govern": lambda user, organization: organization_govern(user, organization.pk, organization.name),
+    "organization.manage": lambda user, organization: organization_manage(user, organization.pk, organization.name),
+    "organization.curate": lambda user, organization: organization_curate(user, organization.pk, organization.name),
+    # A dataset's permissions are its steward organization's (named only as "the steward organization": the
+    # dataset's organization is not fetched for a refusal).
     "dataset.govern": lambda user, dataset: organization_govern(user, dataset.organization_id),
     "dataset.curate": lambda user, dataset: organization_curate(user, dataset.organization_id),
     "dataset.see_secret": lambda user, dataset: organization_curate(user, dataset.organization_id),

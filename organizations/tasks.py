@@ -6,7 +6,9 @@ from django.template.loader import render_to_string
 from .models import Invitation
 
 
-@shared_task(autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
+# The name it was registered under before organizations had an app of its own: messages queued (or retrying)
+# across a deploy still find it.
+@shared_task(name="governance.tasks.send_invitation_email", autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
 def send_invitation_email(invitation_id: int, base_url: str = "") -> None:
     """Send the sign-up link of an invitation; retried when the mail server is unreachable."""
     invitation = Invitation.objects.select_related("organization").get(pk=invitation_id)

@@ -79,7 +79,7 @@ class TermsAcceptance(AppendOnlyModel):
 
 
 class SubmissionState(models.TextChoices):
-    """The workflow of docs/submissions.md; `submission_services.TRANSITIONS` says which moves exist."""
+    """The workflow of docs/submissions.md; `submissions.services.TRANSITIONS` says which moves exist."""
 
     SUBMITTED = "submitted", "Submitted"
     MANIFEST_AUDITED = "manifest_audited", "Manifest audited"
@@ -106,7 +106,7 @@ def submission_package_path(submission: "MethodSubmission", filename: str) -> st
 class MethodSubmission(models.Model):
     """A method submitted to one organization for gold-standard evaluation: the package as stored, what
     its inspection and manifest audit found, and where it is in the workflow. Only `state` and
-    `run_card` change after creation, through `submission_services`; the state history is
+    `run_card` change after creation, through `submissions.services`; the state history is
     `SubmissionEvent`. Class X never gets here (refused), and the declared class equals the derived one
     (a mismatch is refused), so both are constraints."""
 

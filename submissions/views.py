@@ -1,6 +1,6 @@
 """Pages for participation terms, method submissions, ownership transfers and the method page.
 
-Thin: `submission_selectors` decides who sees what (anyone else gets 404), `submission_services` does
+Thin: `selectors` decides who sees what (anyone else gets 404), `services` does
 every write and every check.
 """
 

@@ -120,6 +120,25 @@ def test_listing_queries_do_not_grow_with_data(client, steward, curator, django_
             assert client.get(url).status_code == 200
 
 
+@pytest.mark.parametrize("versions", [2, 12])
+def test_version_listing_queries_do_not_grow_for_a_role_holder_without_the_second_factor(
+        client, steward, curator, django_assert_max_num_queries, versions):
+    """A curator whose session did not give the code: every keyed-hash row is denied the real hash by the
+    permission module, from the request's remembered memberships, not one query per row."""
+    from corpus.services import import_corpus
+
+    from .conftest import password_only_login, publish
+
+    for index in range(versions):
+        version = import_corpus(data=corpus_bytes([entry(1, "gold_standard"), entry(2)], id=f"keyed-{index}"),
+                                organization=steward, actor=None).version
+        publish(version.dataset)
+    password_only_login(client, curator)
+    with django_assert_max_num_queries(10):
+        response = client.get("/api/v1/dataset-versions/")
+    assert response.status_code == 200 and response.json()["count"] == versions
+
+
 def test_openapi_schema_validates_without_warnings(tmp_path):
     from django.core.management import call_command
 

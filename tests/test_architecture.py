@@ -226,3 +226,17 @@ def test_entry_edits_check_their_own_permission(speaker, curator, public_version
     assert not public_version.entries.filter(entry_id="998").exists()
     bulk.apply_staged_import(actor=curator, staged=preview.staged)
     assert public_version.entries.filter(entry_id="998").exists()
+
+
+# Names outside the code survive the move.
+
+@pytest.mark.django_db
+def test_moved_models_keep_their_names_in_the_audit_log_and_the_queue(steward, governance_user):
+    from organizations.models import Membership
+    from organizations.tasks import send_invitation_email
+
+    membership = Membership.objects.get(user=governance_user)
+    event = record_event(AuditAction.MEMBERSHIP_ROLE_CHANGED, actor=governance_user, organization=steward,
+                         obj=membership)
+    assert event.object_type == "governance.Membership"
+    assert send_invitation_email.name == "governance.tasks.send_invitation_email"

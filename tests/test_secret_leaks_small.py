@@ -7,7 +7,7 @@ import io
 import pytest
 
 from accounts.models import User
-from common.spreadsheets import FORMULA_TRIGGERS
+from common.spreadsheets import FORMULA_TRIGGERS, neutralise_formula
 from organizations.audit import record_event
 from organizations.models import AuditAction
 from review import services
@@ -66,3 +66,5 @@ def test_audit_csv_cells_never_start_a_formula(client, steward, governance_user)
     assert "'=cmd|' /C calc'!A0@steward.example" in cells and "'-2-2@steward.example" in cells
     assert "'=HYPERLINK(\"http://evil.example\")@steward.example" in cells
     assert not [cell for cell in cells if cell.startswith(FORMULA_TRIGGERS)]
+    # The same rule, for the triggers an e-mail address cannot start with (its whitespace is stripped).
+    assert neutralise_formula("\tindent") == "'\tindent" and neutralise_formula("\rreturn") == "'\rreturn"

@@ -17,6 +17,8 @@ class Migration(migrations.Migration):
     dependencies = [
         ('governance', '0004_method_submissions'),
         ('contenttypes', '0002_remove_content_type_name'),
+        ('auth', '0012_alter_user_first_name_max_length'),
+        ('admin', '0003_logentry_add_action_flag_choices'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
