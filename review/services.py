@@ -277,12 +277,14 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
             raise ReviewError(f"This page already saved your rating {existing.get_value_display()!r}; reload the "
                               "page to change it.", "client_id")
         return existing, False
-    from .selectors import speaking_in
+    from .selectors import LARGE_CARD_FIELDS, speaking_in
 
     if locked.speaker_id != speaker.pk or not Campaign.objects.filter(speaking_in(speaker),
                                                                       pk=locked.campaign_id).exists():
         raise NotAllowed("This item is not assigned to you.")
-    campaign = Campaign.objects.select_related("run_card__dataset_version__dataset").get(pk=locked.campaign_id)
+    # The card's raw text and method config (megabytes for a large card) are never needed to store a rating.
+    campaign = Campaign.objects.select_related("run_card__dataset_version__dataset").defer(
+        *LARGE_CARD_FIELDS).get(pk=locked.campaign_id)
     if not accepting_ratings(campaign):
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
     if locked.state == Assignment.State.RELEASED:

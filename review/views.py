@@ -67,6 +67,15 @@ def campaign_start(request, public_id):
     return redirect("review:rate", public_id=assignment.public_id)
 
 
+def next_item_url(user, campaign: Campaign) -> str:
+    """Where a speaker goes after a rating: straight to their next item (its page applies the serving rule), or to
+    the end screen — one redirect, not two through the campaign's start."""
+    assignment = selectors.next_assignment(user, campaign)
+    if assignment is None:
+        return reverse("review:campaign_done", kwargs={"public_id": campaign.public_id})
+    return reverse("review:rate", kwargs={"public_id": assignment.public_id})
+
+
 def not_serving(request, campaign: Campaign):
     withdrawn = selectors.consent_withdrawn(campaign)
     return render(request, "review/not_serving.html", {"campaign": campaign, "withdrawn": withdrawn}, status=409)
@@ -113,7 +122,7 @@ def rate(request, public_id):
                 serving = selectors.is_serving(campaign)
                 form.add_error(None, str(error))
             else:
-                next_url = reverse("review:campaign_start", kwargs={"public_id": campaign.public_id})
+                next_url = next_item_url(request.user, campaign)
                 if wants_json(request):
                     return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
                                          "next_url": next_url}, status=201 if created else 200)

@@ -67,12 +67,15 @@ def test_a_speaker_finds_their_campaign_and_rates_without_javascript(client, cam
     assert "0 of" in html and 'data-key="1"' in html and "Can't judge" in html
     response = client.post(start["Location"], rating_post("gist", semantically_wrong="on") |
                            {"flags": ["semantically_wrong", "hallucination"], "comment": "wrong animal"})
-    assert response.status_code == 302 and response["Location"] == f"/review/c/{campaign.public_id}/"
+    # One redirect, straight to the next item (not through the campaign's start, which would redirect again).
+    upcoming = first_assignment(campaign, speaker)
+    assert upcoming != assignment
+    assert response.status_code == 302 and response["Location"] == f"/review/items/{upcoming.public_id}/"
     rating = Rating.objects.get(assignment=assignment)
     assert rating.value == "gist" and rating.flags == ["semantically_wrong", "hallucination"]
     assert rating.comment == "wrong animal"
     following = client.get(response["Location"])
-    assert following["Location"] != start["Location"], "the next item comes up"
+    assert following.status_code == 200 and upcoming.item.entry.source in following.content.decode()
 
 
 def test_speaker_pages_are_blind(client, campaign, pool, card):
@@ -388,3 +391,31 @@ def test_consent_changes_are_logged_against_each_running_campaign(campaign, gove
     new = consent_to_everything(card.dataset_version.dataset, governance_user)
     resumed = AuditEvent.objects.get(action="campaign.resumed", object_id=str(campaign.pk))
     assert resumed.details["consent_record"] == new.pk
+
+
+def test_the_last_rating_leads_to_the_end_screen_and_scripts_get_the_next_item_url(client, campaign, pool):
+    speaker = pool[0]
+    client.force_login(speaker)
+    open_items = list(Assignment.objects.filter(campaign=campaign, speaker=speaker, state="open").order_by("position"))
+    for index, assignment in enumerate(open_items):
+        response = client.post(f"/review/items/{assignment.public_id}/", rating_post("acceptable"),
+                               HTTP_ACCEPT="application/json")
+        assert response.status_code == 201
+        upcoming = open_items[index + 1] if index + 1 < len(open_items) else None
+        expected = (f"/review/items/{upcoming.public_id}/" if upcoming else f"/review/c/{campaign.public_id}/done/")
+        assert response.json()["next_url"] == expected
+
+
+def test_storing_a_rating_never_reads_the_run_cards_large_text(campaign, pool):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    speaker = pool[0]
+    assignment = first_assignment(campaign, speaker)
+    with CaptureQueriesContext(connection) as queries:
+        services.record_rating(assignment=assignment, actor=speaker,
+                               submission=services.Submission(uuid.uuid4(), "gist"))
+    card_reads = [q["sql"] for q in queries.captured_queries if '"leaderboard_runcard"' in q["sql"]]
+    assert card_reads, "the campaign's card is read (its dataset's consent decides whether ratings are taken)"
+    assert not [sql for sql in card_reads if '"leaderboard_runcard"."raw"' in sql
+                or '"leaderboard_runcard"."method_config"' in sql]
