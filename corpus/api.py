@@ -175,8 +175,11 @@ class CorpusImportView(APIView):
     parser_classes = [parsers.MultiPartParser, parsers.FileUploadParser]
 
     def permission_object(self, request) -> Organization | None:
-        """The steward named by `org`; an unknown one is answered 404 by `post`."""
-        return Organization.objects.filter(slug=request.query_params.get("org", "")).first()
+        """The steward named by `org`, looked up once per request (the permission check and `post` share it); an
+        unknown one is answered 404 by `post`."""
+        if not hasattr(self, "_steward"):
+            self._steward = Organization.objects.filter(slug=request.query_params.get("org", "")).first()
+        return self._steward
 
     @extend_schema(
         parameters=[OpenApiParameter("org", str, required=True, description="Slug of the steward organization.")],
@@ -188,10 +191,9 @@ class CorpusImportView(APIView):
                 ImportErrorSerializer, inline_serializer("CorpusUploadProblem", {"file": serializers.CharField()})])},
     )
     def post(self, request):
-        slug = request.query_params.get("org", "")
-        organization = Organization.objects.filter(slug=slug).first()
+        organization = self.permission_object(request)
         if organization is None:
-            raise NotFound(f"Unknown organization {slug!r} (query parameter 'org').")
+            raise NotFound(f"Unknown organization {request.query_params.get('org', '')!r} (query parameter 'org').")
         data = self.read_body(request)
         try:
             outcome = services.import_corpus(data=data, organization=organization, actor=request.user)

@@ -13,6 +13,7 @@ from leaderboard.models import Method, RunCard
 from leaderboard.selectors import listed_cards
 from leaderboard.verification import quality_tier
 from organizations.models import Organization
+from organizations.permissions import organization_manage
 from organizations.selectors import governance_org_ids
 
 from .models import (
@@ -91,7 +92,8 @@ def visible_submission(user, public_id) -> MethodSubmission | None:
 
 
 def is_staff_for(user, submission: MethodSubmission) -> bool:
-    return submission.organization_id in governance_org_ids(user)
+    """The organization's governance staff, second factor proven: the permission `organization.manage`."""
+    return organization_manage(user, submission.organization_id).allowed
 
 
 def submission_history(submission: MethodSubmission) -> QuerySet[SubmissionEvent]:
