@@ -50,6 +50,8 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
     screenshot_both(page, "review-rating-page")
     for number in range(1, 7):
         expect(page.locator(".progress")).to_contain_text(f"{number - 1} of 6 rated")
+        # The progress text is in the new page's HTML before its deferred rate.js binds the keys: wait for that.
+        page.wait_for_load_state("load")
         if number == 2:
             failures = {"left": 1}
 

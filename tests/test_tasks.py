@@ -58,11 +58,12 @@ class TaskDelivery:
             assert len(callbacks) == tasks, f"the block enqueues exactly {tasks} task(s) on commit"
 
     @staticmethod
-    def wait_for_mail(predicate, timeout: float = MAIL_WAIT_SECONDS) -> list:
+    def wait_for_mail(predicate, timeout: float = MAIL_WAIT_SECONDS, count: int = 1) -> list:
+        """The matching messages once at least `count` arrived (a task sends them one by one), or at the deadline."""
         deadline = time.monotonic() + timeout
         while True:
             found = [message for message in mail.outbox if predicate(message)]
-            if found or time.monotonic() >= deadline:
+            if len(found) >= count or time.monotonic() >= deadline:
                 return found
             time.sleep(0.05)
 
