@@ -1,4 +1,4 @@
-"""The tamper-evident audit log: append an event, verify the chain."""
+"""The tamper-evident audit log: append an event, verify the chains (one per organization, one site-wide)."""
 
 import hashlib
 import json
@@ -11,7 +11,7 @@ from django.utils.cache import patch_cache_control
 
 from accounts.authentication import token_of
 
-from .models import AuditAction, AuditEvent, Organization
+from .models import SITE_CHAIN, AuditAction, AuditEvent, Organization, chain_of
 
 GENESIS = "0" * 64
 # Models that moved out of the governance app keep the object type the log has always named them by, so that one
@@ -21,7 +21,8 @@ LOGGED_AS = {f"{app}.{model}": f"governance.{model}" for app, models in {
     "submissions": ("ParticipationTerms", "TermsAcceptance", "MethodSubmission", "SubmissionEvent",
                     "OwnershipTransfer"),
 }.items() for model in models}
-# One writer at a time extends the chain (PostgreSQL advisory lock; SQLite serialises writes anyway).
+# One writer at a time extends a chain (PostgreSQL advisory lock keyed by the chain's organization, 0 for the site
+# chain; SQLite serialises writes anyway). Writers of different organizations never wait for each other.
 CHAIN_LOCK = 7_306_231
 
 
@@ -40,19 +41,20 @@ def record_event(action: AuditAction, *, actor=None, organization: Organization 
                  details: dict | None = None) -> AuditEvent:
     """Append one event to the chain, inside the caller's transaction (it vanishes if that rolls back)."""
     action = AuditAction(action)  # an action the log does not know is a programming error (ValueError)
+    organization_id = organization.pk if organization is not None else None
+    chain = chain_of(organization_id)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK])
-    previous = AuditEvent.objects.order_by("-id").values_list("hash", flat=True).first() or GENESIS
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CHAIN_LOCK, organization_id or 0])
+    previous = AuditEvent.objects.filter(chain=chain).order_by("-id").values_list("hash", flat=True).first() or GENESIS
     details = details or {}
     object_type = LOGGED_AS.get(obj._meta.label, obj._meta.label) if obj is not None else ""
     object_id = str(obj.pk) if obj is not None else ""
     created_at = timezone.now()
     actor_id = actor.pk if actor is not None and actor.is_authenticated else None
-    organization_id = organization.pk if organization is not None else None
     event = AuditEvent(
         organization_id=organization_id, actor_id=actor_id, action=action, object_type=object_type,
-        object_id=object_id, details=details, created_at=created_at, previous_hash=previous,
+        object_id=object_id, details=details, created_at=created_at, chain=chain, previous_hash=previous,
         hash=event_hash(previous, organization_id, actor_id, action, object_type, object_id, details, created_at),
     )
     event.save()
@@ -66,18 +68,22 @@ class ChainBreak:
 
 
 def verify_chain() -> tuple[int, ChainBreak | None]:
-    """Walk the log in order; return how many events were checked and the first broken link, if any."""
-    expected_previous = GENESIS
+    """Walk the log in order, every chain at once; return how many events were checked and the first broken link,
+    if any. An event's chain must be its organization's (or `site`, which also holds every event logged before
+    chains were split): moving an event to another chain breaks both."""
+    expected_previous: dict[str, str] = {}
     checked = 0
     for event in AuditEvent.objects.order_by("id").iterator(chunk_size=2000):
-        if event.previous_hash != expected_previous:
-            return checked, ChainBreak(event.pk, "previous_hash does not name the event before it "
+        if event.chain not in (SITE_CHAIN, chain_of(event.organization_id)):
+            return checked, ChainBreak(event.pk, f"it sits in chain {event.chain!r}, not its organization's")
+        if event.previous_hash != expected_previous.get(event.chain, GENESIS):
+            return checked, ChainBreak(event.pk, "previous_hash does not name the event before it in its chain "
                                                  "(an event was removed or inserted)")
         recomputed = event_hash(event.previous_hash, event.organization_id, event.actor_id, event.action,
                                 event.object_type, event.object_id, event.details, event.created_at)
         if recomputed != event.hash:
             return checked, ChainBreak(event.pk, "its content no longer matches its hash (it was altered)")
-        expected_previous = event.hash
+        expected_previous[event.chain] = event.hash
         checked += 1
     return checked, None
 

@@ -130,9 +130,19 @@ class AuditAction(models.TextChoices):
     OWNERSHIP_TRANSFERRED = "ownership.transferred", "Ownership transferred"
 
 
+SITE_CHAIN = "site"
+
+
+def chain_of(organization_id: int | None) -> str:
+    """The chain an event of this organization (None: site-wide) extends."""
+    return SITE_CHAIN if organization_id is None else f"organization:{organization_id}"
+
+
 class AuditEvent(AppendOnlyModel):
-    """One governance-relevant event, chained to the one before it by `previous_hash`: changing or
-    removing any event breaks every hash after it (`manage.py verify_audit_log`)."""
+    """One governance-relevant event, chained to the event before it in its chain by `previous_hash`: changing or
+    removing any event breaks every hash after it (`manage.py verify_audit_log`). Each organization has its own
+    chain, and site-wide events (and every event logged before chains were split) form the `site` chain, so
+    that two communities' writers never wait for each other."""
 
     organization = models.ForeignKey(
         Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
@@ -144,6 +154,7 @@ class AuditEvent(AppendOnlyModel):
     object_id = models.CharField(max_length=100, blank=True)
     details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    chain = models.CharField(max_length=40, default=SITE_CHAIN)
     previous_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
 
@@ -152,7 +163,8 @@ class AuditEvent(AppendOnlyModel):
     class Meta:
         db_table = "governance_auditevent"
         ordering = ["-id"]
-        indexes = [models.Index(fields=["organization", "action"], name="auditevent_org_action")]
+        indexes = [models.Index(fields=["organization", "action"], name="auditevent_org_action"),
+                   models.Index(fields=["chain", "id"], name="auditevent_chain_id")]
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"

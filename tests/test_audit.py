@@ -6,8 +6,8 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 
 from corpus.services import import_corpus, set_dataset_public
-from organizations.audit import record_event, verify_chain
-from organizations.models import AuditAction, AuditEvent
+from organizations.audit import CHAIN_LOCK, GENESIS, event_hash, record_event, verify_chain
+from organizations.models import AuditAction, AuditEvent, Organization, chain_of
 from organizations.services import invite_member
 
 from .conftest import corpus_bytes, entry, grant_all_consents
@@ -70,6 +70,73 @@ def test_a_removed_event_is_detected(steward, governance_user):
     altered_directly("DELETE FROM governance_auditevent WHERE id = %s", [events[1].pk])
     _, broken = verify_chain()
     assert broken.event_id == events[2].pk and "removed" in broken.reason
+
+
+def test_each_organization_extends_its_own_chain(steward, other_org, governance_user):
+    """Two communities' events never link to each other: each chain starts at the genesis and goes on from its
+    own last event; site-wide events form the `site` chain."""
+    ours = record_event(CHANGED, actor=governance_user, organization=steward)
+    site = record_event(CHANGED, actor=governance_user)
+    theirs = record_event(CHANGED, organization=other_org)
+    ours_again = record_event(CHANGED, organization=steward)
+    theirs_again = record_event(CHANGED, organization=other_org)
+    assert (ours.chain, site.chain, theirs.chain) == (f"organization:{steward.pk}", "site", f"organization:{other_org.pk}")
+    assert (ours_again.previous_hash, theirs_again.previous_hash) == (ours.hash, theirs.hash)
+    assert AuditEvent.objects.filter(chain=chain_of(steward.pk)).order_by("id").first().previous_hash == GENESIS
+    assert site.previous_hash == GENESIS
+    assert verify_chain()[1] is None
+
+
+def test_an_event_moved_to_another_chain_is_detected(steward, other_org):
+    moved = record_event(CHANGED, organization=steward)
+    record_event(CHANGED, organization=other_org)
+    altered_directly("UPDATE governance_auditevent SET chain = %s WHERE id = %s", [chain_of(other_org.pk), moved.pk])
+    _, broken = verify_chain()
+    assert broken.event_id == moved.pk and "not its organization's" in broken.reason
+
+
+def test_events_logged_before_chains_were_split_stay_verifiable(steward, governance_user):
+    """Every event the log held before per-organization chains sits in the `site` chain, whatever its
+    organization; the site chain goes on from the last of them."""
+    previous = AuditEvent.objects.filter(chain="site").order_by("-id").values_list("hash", flat=True).first() or GENESIS
+    legacy = []
+    for n in range(2):
+        event = AuditEvent(organization=steward, actor=governance_user, action=CHANGED, details={"n": n},
+                           chain="site", previous_hash=previous)
+        event.hash = event_hash(previous, steward.pk, governance_user.pk, CHANGED, "", "", {"n": n}, event.created_at)
+        event.save()
+        legacy.append(event)
+        previous = event.hash
+    after = record_event(CHANGED)
+    assert after.previous_hash == legacy[-1].hash
+    assert verify_chain()[1] is None
+
+
+def test_writers_of_different_organizations_do_not_wait_for_each_other(other_org):
+    """The chain lock is per organization: while another connection holds one organization's, the other's events
+    are appended at once, and the held one's wait. (The test's own transaction already holds the fixtures'
+    organizations' locks, so the held one is an organization that has logged nothing yet.)"""
+    if connection.vendor != "postgresql":
+        pytest.skip("advisory locks are PostgreSQL's")
+    import psycopg
+    from django.db import OperationalError
+
+    quiet = Organization.objects.create(slug="quiet", name="Quiet")
+    holder = psycopg.connect(**{k: v for k, v in connection.get_connection_params().items()
+                                if k in ("dbname", "user", "host", "port", "password")}, autocommit=True)
+    try:
+        holder.execute("SELECT pg_advisory_lock(%s, %s)", [CHAIN_LOCK, quiet.pk])
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '300ms'")
+        try:
+            assert record_event(CHANGED, organization=other_org).chain == chain_of(other_org.pk)
+            with pytest.raises(OperationalError, match="lock timeout"), transaction.atomic():
+                record_event(CHANGED, organization=quiet)
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SET lock_timeout = 0")
+    finally:
+        holder.close()
 
 
 def test_the_application_cannot_change_or_delete_events(steward):
