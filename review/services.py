@@ -277,15 +277,13 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
             raise ReviewError(f"This page already saved your rating {existing.get_value_display()!r}; reload the "
                               "page to change it.", "client_id")
         return existing, False
-    from .selectors import LARGE_CARD_FIELDS, speaking_in
+    from .selectors import serving_filter, speaking_in
 
     if locked.speaker_id != speaker.pk or not Campaign.objects.filter(speaking_in(speaker),
                                                                       pk=locked.campaign_id).exists():
         raise NotAllowed("This item is not assigned to you.")
-    # The card's raw text and method config (megabytes for a large card) are never needed to store a rating.
-    campaign = Campaign.objects.select_related("run_card__dataset_version__dataset").defer(
-        *LARGE_CARD_FIELDS).get(pk=locked.campaign_id)
-    if not accepting_ratings(campaign):
+    # Open and consented, in one query (the campaign row itself is only needed to reassign a skipped item).
+    if not Campaign.objects.filter(serving_filter(), pk=locked.campaign_id).exists():
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
     if locked.state == Assignment.State.RELEASED:
         raise ReviewError("You left this campaign; this item went to another speaker.")
@@ -297,7 +295,7 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     )
     skipped = submission.value == "cannot_judge"
     if skipped and locked.state != Assignment.State.SKIPPED:
-        reassign_released(campaign, [locked.item_id])
+        reassign_released(Campaign.objects.get(pk=locked.campaign_id), [locked.item_id])
     elif not skipped and locked.state == Assignment.State.SKIPPED:
         release_replacement(locked)
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED

@@ -94,57 +94,87 @@ def campaign_done(request, public_id):
     })
 
 
+def wants_next_page(request) -> bool:
+    """rate.js asks for the next item's page as the answer to a rating: one round trip per rating."""
+    return request.headers.get("X-Next-Item") == "page"
+
+
 @login_required
 def rate(request, public_id):
-    """One item: read, rate, next. Works as plain form posts; rate.js adds keys 1–4 and retries."""
+    """One item: read, rate, next. Works as plain form posts (a rating answers with a redirect to the next item);
+    rate.js adds keys 1–4, retries, and takes the next item's page as the rating's answer."""
     assignment = selectors.speaker_assignment(request.user, public_id)
     if assignment is None:
         raise Http404("No such item among yours.")
     campaign = assignment.campaign
-    serving = selectors.is_serving(campaign)
-    current = selectors.current_rating(assignment) if serving else None
     if request.method == "POST":
-        # A post goes to the service even when the campaign stopped serving: a retry of a rating stored before
-        # the pause is acknowledged as stored; anything new is refused there.
-        form = RatingForm(request.POST)
-        if form.is_valid():
-            try:
-                rating, created = services.record_rating(
-                    assignment=assignment,
-                    actor=request.user,
-                    submission=form.submission(),
-                )
-            except services.NotAllowed as error:
-                raise Http404(str(error)) from error
-            except services.ReviewError as error:
-                if wants_json(request):
-                    return JsonResponse({"error": str(error), "field": error.field}, status=409)
-                serving = selectors.is_serving(campaign)
-                form.add_error(None, str(error))
-            else:
-                next_url = next_item_url(request.user, campaign)
-                if wants_json(request):
-                    return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
-                                         "next_url": next_url}, status=201 if created else 200)
-                return redirect(next_url)
-        if wants_json(request):
-            errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
-            return JsonResponse({"error": "The rating was not saved.", "fields": errors}, status=400)
-    else:
-        initial = {}
-        if current is not None:
-            initial = {"flags": current.flags, "comment": current.comment, "correction": current.correction}
-        form = RatingForm(initial=initial)
+        return rate_post(request, assignment)
     # The one serving rule, whatever the method: an item's texts only while its campaign serves it.
-    if not serving:
+    if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
-    item = assignment.item
+    current = selectors.current_rating(assignment)
+    initial = {}
+    if current is not None:
+        initial = {"flags": current.flags, "comment": current.comment, "correction": current.correction}
+    return item_page(request, assignment, RatingForm(initial=initial), current)
+
+
+def rate_post(request, assignment):
+    """A post goes to the service even when the campaign stopped serving: a retry of a rating stored before the
+    pause is acknowledged as stored; anything new is refused there."""
+    campaign = assignment.campaign
+    form = RatingForm(request.POST)
+    if form.is_valid():
+        try:
+            rating, created = services.record_rating(
+                assignment=assignment,
+                actor=request.user,
+                submission=form.submission(),
+            )
+        except services.NotAllowed as error:
+            raise Http404(str(error)) from error
+        except services.ReviewError as error:
+            if wants_json(request) or wants_next_page(request):
+                return JsonResponse({"error": str(error), "field": error.field}, status=409)
+            form.add_error(None, str(error))
+        else:
+            return rated(request, campaign, rating, created)
+    elif wants_json(request) or wants_next_page(request):
+        errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
+        return JsonResponse({"error": "The rating was not saved.", "fields": errors}, status=400)
+    if not selectors.is_serving(campaign):
+        return not_serving(request, campaign)
+    return item_page(request, assignment, form, selectors.current_rating(assignment))
+
+
+def rated(request, campaign: Campaign, rating, created: bool):
+    """The answer to a stored rating: the next item's page itself for rate.js (when the campaign still serves),
+    JSON for API-style clients, otherwise a redirect to the next item or the end screen."""
+    if wants_next_page(request) and selectors.is_serving(campaign):
+        following = selectors.next_item_for_page(request.user, campaign)
+        if following is not None:
+            response = item_page(request, following, RatingForm(), None)
+            response["X-Item-Url"] = reverse("review:rate", kwargs={"public_id": following.public_id})
+            response["X-Rating-Saved"] = "stored" if created else "duplicate"
+            return response
+    next_url = next_item_url(request.user, campaign)
+    if wants_json(request) or wants_next_page(request):
+        return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
+                             "next_url": next_url}, status=201 if created else 200)
+    return redirect(next_url)
+
+
+def item_page(request, assignment, form: RatingForm, current):
+    campaign = assignment.campaign
+    progress = selectors.speaker_progress(request.user, campaign)
     return private(render(request, "review/rate.html", {
         "assignment": assignment, "campaign": campaign, "form": form, "current": current,
-        "texts": selectors.shown_item_texts(request.user, campaign, item, where=request.path),
+        "texts": selectors.shown_item_texts(request.user, campaign, assignment.item,
+                                            where=reverse("review:rate", kwargs={"public_id": assignment.public_id})),
         "version": campaign.run_card.dataset_version,
-        "progress": selectors.speaker_progress(request.user, campaign),
-        "buttons": RATING_BUTTONS, "can_undo": selectors.has_rated(request.user, campaign),
+        "progress": progress, "buttons": RATING_BUTTONS,
+        # A rated or skipped item always holds the speaker's current rating: something to undo.
+        "can_undo": progress["done"] > 0,
     }, status=400 if form.errors else 200))
 
 

@@ -80,7 +80,8 @@ def test_each_organization_extends_its_own_chain(steward, other_org, governance_
     theirs = record_event(CHANGED, organization=other_org)
     ours_again = record_event(CHANGED, organization=steward)
     theirs_again = record_event(CHANGED, organization=other_org)
-    assert (ours.chain, site.chain, theirs.chain) == (f"organization:{steward.pk}", "site", f"organization:{other_org.pk}")
+    assert (ours.chain, site.chain, theirs.chain) == (
+        f"organization:{steward.pk}", "site", f"organization:{other_org.pk}")
     assert (ours_again.previous_hash, theirs_again.previous_hash) == (ours.hash, theirs.hash)
     assert AuditEvent.objects.filter(chain=chain_of(steward.pk)).order_by("id").first().previous_hash == GENESIS
     assert site.previous_hash == GENESIS

@@ -70,6 +70,14 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
             expect(page.locator(".progress")).to_contain_text("2 of 6 rated", timeout=15_000)
             page.unroute(re.compile(r".*/review/items/.*"))
             continue
+        if number == 3:
+            # One round trip per rating: the rating's answer is the next item, shown in place (no page load).
+            sent = []
+            page.on("request", lambda request: sent.append(request.method) if "/review/" in request.url else None)  # noqa: B023
+            page.keyboard.press("4")
+            expect(page.locator(".progress")).to_contain_text("3 of 6 rated")
+            assert sent == ["POST"] and re.search(r"/review/items/[0-9a-f-]+/$", page.url)
+            continue
         if number % 2:
             page.keyboard.press("4")
         else:

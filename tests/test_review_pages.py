@@ -130,6 +130,45 @@ def test_the_page_script_gets_json_and_a_resent_rating_is_stored_once(client, ca
     assert bad.status_code == 400 and "value" in bad.json()["fields"]
 
 
+def test_the_page_script_gets_the_next_item_as_the_answer_to_a_rating(client, campaign, pool):
+    """One round trip per rating: rate.js asks for the next item's page, and the rating's answer is that page,
+    private, with its address; a resent rating is stored once; the last one answers with the end screen."""
+    speaker = pool[0]
+    client.force_login(speaker)
+    assignment = first_assignment(campaign, speaker)
+    data = rating_post("acceptable")
+    script = {"X-Next-Item": "page", "X-Requested-With": "fetch", "Accept": "text/html"}
+    answer = client.post(f"/review/items/{assignment.public_id}/", data, headers=script)
+    upcoming = first_assignment(campaign, speaker)
+    assert answer.status_code == 200 and answer["X-Item-Url"] == f"/review/items/{upcoming.public_id}/"
+    assert answer["X-Rating-Saved"] == "stored" and "no-store" in answer["Cache-Control"]
+    html = answer.content.decode()
+    assert upcoming.item.entry.source in html and upcoming.item.candidate in html and "1 of" in html
+    assert Rating.objects.get(assignment=assignment).value == "acceptable"
+    again = client.post(f"/review/items/{assignment.public_id}/", data, headers=script)
+    assert again["X-Rating-Saved"] == "duplicate" and Rating.objects.filter(assignment=assignment).count() == 1
+    refused = client.post(f"/review/items/{upcoming.public_id}/", rating_post("superb"), headers=script)
+    assert refused.status_code == 400 and "value" in refused.json()["fields"]
+    while (open_one := first_assignment(campaign, speaker)) is not None:
+        last = client.post(f"/review/items/{open_one.public_id}/", rating_post(), headers=script)
+    assert last.status_code == 201 and last.json()["next_url"] == f"/review/c/{campaign.public_id}/done/"
+
+
+def test_the_rating_loop_query_count_is_bounded(client, campaign, pool, django_assert_max_num_queries):
+    """The speaker's loop — show an item, rate it and get the next one — in a fixed number of queries."""
+    client.force_login(pool[0])
+    client.get("/review/")
+    for _ in range(3):
+        assignment = first_assignment(campaign, pool[0])
+        # Session, user, memberships, item, card, serving, current rating, progress; 5 for the audit of a secret item.
+        with django_assert_max_num_queries(13):
+            assert client.get(f"/review/items/{assignment.public_id}/").status_code == 200
+        with django_assert_max_num_queries(22):
+            answer = client.post(f"/review/items/{assignment.public_id}/", rating_post(),
+                                 headers={"X-Next-Item": "page"})
+        assert answer.status_code == 200
+
+
 @pytest.mark.parametrize("data, message", [
     ({"value": "acceptable"}, b"submission id is missing"),
     ({"client_id": "not-a-uuid", "value": "acceptable"}, b"valid UUID"),
