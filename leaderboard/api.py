@@ -1,6 +1,7 @@
 """REST API: run-card submission and status, leaderboard rows, verbatim method_config, methods."""
 
 from django.conf import settings
+from django.core.paginator import InvalidPage
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -10,6 +11,8 @@ from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from common.errors import ErrorKind
@@ -164,11 +167,20 @@ class LeaderboardView(APIView):
         query = selectors.LeaderboardQuery.from_params(request.query_params)
         if query.errors:
             raise ValidationError(query.errors)
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(selectors.leaderboard(request.user, query), request, view=self)
-        offset = (paginator.page.number - 1) * paginator.page.paginator.per_page
-        return paginator.get_paginated_response(
-            [selectors.row_view(card, offset + index) for index, card in enumerate(page, 1)])
+        try:
+            rows, page = selectors.leaderboard_page(request.user, query, request.query_params.get("page") or 1,
+                                                    per_page=api_settings.PAGE_SIZE, strict=True)
+        except InvalidPage as error:
+            raise NotFound(f"Invalid page: {error}") from error
+        url = request.build_absolute_uri()
+        return Response({
+            "count": page.paginator.count,
+            "next": replace_query_param(url, "page", page.next_page_number()) if page.has_next() else None,
+            "previous": (None if not page.has_previous() else remove_query_param(url, "page")
+                         if page.previous_page_number() == 1 else
+                         replace_query_param(url, "page", page.previous_page_number())),
+            "results": rows,
+        })
 
 
 class MethodConfigView(APIView):

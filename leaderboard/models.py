@@ -164,3 +164,13 @@ class DomainScore(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run_card", "domain"], name="domainscore_unique")]
         indexes = [models.Index(fields=["domain"], name="domainscore_domain")]
+
+
+class LeaderboardState(models.Model):
+    """One row whose `stamp` changes, by database trigger (leaderboard/state.py), in the same transaction as any
+    write that can change what the public leaderboard lists: a run card becoming, staying or ceasing to be ready,
+    its domain scores, its method, its dataset or version, and every consent record. Cached leaderboard pages are
+    keyed by it, so a revoked consent is never served from the cache, however the write was made."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    stamp = models.CharField(max_length=64)

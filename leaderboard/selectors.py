@@ -1,9 +1,13 @@
 """Reads with rules: which run cards are listed, how they rank, whose per-entry results show."""
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from django.core.cache import cache
+from django.core.paginator import Page, Paginator
 from django.db.models import (
     BooleanField,
     Count,
@@ -27,9 +31,9 @@ from corpus.selectors import (
     visible_datasets,
     withdrawal,
 )
-from organizations.selectors import governance_org_ids
+from organizations.selectors import governance_org_ids, secret_reader_org_ids
 
-from .models import RunCard, RunCardResult
+from .models import LeaderboardState, RunCard, RunCardResult
 from .verification import quality_tier
 
 STANDARDS = {"legacy-composite": "composite", "standard/1": "chrf_plus_plus"}
@@ -133,6 +137,53 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
                                               community_validated_at__isnull=False)
     return cards.annotate(method_validated=Exists(validated_method)).select_related(
         "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by(*order, ranking, "submitted_at", "pk")
+
+
+# Entries under an older stamp are never read again; they only wait to expire.
+LEADERBOARD_CACHE_SECONDS = 600
+
+
+def shares_public_view(user) -> bool:
+    """Whether `user` sees exactly what an anonymous visitor sees on the leaderboard: no role that widens it
+    (curators and governance staff also see their own unpublished or withdrawn datasets' cards). One cached
+    answer serves all of them."""
+    return not secret_reader_org_ids(user) and not governance_org_ids(user)
+
+
+def leaderboard_stamp() -> str | None:
+    """The state stamp (None when its row is missing, e.g. after a flush: then nothing is cached)."""
+    return LeaderboardState.objects.filter(pk=1).values_list("stamp", flat=True).first()
+
+
+def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 50,
+                     strict: bool = False) -> tuple[list[dict[str, Any]], Page]:
+    """One page of ranked rows and its `Page` (for the pager), for the page and the API alike.
+
+    For everyone who `shares_public_view`, the count and each page's rows are cached under the leaderboard's
+    state stamp, read first: a write that changes the listing changes the stamp in its own transaction, so no
+    answer computed before it is served after it. `strict` raises `InvalidPage` for a page that does not exist
+    (the API's 404) instead of showing the nearest one."""
+    stamp = leaderboard_stamp() if shares_public_view(user) else None
+    filters = hashlib.sha256(json.dumps(
+        {k: v for k, v in asdict(query).items() if k != "errors"}, sort_keys=True).encode()).hexdigest()[:32]
+
+    def cached(name: str, compute: Callable[[], Any]) -> Any:
+        if stamp is None:
+            return compute()
+        key = f"leaderboard:{stamp}:{filters}:{name}"
+        value = cache.get(key)
+        if value is None:
+            value = compute()
+            cache.set(key, value, LEADERBOARD_CACHE_SECONDS)
+        return value
+
+    cards = leaderboard(user, query)
+    paginator = Paginator(range(cached("count", cards.count)), per_page)
+    page = paginator.page(number) if strict else paginator.get_page(number)
+    offset = (page.number - 1) * per_page
+    rows = cached(f"rows:{per_page}:{page.number}", lambda: [
+        row_view(card, offset + index) for index, card in enumerate(cards[offset:offset + per_page], 1)])
+    return rows, page
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:

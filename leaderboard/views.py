@@ -12,9 +12,7 @@ def leaderboard(request):
     query = selectors.LeaderboardQuery.from_params(request.GET)
     rows, page = [], None
     if not query.errors:
-        page = Paginator(selectors.leaderboard(request.user, query), 50).get_page(request.GET.get("page"))
-        offset = (page.number - 1) * 50
-        rows = [selectors.row_view(card, offset + index) for index, card in enumerate(page.object_list, 1)]
+        rows, page = selectors.leaderboard_page(request.user, query, request.GET.get("page"))
     params = request.GET.copy()
     params.pop("page", None)
     return render(request, "leaderboard/leaderboard.html", {

@@ -168,6 +168,54 @@ def test_rows_of_datasets_withdrawn_from_public_view_disappear(client, version, 
     assert len(api_rows(client)) == 1
 
 
+def test_the_public_leaderboard_is_cached_and_follows_every_change(client, version, speaker, governance_user,
+                                                                    django_assert_max_num_queries):
+    """Anonymous visitors (and users without a widening role) share one cached answer per filter, keyed by the
+    state stamp that the database changes with every write the listing depends on — a revoked consent, a bulk
+    update or plain SQL included — so the next request never shows what changed."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from corpus.models import ConsentRecord
+    from corpus.services import revoke_consent
+
+    card = submit(version, speaker, composite=0.8, model_slug="cached")
+    assert [row["model"] for row in api_rows(client)] == ["cached-2026"]
+    assert b"cached-2026" in client.get("/leaderboard/").content
+    with django_assert_max_num_queries(1):  # the state stamp
+        assert [row["model"] for row in api_rows(client)] == ["cached-2026"]
+    with django_assert_max_num_queries(1):
+        assert b"cached-2026" in client.get("/leaderboard/").content
+    client.force_login(speaker)  # a speaker holds no role that widens the listing: the same cached rows
+    with django_assert_max_num_queries(4):  # session, user, memberships, stamp
+        assert [row["model"] for row in api_rows(client)] == ["cached-2026"]
+
+    RunCard.objects.filter(pk=card.pk).update(community_validated_at=timezone.now())  # no save(), no signal
+    assert api_rows(client)[0]["verification_tier"] == "Community Validated"
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE leaderboard_runcard SET model_id = 'renamed' WHERE id = %s", [card.pk])
+    assert api_rows(client)[0]["model"] == "renamed"
+    assert b"renamed" in client.get("/leaderboard/").content
+
+    record = ConsentRecord.objects.get(dataset=version.dataset)
+    revoke_consent(actor=governance_user, record=record, reason="The council withdrew evaluation.")
+    assert api_rows(client) == []
+    assert b"renamed" not in client.get("/leaderboard/").content
+    client.force_login(governance_user)  # governance staff see their withdrawn row, never from the shared cache
+    assert [row["withdrawn"] for row in api_rows(client)] == [True]
+
+
+def test_the_api_pages_the_cached_leaderboard(client, version, speaker):
+    entries = entries_of(version)
+    for index in range(3):
+        submit_run_card(body=body(make_card(version, entries, composite=0.5 + index / 10, model_slug=f"p{index}")),
+                        actor=speaker)
+    first = client.get("/api/v1/leaderboard/", {"page": 1}).json()
+    assert (first["count"], first["next"], first["previous"], len(first["results"])) == (3, None, None, 3)
+    assert client.get("/api/v1/leaderboard/", {"page": 9}).status_code == 404
+    assert client.get("/api/v1/leaderboard/", {"page": "x"}).status_code == 404
+
+
 @pytest.mark.parametrize("params, field", [({"domain": "astrology"}, "domain"), ({"standard": "x"}, "standard"),
                                            ({"sort": "random"}, "sort"), ({"segment": "secret"}, "segment")])
 def test_bad_filters_are_named(client, db, params, field):

@@ -1,0 +1,90 @@
+"""The leaderboard's state stamp: database triggers that give `LeaderboardState.stamp` a new random value in the
+same transaction as any write the public leaderboard depends on (so readers never wait, and a cache keyed by the
+stamp can't outlive the data it was computed from — whether the write came through the ORM, a bulk `update()`,
+the admin or SQL).
+
+Writes that cannot change a listed row fire nothing: a run card inserted while it is still being verified, a new
+method, dataset or version (no ready card refers to it yet). That keeps a long corpus import or card ingest from
+holding the stamp row's lock for its whole transaction; a card turning ready takes it at the end of verification."""
+
+from django.db import migrations
+
+STATE_TABLE = "leaderboard_leaderboardstate"
+FUNCTION = "leaderboard_state_touch"
+# (table, events firing for every statement on PostgreSQL)
+STATEMENT_TRIGGERS = (
+    ("corpus_consentrecord", ("INSERT", "UPDATE", "DELETE")),
+    ("corpus_dataset", ("UPDATE", "DELETE")),
+    ("corpus_datasetversion", ("UPDATE", "DELETE")),
+    ("leaderboard_method", ("UPDATE", "DELETE")),
+    ("leaderboard_domainscore", ("INSERT", "UPDATE", "DELETE")),
+)
+# Run cards: only rows that are, or were, ready.
+CARD_TABLE = "leaderboard_runcard"
+CARD_CONDITIONS = {
+    "INSERT": "NEW.status = 'ready'",
+    "UPDATE": "OLD.status = 'ready' OR NEW.status = 'ready'",
+    "DELETE": "OLD.status = 'ready'",
+}
+
+POSTGRESQL_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {FUNCTION}() RETURNS trigger AS $$
+BEGIN
+    INSERT INTO {STATE_TABLE} (id, stamp) VALUES (1, gen_random_uuid()::text)
+        ON CONFLICT (id) DO UPDATE SET stamp = EXCLUDED.stamp;
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+"""
+SQLITE_TOUCH = (f"INSERT INTO {STATE_TABLE} (id, stamp) VALUES (1, lower(hex(randomblob(16)))) "
+                "ON CONFLICT (id) DO UPDATE SET stamp = excluded.stamp;")
+
+
+def trigger_names() -> list[tuple[str, str]]:
+    names = [(table, f"{table}_touches_leaderboard") for table, _ in STATEMENT_TRIGGERS]
+    names += [(CARD_TABLE, f"{CARD_TABLE}_{event.lower()}_touches_leaderboard") for event in CARD_CONDITIONS]
+    names += [(table, f"{table}_truncate_touches_leaderboard") for table in
+              [CARD_TABLE, *(table for table, _ in STATEMENT_TRIGGERS)]]
+    return names
+
+
+def create_triggers(apps, schema_editor) -> None:
+    vendor = schema_editor.connection.vendor
+    if vendor == "postgresql":
+        schema_editor.execute(POSTGRESQL_FUNCTION)
+        for table, events in STATEMENT_TRIGGERS:
+            schema_editor.execute(f"CREATE TRIGGER {table}_touches_leaderboard AFTER {' OR '.join(events)} "
+                                  f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()")
+        for event, condition in CARD_CONDITIONS.items():
+            schema_editor.execute(f"CREATE TRIGGER {CARD_TABLE}_{event.lower()}_touches_leaderboard AFTER {event} "
+                                  f"ON {CARD_TABLE} FOR EACH ROW WHEN ({condition}) EXECUTE FUNCTION {FUNCTION}()")
+        for table in [CARD_TABLE, *(table for table, _ in STATEMENT_TRIGGERS)]:
+            schema_editor.execute(f"CREATE TRIGGER {table}_truncate_touches_leaderboard AFTER TRUNCATE ON {table} "
+                                  f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()")
+    elif vendor == "sqlite":  # row-level triggers only; a flush deletes rows, so DELETE covers it
+        for table, events in STATEMENT_TRIGGERS:
+            for event in events:
+                schema_editor.execute(f"CREATE TRIGGER {table}_{event.lower()}_touches_leaderboard AFTER {event} "
+                                      f"ON {table} BEGIN {SQLITE_TOUCH} END")
+        for event, condition in CARD_CONDITIONS.items():
+            schema_editor.execute(f"CREATE TRIGGER {CARD_TABLE}_{event.lower()}_touches_leaderboard AFTER {event} "
+                                  f"ON {CARD_TABLE} WHEN {condition} BEGIN {SQLITE_TOUCH} END")
+    schema_editor.execute(f"INSERT INTO {STATE_TABLE} (id, stamp) VALUES (1, 'initial')")
+
+
+def drop_triggers(apps, schema_editor) -> None:
+    vendor = schema_editor.connection.vendor
+    if vendor == "postgresql":
+        for table, name in trigger_names():
+            schema_editor.execute(f"DROP TRIGGER IF EXISTS {name} ON {table}")
+        schema_editor.execute(f"DROP FUNCTION IF EXISTS {FUNCTION}()")
+    elif vendor == "sqlite":
+        for table, events in STATEMENT_TRIGGERS:
+            for event in events:
+                schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_{event.lower()}_touches_leaderboard")
+        for event in CARD_CONDITIONS:
+            schema_editor.execute(f"DROP TRIGGER IF EXISTS {CARD_TABLE}_{event.lower()}_touches_leaderboard")
+
+
+def state_triggers() -> migrations.RunPython:
+    return migrations.RunPython(create_triggers, drop_triggers)
