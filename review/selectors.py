@@ -9,7 +9,7 @@ rating: nothing here hands a speaker page more than the item itself.
 from dataclasses import asdict
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
@@ -101,7 +101,8 @@ ITEM_PAGE_DEFERRED = ("item__result__data",)
 
 
 def speaker_assignment(user, public_id) -> Assignment | None:
-    """The speaker's own assignment with what the rating page shows; anyone else's id gives None.
+    """The speaker's own assignment with what the rating page shows; anyone else's id gives None. Its
+    `serving_when_read` says whether the campaign served its items when it was read (`serving_filter`).
 
     Two short queries, not one join of twelve tables: PostgreSQL spent ten times longer planning that join
     than running it, on every rating request (docs/performance.md)."""
@@ -109,6 +110,8 @@ def speaker_assignment(user, public_id) -> Assignment | None:
         return None
     assignment = (Assignment.objects.filter(in_pool(user, "campaign"), public_id=public_id, speaker=user)
                   .exclude(state=Assignment.State.RELEASED)
+                  .annotate(serving_when_read=Exists(Campaign.objects.filter(serving_filter(),
+                                                                             pk=OuterRef("campaign_id"))))
                   .select_related(*ITEM_PAGE_RELATED, "campaign__organization")
                   .defer(*(f"campaign__{name}" for name in LARGE_CARD_FIELDS), *ITEM_PAGE_DEFERRED)
                   .first())
@@ -143,6 +146,9 @@ def speaker_progress(user, campaign: Campaign) -> dict[str, int]:
 
 
 def current_rating(assignment: Assignment) -> Rating | None:
+    """An open assignment holds no current rating (storing one moves it on; undo retires it first): no query."""
+    if assignment.state == Assignment.State.OPEN:
+        return None
     return assignment.ratings.filter(is_current=True).first()
 
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import User
@@ -279,15 +279,19 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
         return existing, False
     from .selectors import serving_filter, speaking_in
 
-    if locked.speaker_id != speaker.pk or not Campaign.objects.filter(speaking_in(speaker),
-                                                                      pk=locked.campaign_id).exists():
+    # Still the speaker's, and the campaign open and consented: one query (the campaign row itself is only needed
+    # to reassign a skipped item).
+    serving = (Campaign.objects.filter(speaking_in(speaker), pk=locked.campaign_id)
+               .annotate(serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("pk"))))
+               .values_list("serving", flat=True).first())
+    if locked.speaker_id != speaker.pk or serving is None:
         raise NotAllowed("This item is not assigned to you.")
-    # Open and consented, in one query (the campaign row itself is only needed to reassign a skipped item).
-    if not Campaign.objects.filter(serving_filter(), pk=locked.campaign_id).exists():
+    if not serving:
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
     if locked.state == Assignment.State.RELEASED:
         raise ReviewError("You left this campaign; this item went to another speaker.")
-    Rating.objects.filter(assignment=locked, is_current=True).update(is_current=False)
+    if locked.state != Assignment.State.OPEN:  # an open item holds no current rating (see current_rating)
+        Rating.objects.filter(assignment=locked, is_current=True).update(is_current=False)
     rating = Rating.objects.create(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),

@@ -110,7 +110,7 @@ def rate(request, public_id):
     if request.method == "POST":
         return rate_post(request, assignment)
     # The one serving rule, whatever the method: an item's texts only while its campaign serves it.
-    if not selectors.is_serving(campaign):
+    if not assignment.serving_when_read:
         return not_serving(request, campaign)
     current = selectors.current_rating(assignment)
     initial = {}
@@ -150,7 +150,9 @@ def rate_post(request, assignment):
 def rated(request, campaign: Campaign, rating, created: bool):
     """The answer to a stored rating: the next item's page itself for rate.js (when the campaign still serves),
     JSON for API-style clients, otherwise a redirect to the next item or the end screen."""
-    if wants_next_page(request) and selectors.is_serving(campaign):
+    # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent one
+    # proves nothing.
+    if wants_next_page(request) and (created or selectors.is_serving(campaign)):
         following = selectors.next_item_for_page(request.user, campaign)
         if following is not None:
             response = item_page(request, following, RatingForm(), None)

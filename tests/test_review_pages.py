@@ -160,10 +160,10 @@ def test_the_rating_loop_query_count_is_bounded(client, campaign, pool, django_a
     client.get("/review/")
     for _ in range(3):
         assignment = first_assignment(campaign, pool[0])
-        # Session, user, memberships, item, card, serving, current rating, progress; 5 for the audit of a secret item.
-        with django_assert_max_num_queries(13):
+        # Session, user, item (with the serving rule), memberships, card, progress; 5 for the audit of a secret item.
+        with django_assert_max_num_queries(11):
             assert client.get(f"/review/items/{assignment.public_id}/").status_code == 200
-        with django_assert_max_num_queries(22):
+        with django_assert_max_num_queries(19):
             answer = client.post(f"/review/items/{assignment.public_id}/", rating_post(),
                                  headers={"X-Next-Item": "page"})
         assert answer.status_code == 200
