@@ -168,18 +168,18 @@ class LeaderboardView(APIView):
         if query.errors:
             raise ValidationError(query.errors)
         try:
-            rows, page = selectors.leaderboard_page(request.user, query, request.query_params.get("page") or 1,
-                                                    per_page=api_settings.PAGE_SIZE, strict=True)
+            ranking = selectors.leaderboard_page(request.user, query, request.query_params.get("page") or 1,
+                                                 per_page=api_settings.PAGE_SIZE, strict=True)
         except InvalidPage as error:
             raise NotFound(f"Invalid page: {error}") from error
-        url = request.build_absolute_uri()
+        page, url = ranking.page, request.build_absolute_uri()
         return Response({
             "count": page.paginator.count,
             "next": replace_query_param(url, "page", page.next_page_number()) if page.has_next() else None,
             "previous": (None if not page.has_previous() else remove_query_param(url, "page")
                          if page.previous_page_number() == 1 else
                          replace_query_param(url, "page", page.previous_page_number())),
-            "results": rows,
+            "results": ranking.rows,
         })
 
 

@@ -155,14 +155,22 @@ def leaderboard_stamp() -> str | None:
     return LeaderboardState.objects.filter(pk=1).values_list("stamp", flat=True).first()
 
 
+@dataclass(frozen=True)
+class LeaderboardPage:
+    rows: list[dict[str, Any]]
+    page: Page
+    cache_key: str | None  # what the page's rendered ranking may be cached under; None: not to be cached
+
+
 def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 50,
-                     strict: bool = False) -> tuple[list[dict[str, Any]], Page]:
+                     strict: bool = False) -> LeaderboardPage:
     """One page of ranked rows and its `Page` (for the pager), for the page and the API alike.
 
     For everyone who `shares_public_view`, the count and each page's rows are cached under the leaderboard's
     state stamp, read first: a write that changes the listing changes the stamp in its own transaction, so no
-    answer computed before it is served after it. `strict` raises `InvalidPage` for a page that does not exist
-    (the API's 404) instead of showing the nearest one."""
+    answer computed before it is served after it (`cache_key` carries the stamp for the rendered ranking).
+    `strict` raises `InvalidPage` for a page that does not exist (the API's 404) instead of showing the nearest
+    one."""
     stamp = leaderboard_stamp() if shares_public_view(user) else None
     filters = hashlib.sha256(json.dumps(
         {k: v for k, v in asdict(query).items() if k != "errors"}, sort_keys=True).encode()).hexdigest()[:32]
@@ -181,9 +189,10 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     paginator = Paginator(range(cached("count", cards.count)), per_page)
     page = paginator.page(number) if strict else paginator.get_page(number)
     offset = (page.number - 1) * per_page
-    rows = cached(f"rows:{per_page}:{page.number}", lambda: [
+    name = f"rows:{per_page}:{page.number}"
+    rows = cached(name, lambda: [
         row_view(card, offset + index) for index, card in enumerate(cards[offset:offset + per_page], 1)])
-    return rows, page
+    return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{filters}:{name}")
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:

@@ -10,13 +10,15 @@ from . import selectors
 
 def leaderboard(request):
     query = selectors.LeaderboardQuery.from_params(request.GET)
-    rows, page = [], None
+    rows, page, ranking_cache_key = [], None, None
     if not query.errors:
-        rows, page = selectors.leaderboard_page(request.user, query, request.GET.get("page"))
+        ranking = selectors.leaderboard_page(request.user, query, request.GET.get("page"))
+        rows, page, ranking_cache_key = ranking.rows, ranking.page, ranking.cache_key
     params = request.GET.copy()
     params.pop("page", None)
     return render(request, "leaderboard/leaderboard.html", {
         "query": query, "rows": rows, "page": page, "query_string": params.urlencode(),
+        "ranking_cache_key": ranking_cache_key,
         "standards": list(selectors.STANDARDS), "domains": Domain.choices, "segments": Segment.choices,
     }, status=400 if query.errors else 200)
 
