@@ -6,9 +6,10 @@ governance staff (`governed_campaign`). Speakers never see the method, model, sc
 rating: nothing here hands a speaker page more than the item itself.
 """
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from django.core.cache import cache
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 
 from corpus.models import ConsentUse
@@ -220,11 +221,13 @@ def evidence_state(campaign: Campaign) -> tuple[int, int, int]:
 
 def campaign_aggregate(campaign: Campaign) -> CampaignAggregate:
     """The campaign's figures, computed once per state of its evidence (`evidence_state`) and cached: the
-    decision and campaign pages read them on every view, and at 10,000 items recomputing takes a second."""
+    decision and campaign pages read them on every view, and at 10,000 items recomputing takes a second. Without
+    the per-item summaries (`items` is empty): no page shows them, and reading 10,000 of them back from the cache
+    took longer than the rest of the page."""
     key = "campaign-aggregate:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
     result = cache.get(key)
     if result is None:
-        result = aggregate(campaign_observations(campaign), campaign.ratings_per_item)
+        result = replace(aggregate(campaign_observations(campaign), campaign.ratings_per_item), items=())
         cache.set(key, result, AGGREGATE_CACHE_SECONDS)
     return result
 
@@ -269,13 +272,17 @@ def decisions_of(campaign: Campaign) -> QuerySet[Decision]:
     return campaign.decisions.select_related("decided_by")
 
 
-def shown_items_needing_attention(user, campaign: Campaign, *, where: str, limit: int = 200) -> list[Rating]:
-    """`items_needing_attention` as the decision page shows them, the audit event of the secret items among them
-    recorded in the same call."""
-    shown = list(items_needing_attention(campaign)[:limit])
+def shown_items_needing_attention(user, campaign: Campaign, *, where: str, page_number=None,
+                                  per_page: int = 50) -> Page:
+    """One page of `items_needing_attention` as the decision page shows them (a page, not all: each is a
+    card with its texts, and hundreds of them made the page slow), the audit event of the secret items among
+    them recorded in the same call."""
+    page = Paginator(items_needing_attention(campaign), per_page).get_page(page_number)
+    shown = list(page.object_list)
     secret_items = {rating.assignment.item_id for rating in shown if rating.assignment.item.entry.is_secret}
     record_secret_access(user, {campaign.organization_id: len(secret_items)}, where)
-    return shown
+    page.object_list = shown
+    return page
 
 
 def shown_ratings_for_export(user, campaign: Campaign, *, where: str) -> tuple[QuerySet[Rating], int]:

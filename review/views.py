@@ -331,7 +331,8 @@ def decision(request, public_id):
             return redirect("review:decision", public_id=campaign.public_id)
     aggregate = selectors.campaign_aggregate(campaign)
     policy = selectors.gate_policy_for(campaign.organization)
-    attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path)
+    attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path,
+                                                        page_number=request.GET.get("page"))
     emails = dict(campaign.pool.values_list("user_id", "user__email"))
     return private(render(request, "review/decision.html", {
         "group_tables": [("Difficulty tiers", "Tier", flagged_groups(aggregate.tiers)),

@@ -288,6 +288,28 @@ def test_the_decision_page_query_count_does_not_grow_with_ratings(client, card, 
             assert client.get(f"/review/campaigns/{campaign.public_id}/").status_code == 200
 
 
+def test_the_decision_page_lists_rated_items_needing_attention_a_page_at_a_time(client, card, governance_user, pool):
+    campaign = services.open_campaign(run_card=card, actor=governance_user,
+                                      values=settings_for(pool, sample_size=40, control_count=5))
+    rate_everything(campaign, lambda a: "gist")
+    noted = Rating.objects.filter(assignment__campaign=campaign).order_by("assignment__item_id", "created_at")
+    Rating.objects.filter(pk__in=list(noted.values_list("pk", flat=True)[:55])).update(comment="NOTED")
+    client.force_login(governance_user)
+    url = f"/review/campaigns/{campaign.public_id}/decision/"
+    first = client.get(url)
+    assert first.content.count(b"NOTED") == 50 and b"55 ratings with a flag, a comment or a correction" in first.content
+    assert b"Page 1 of 2" in first.content
+    second = client.get(url, {"page": 2})
+    assert second.content.count(b"NOTED") == 5
+    shown = AuditEvent.objects.filter(action="secret_entries.shown", details__where=url).order_by("id")
+    rows = list(noted.filter(comment="NOTED"))
+
+    def secret_items(ratings):
+        return len({r.assignment.item_id for r in ratings if r.assignment.item.entry.is_secret})
+
+    assert [event.details["count"] for event in shown] == [secret_items(rows[:50]), secret_items(rows[50:])]
+
+
 def test_the_rating_page_query_count_is_bounded(client, campaign, pool, django_assert_max_num_queries):
     client.force_login(pool[0])
     assignment = first_assignment(campaign, pool[0])
