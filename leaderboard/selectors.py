@@ -1,5 +1,6 @@
 """Reads with rules: which run cards are listed, how they rank, whose per-entry results show."""
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable
@@ -185,13 +186,14 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
             cache.set(key, value, LEADERBOARD_CACHE_SECONDS)
         return value
 
-    cards = leaderboard(user, query)
-    paginator = Paginator(range(cached("count", cards.count)), per_page)
+    # Built only when something is not cached: building this queryset alone costs more than a cached answer.
+    cards = functools.cache(lambda: leaderboard(user, query))
+    paginator = Paginator(range(cached("count", lambda: cards().count())), per_page)
     page = paginator.page(number) if strict else paginator.get_page(number)
     offset = (page.number - 1) * per_page
     name = f"rows:{per_page}:{page.number}"
     rows = cached(name, lambda: [
-        row_view(card, offset + index) for index, card in enumerate(cards[offset:offset + per_page], 1)])
+        row_view(card, offset + index) for index, card in enumerate(cards()[offset:offset + per_page], 1)])
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{filters}:{name}")
 
 

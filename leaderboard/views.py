@@ -1,5 +1,9 @@
+import hashlib
+
+from django.contrib import messages
+from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from corpus.models import Domain, Segment
@@ -9,6 +13,24 @@ from . import selectors
 
 
 def leaderboard(request):
+    """The ranking. An anonymous visitor with no message waiting gets the whole page from the cache, under the
+    leaderboard's state stamp (`selectors.leaderboard_page` says why that is never stale); others get the
+    rendered ranking from it."""
+    key = None
+    if not request.user.is_authenticated and not len(messages.get_messages(request)):
+        stamp = selectors.leaderboard_stamp()
+        if stamp is not None:
+            key = f"leaderboard-page:{stamp}:{hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]}"
+            html = cache.get(key)
+            if html is not None:
+                return HttpResponse(html)
+    response = leaderboard_response(request)
+    if key is not None and response.status_code == 200:
+        cache.set(key, response.content, selectors.LEADERBOARD_CACHE_SECONDS)
+    return response
+
+
+def leaderboard_response(request):
     query = selectors.LeaderboardQuery.from_params(request.GET)
     rows, page, ranking_cache_key = [], None, None
     if not query.errors:
