@@ -39,9 +39,8 @@ from .validation import (
     Problem,
     ValidCorpus,
     ValidEntry,
-    decode_corpus_bytes,
+    read_corpus,
     unavailable_dataset_id,
-    validate_corpus,
     validate_entry,
 )
 
@@ -160,8 +159,7 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
     Every problem is reported at once (CorpusFileError) and nothing is stored on error. The same
     file again is recognised by its sha256; the same id and version with other content is refused.
     """
-    parsed, scan_text = decode_corpus_bytes(data, settings.CORPUS_MAX_UPLOAD_BYTES)
-    corpus = validate_corpus(parsed, scan_text=scan_text)
+    corpus = read_corpus(data, settings.CORPUS_MAX_UPLOAD_BYTES)
     sha256 = hashlib.sha256(data).hexdigest()
     fields = corpus.envelope_fields
     with transaction.atomic():
@@ -191,7 +189,7 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
             envelope=json.dumps(corpus.envelope, ensure_ascii=False),
             sha256=sha256,
             sha256_source=Sha256Source.FILE,
-            public_sha256=public_sha256(sha256, any(valid.segment in SECRET_SEGMENTS for valid in corpus.entries)),
+            public_sha256=public_sha256(sha256, any(segment in SECRET_SEGMENTS for segment in corpus.segments)),
             entry_count=len(corpus.entries),
             imported_by=actor,
         )

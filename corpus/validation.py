@@ -1,7 +1,10 @@
-"""Parse and validate a corpus file (SPEC §3.1–3.2), collecting every problem before anything is stored."""
+"""Parse and validate a corpus file (SPEC §3.1–3.2), collecting every problem before anything is stored. An
+import reads the file an entry at a time (read_corpus), a whole parse words and locates what it cannot read."""
 
+import codecs
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -24,6 +27,9 @@ CHOICE_LISTS = {name: ", ".join(choices.values) for name, choices in CHOICE_FIEL
 MAX_ID_LENGTH = 200
 MAX_PROBLEMS_KEPT = 1000
 UNSTORABLE_ESCAPE = re.compile(r"\\u(0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
+# Bytes decoded at a time by the streaming reader (JsonObjectReader), whose text then stays near a MiB.
+READ_CHUNK = 1 << 18
+JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")  # as json.decoder skips it
 
 
 @dataclass(frozen=True)
@@ -74,10 +80,14 @@ class ValidEntry:
 
 @dataclass
 class ValidCorpus:
+    """A valid corpus file. `entries` is a list when the file was parsed whole, StreamedEntries when it was read
+    an entry at a time (read_corpus); `segments` are those of its entries."""
+
     envelope: dict[str, Any]
     envelope_fields: dict[str, Any]
-    entries: list[ValidEntry]
+    entries: "list[ValidEntry] | StreamedEntries"
     warnings: list[str] = field(default_factory=list)
+    segments: set[str] = field(default_factory=set)
 
 
 def describe(value: Any) -> str:
@@ -117,16 +127,21 @@ def refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def check_file_size(data: bytes, max_bytes: int) -> None:
+    """Refuse a file over `max_bytes`, and an empty one (only whitespace: what bytes.strip() would empty)."""
+    if len(data) > max_bytes:
+        raise CorpusFileError([Problem(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
+    if not data or data.isspace():
+        raise CorpusFileError([Problem("the file is empty; expected a JSON object with 'dataset' and 'entries'")])
+
+
 def decode_corpus_bytes(data: bytes, max_bytes: int) -> tuple[Any, bool]:
     """Check size and encoding, then parse JSON; each failure is one located Problem.
 
     Also says whether the text holds a \\u0000 or surrogate escape, the only ways JSON can carry text
     that cannot be stored, so that the costly per-string scan runs only for such files.
     """
-    if len(data) > max_bytes:
-        raise CorpusFileError([Problem(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
-    if not data.strip():
-        raise CorpusFileError([Problem("the file is empty; expected a JSON object with 'dataset' and 'entries'")])
+    check_file_size(data, max_bytes)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -270,9 +285,15 @@ def provenance_label(value: Any) -> str:
 def validate_entry(
     position: int, raw: Any, problems: list[Problem], seen_ids: dict[str, int], scan_text: bool = True
 ) -> ValidEntry | None:
+    return validated_entry(position, raw) if check_entry(position, raw, problems, seen_ids, scan_text) else None
+
+
+def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict[str, int], scan_text: bool) -> bool:
+    """Whether `raw` is a valid entry, its problems added to `problems` (validate_entry without the ValidEntry,
+    which a streamed file builds when it reads the entry again)."""
     if not isinstance(raw, dict):
         problems.append(Problem(f"expected an object, found {describe(raw)}", entry_index=position))
-        return None
+        return False
     before = len(problems)
     raw_id = raw.get("id")
     shown_id = None if raw_id is None else str(raw_id)[:60]
@@ -328,49 +349,276 @@ def validate_entry(
     reason = unstorable_text(raw) if scan_text else None
     if reason:
         problem("", reason)
-    if len(problems) > before:
-        return None
+    return len(problems) == before
+
+
+def entry_segment(raw: dict[str, Any]) -> str:
+    """The segment of a valid entry: development when it names none."""
+    return raw.get("segment") or Segment.DEVELOPMENT
+
+
+def validated_entry(position: int, raw: dict[str, Any]) -> ValidEntry:
+    """The ValidEntry of an entry object that validate_entry accepts: read again from a streamed file, it is not
+    checked twice. (A choice field it accepts is null or one of the choices, never "".)"""
     return ValidEntry(
         position=position,
         data=raw,
-        entry_id=entry_id,
-        segment=values["segment"] or Segment.DEVELOPMENT,
-        difficulty=difficulty,
-        provenance=provenance_label(provenance),
-        register=values["register"],
-        context=values["context"],
-        domain=values["domain"],
+        entry_id=str(raw["id"]),
+        segment=entry_segment(raw),
+        difficulty=raw.get("difficulty"),
+        provenance=provenance_label(raw.get("provenance")),
+        register=raw.get("register") or "",
+        context=raw.get("context") or "",
+        domain=raw.get("domain") or "",
     )
+
+
+class EntryChecks:
+    """Entries validated one at a time (validate_entry), the problems found, and what an import needs of the
+    valid ones, so that a file's entries need not all be held at once."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.seen_ids: dict[str, int] = {}
+        self.read = 0
+        self.valid = 0
+        self.unsegmented = 0
+        self.segments: set[str] = set()
+
+    def check(self, raw: Any, scan_text: bool) -> bool:
+        valid = check_entry(self.read, raw, self.problems, self.seen_ids, scan_text)
+        self.read += 1
+        if valid:
+            self.valid += 1
+            self.segments.add(entry_segment(raw))
+            self.unsegmented += raw.get("segment") is None
+        return valid
+
+    def corpus(self, document: dict[str, Any], entries: "list[ValidEntry] | StreamedEntries") -> ValidCorpus:
+        """The corpus of `document`, whose `entries`, if a list, were all checked; else CorpusFileError listing
+        the envelope's problems, then the entry list's, then the entries'."""
+        problems: list[Problem] = []
+        if "dataset" not in document:
+            problems.append(Problem("required field is missing", field="dataset"))
+        envelope_fields = validate_envelope(document.get("dataset"), problems) if "dataset" in document else {}
+        entries_raw = document.get("entries")
+        if entries_raw is None:
+            problems.append(Problem("required field is missing", field="entries"))
+        elif not isinstance(entries_raw, list):
+            problems.append(Problem(f"expected a list of entries, found {describe(entries_raw)}", field="entries"))
+        elif not self.read:
+            problems.append(Problem("the corpus has no entries", field="entries"))
+        problems += self.problems
+        if problems:
+            raise CorpusFileError(problems)
+        warnings = []
+        if self.unsegmented:
+            warnings.append(f"{self.unsegmented} entries have no segment and were filed as development.")
+        return ValidCorpus(envelope=document["dataset"], envelope_fields=envelope_fields, entries=entries,
+                           warnings=warnings, segments=self.segments)
 
 
 def validate_corpus(document: Any, scan_text: bool = True) -> ValidCorpus:
     """Validate a parsed corpus file; raise CorpusFileError listing every problem found."""
-    problems: list[Problem] = []
     if not isinstance(document, dict):
         raise CorpusFileError([Problem(f"expected a JSON object with 'dataset' and 'entries', "
                                        f"found {describe(document)}")])
-    if "dataset" not in document:
-        problems.append(Problem("required field is missing", field="dataset"))
-    envelope_fields = validate_envelope(document.get("dataset"), problems) if "dataset" in document else {}
-    entries_raw = document.get("entries")
+    checks = EntryChecks()
     entries: list[ValidEntry] = []
-    if entries_raw is None:
-        problems.append(Problem("required field is missing", field="entries"))
-    elif not isinstance(entries_raw, list):
-        problems.append(Problem(f"expected a list of entries, found {describe(entries_raw)}", field="entries"))
-    elif not entries_raw:
-        problems.append(Problem("the corpus has no entries", field="entries"))
-    else:
-        seen_ids: dict[str, int] = {}
-        for position, raw in enumerate(entries_raw):
-            valid = validate_entry(position, raw, problems, seen_ids, scan_text)
-            if valid is not None:
-                entries.append(valid)
-    if problems:
-        raise CorpusFileError(problems)
-    warnings = []
-    unsegmented = sum(1 for entry in entries if entry.data.get("segment") is None)
-    if unsegmented:
-        warnings.append(f"{unsegmented} entries have no segment and were filed as development.")
-    return ValidCorpus(envelope=document["dataset"], envelope_fields=envelope_fields, entries=entries,
-                       warnings=warnings)
+    if isinstance(document.get("entries"), list):
+        for position, raw in enumerate(document["entries"]):
+            if checks.check(raw, scan_text):
+                entries.append(validated_entry(position, raw))
+    return checks.corpus(document, entries)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading a file an entry at a time
+# ---------------------------------------------------------------------------------------------------------
+
+# json.loads's reading of a corpus file (decode_corpus_bytes), applied value by value.
+CORPUS_DECODER = json.JSONDecoder(parse_constant=refuse_constant, object_pairs_hook=refuse_duplicate_keys)
+PLAIN_DECODER = json.JSONDecoder()
+
+
+class NotStreamed(Exception):
+    """The streaming reader leaves the file to a whole parse (decode_corpus_bytes), which words and locates its
+    problem: an encoding or JSON error, what the decoder refuses (a repeated key, NaN), a repeated member name,
+    trailing data."""
+
+
+class JsonObjectReader:
+    """Reads the JSON object that UTF-8 `data` holds without decoding it whole: READ_CHUNK bytes at a time, of
+    which only the text not yet read is kept. `names()` gives each member's name with the reader at its value,
+    which the caller reads whole (`value()`), steps over (`skip()`) or, when it is an array (`at("[")`), reads
+    one element at a time (`elements()`). Values are read by `decoder`, so each is what json.loads with its
+    settings gives, and the grammar between them is JSON's; anything else raises NotStreamed."""
+
+    def __init__(self, data: bytes, decoder: json.JSONDecoder = CORPUS_DECODER):
+        self._data = memoryview(data)
+        self._json = decoder
+        self._utf8 = codecs.getincrementaldecoder("utf-8-sig")()
+        self._decoded = 0
+        self._text = ""
+        self._pos = 0
+        self._span = (0, 0)
+
+    def _extend(self) -> bool:
+        """Drop the text before the reader and decode more, at least as much as is kept, so that a value longer
+        than READ_CHUNK is read again only a few times; False at the end of the data."""
+        if self._decoded == len(self._data):
+            return False
+        kept = self._text[self._pos:]
+        chunk = self._data[self._decoded:self._decoded + max(READ_CHUNK, len(kept))]
+        self._decoded += len(chunk)
+        try:
+            self._text = kept + self._utf8.decode(chunk, final=self._decoded == len(self._data))
+        except UnicodeDecodeError:
+            raise NotStreamed from None
+        self._pos = 0
+        return True
+
+    def _next(self) -> str:
+        """The next character after whitespace, the reader on it; "" at the end of the data."""
+        while True:
+            self._pos = JSON_WHITESPACE.match(self._text, self._pos).end()
+            if self._pos < len(self._text):
+                return self._text[self._pos]
+            if not self._extend():
+                return ""
+
+    def _expect(self, character: str) -> None:
+        if self._next() != character:
+            raise NotStreamed
+        self._pos += 1
+
+    def _after(self, end: str) -> bool:
+        """Step over the comma after a member or element (True) or the `end` that closes them (False)."""
+        found = self._next()
+        if found not in (",", end):
+            raise NotStreamed
+        self._pos += 1
+        return found == ","
+
+    def at(self, character: str) -> bool:
+        return self._next() == character
+
+    def value(self) -> Any:
+        """The value at the reader, whole. One that ends where the decoded text ends may go on (a number, or
+        an error only because the rest is not decoded yet): it is read again with more text."""
+        self._next()
+        while True:
+            try:
+                value, end = self._json.raw_decode(self._text, self._pos)
+            except json.JSONDecodeError:
+                pass
+            except (ValueError, RecursionError):
+                raise NotStreamed from None
+            else:
+                if end < len(self._text) or self._decoded == len(self._data):
+                    self._span = (self._pos, end)
+                    self._pos = end
+                    return value
+            if not self._extend():
+                raise NotStreamed
+
+    def holds(self, pattern: re.Pattern[str]) -> bool:
+        """Whether the text of the value just read matches `pattern`."""
+        return pattern.search(self._text, *self._span) is not None
+
+    def value_text(self) -> str:
+        """The text of the value at the reader, verbatim."""
+        self.value()
+        return self._text[self._span[0]:self._span[1]]
+
+    def skip(self) -> None:
+        """Step over the value at the reader, an array one element at a time."""
+        if self.at("["):
+            for _ in self.elements():
+                pass
+        else:
+            self.value()
+
+    def names(self) -> Iterator[str]:
+        """The object's member names, in order, each given with the reader at its value; a repeated name, or
+        anything but whitespace after the object, raises NotStreamed."""
+        self._expect("{")
+        seen: set[str] = set()
+        if self.at("}"):
+            self._pos += 1
+        else:
+            while True:
+                if not self.at('"'):
+                    raise NotStreamed
+                name = self.value()
+                if name in seen:
+                    raise NotStreamed
+                seen.add(name)
+                self._expect(":")
+                yield name
+                if not self._after("}"):
+                    break
+        if self._next():
+            raise NotStreamed
+
+    def elements(self) -> Iterator[Any]:
+        """The elements of the array at the reader, one at a time."""
+        self._expect("[")
+        if self.at("]"):
+            self._pos += 1
+            return
+        while True:
+            yield self.value()
+            if not self._after("]"):
+                return
+
+
+class StreamedEntries:
+    """The entries of a valid corpus file, read from its bytes again each time they are iterated: by a plain
+    decoder, quicker than CORPUS_DECODER's, which refused any repeated key on the first reading."""
+
+    def __init__(self, data: bytes, count: int):
+        self._data = data
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[ValidEntry]:
+        reader = JsonObjectReader(self._data, PLAIN_DECODER)
+        for name in reader.names():
+            if name == "entries" and reader.at("["):
+                for position, raw in enumerate(reader.elements()):
+                    yield validated_entry(position, raw)
+            else:
+                reader.skip()
+
+
+def read_corpus(data: bytes, max_bytes: int) -> ValidCorpus:
+    """decode_corpus_bytes and validate_corpus, an entry at a time: the file's text and its entries are never
+    held whole (a 30 MB file took 160 MiB so), and the corpus's entries are read from `data` again when used.
+    A file the streaming reader leaves aside (NotStreamed) is parsed whole, so that its problem is worded and
+    located as before; every problem of a file that reads as JSON is found in the same order as before."""
+    check_file_size(data, max_bytes)
+    try:
+        return _read_streamed(data)
+    except NotStreamed:
+        pass
+    parsed, scan_text = decode_corpus_bytes(data, max_bytes)
+    return validate_corpus(parsed, scan_text=scan_text)
+
+
+def _read_streamed(data: bytes) -> ValidCorpus:
+    """Only an entry's own text can carry a \\u0000 or surrogate escape into it, so each entry is scanned
+    for unstorable text when its own text holds one (decode_corpus_bytes asks the whole file)."""
+    reader = JsonObjectReader(data)
+    checks = EntryChecks()
+    document: dict[str, Any] = {}
+    for name in reader.names():
+        if name == "entries" and reader.at("["):
+            document[name] = []  # its elements are checked as they are read
+            for raw in reader.elements():
+                checks.check(raw, scan_text=reader.holds(UNSTORABLE_ESCAPE))
+        else:
+            document[name] = reader.value()
+    return checks.corpus(document, StreamedEntries(data, checks.valid))
