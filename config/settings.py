@@ -114,9 +114,10 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Parameters bound by the server, and a statement run five times on a connection prepared, so that PostgreSQL
-    # reuses its plan: the hot pages' joins cost more to plan than to run (docs/performance.md).
-    if env_bool("DATABASE_PREPARED_STATEMENTS", True):
+    # Opt-in: parameters bound by the server, and a statement run five times on a connection prepared, so that
+    # PostgreSQL reuses its plan (the rating page's joins cost more to plan than to run). Off by default: a
+    # statement then carries at most 65,535 parameters, which an ORM delete of a 100,000-entry version exceeds.
+    if env_bool("DATABASE_PREPARED_STATEMENTS", False):
         DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
