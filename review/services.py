@@ -290,8 +290,7 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
         raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
     if locked.state == Assignment.State.RELEASED:
         raise ReviewError("You left this campaign; this item went to another speaker.")
-    if locked.state != Assignment.State.OPEN:  # an open item holds no current rating (see current_rating)
-        Rating.objects.filter(assignment=locked, is_current=True).update(is_current=False)
+    Rating.objects.filter(assignment=locked, is_current=True).update(is_current=False)
     rating = Rating.objects.create(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),

@@ -163,7 +163,7 @@ def test_the_rating_loop_query_count_is_bounded(client, campaign, pool, django_a
         # Session, user, item (with the serving rule), memberships, card, progress; 5 for the audit of a secret item.
         with django_assert_max_num_queries(11):
             assert client.get(f"/review/items/{assignment.public_id}/").status_code == 200
-        with django_assert_max_num_queries(19):
+        with django_assert_max_num_queries(20):
             answer = client.post(f"/review/items/{assignment.public_id}/", rating_post(),
                                  headers={"X-Next-Item": "page"})
         assert answer.status_code == 200
