@@ -38,11 +38,12 @@ lint: install-test
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 
-## The benchmark report (docs/performance.md): import vs COPY, ingest vs sacrebleu, pages under load vs a bare
-## view, aggregation; drops and creates PostgreSQL champollion_bench (BENCH_DATABASE_URL), prints a table and
-## writes bench/results.json. The HTTP load uses wrk when installed (apt-get install wrk), else Python threads.
+## The benchmark report (docs/performance.md): the rating loop, leaderboard and decision page under load against a
+## bare view, import vs COPY, ingest vs sacrebleu, memory, queries per page, in interleaved rounds; drops and
+## creates PostgreSQL champollion_bench (BENCH_DATABASE_URL); needs wrk (apt-get install wrk). Prints the goals
+## and tables, writes bench/results.json and the results block of docs/performance.md.
 bench: install-test
-	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
+	$(BIN)/python scripts/bench.py --docs docs/performance.md $(BENCH_ARGS)
 
 check-deploy: install
 	DJANGO_ENV=production SECRET_KEY=$$(openssl rand -hex 32) ALLOWED_HOSTS=review.example.org \

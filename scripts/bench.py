@@ -1,17 +1,20 @@
-"""`make bench`: the benchmark report. Sets up its own PostgreSQL database, measures side by side in one run,
-prints one table and writes bench/results.json.
+"""`make bench`: the benchmark report. Sets up its own PostgreSQL database, measures side by side in one run —
+every comparison in interleaved rounds — prints the goals and the tables, writes bench/results.json and
+(with --docs) the results block of docs/performance.md.
 
 * Corpus import: JSON and CSV imports of N entries against PostgreSQL COPY of the same rows (the physical
-  limit), with the JSON export; entries/s and memory.
-* Run-card ingest of a 10,000-result card against sacrebleu alone on the same sentences.
-* HTTP: the leaderboard page and API and a speaker's rating page under 50 concurrent clients on loopback,
-  served by gunicorn with production settings, against a bare Django view on the same server.
-* Aggregation of the 10,199 ratings of a 3,400-item campaign, in memory and from the database.
+  limit), with the JSON export; entries/s and memory against the file's size.
+* Run-card ingest of a 10,000-result card against sacrebleu alone on the same sentences; time and memory.
+* HTTP on loopback, gunicorn with production settings: the leaderboard page and API, and the speakers' rating
+  loop as speakers do it (GET the item, POST the rating, go to the next item; with and without rate.js) at 10
+  and 50 speakers, each against a bare Django view on the same server in the same round; the decision page.
+* Aggregation of the 30,000 ratings of a 10,000-item campaign, cached and computed; queries per page.
 
 Every phase runs in its own process (its peak RSS is the phase's), in a database dropped and created
 afresh for the run; see docs/performance.md for what each figure means.
 
-    .venv/bin/python scripts/bench.py [--entries N] [--results N] [--cards N] [--seconds S] [--output PATH]
+    .venv/bin/python scripts/bench.py [--entries N] [--results N] [--cards N] [--seconds S] [--rounds R]
+                                      [--output PATH] [--docs docs/performance.md]
 """
 
 import argparse
@@ -23,17 +26,17 @@ import secrets
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +46,7 @@ DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/champollion_bench"
 DEFAULT_OUTPUT = ROOT / "bench" / "results.json"
 MIB = 1024 * 1024
 WRK_REPORT = """
-done = function(summary, latency, requests)
+function report_line(summary, latency)
   io.write(string.format(
     "BENCH {\\"requests\\": %d, \\"duration_us\\": %d, \\"connect_errors\\": %d, \\"read_errors\\": %d, "
     .. "\\"write_errors\\": %d, \\"status_errors\\": %d, \\"timeouts\\": %d, \\"p50_us\\": %d, "
@@ -51,6 +54,81 @@ done = function(summary, latency, requests)
     summary.requests, summary.duration, summary.errors.connect, summary.errors.read, summary.errors.write,
     summary.errors.status, summary.errors.timeout, latency:percentile(50), latency:percentile(95),
     latency:percentile(99), latency.max))
+end
+done = function(summary, latency, requests) report_line(summary, latency) end
+"""
+# A speaker's rating loop, one wrk thread and connection per speaker (CLIENTS and MODE are prepended): GET the
+# item, POST a rating with a fresh submission id, then go where the answer says. MODE "redirect" is a browser
+# without JavaScript (302 to the next item, then GET it); MODE "page" is rate.js (the answer is the next item's
+# page: POST again at once). Only ratings the server answered as stored count.
+LOOP_SCRIPT = WRK_REPORT + """
+local threads = {}
+local counter = 0
+function setup(thread)
+  counter = counter + 1
+  thread:set("id", counter)
+  table.insert(threads, thread)
+end
+function init(args)
+  me = CLIENTS[id]
+  current = me.first
+  posting = false
+  ratings = 0
+  failures = 0
+  math.randomseed(id * 7919 + os.time())
+end
+local function hex(n)
+  local digits = {}
+  for i = 1, n do digits[i] = string.format("%x", math.random(0, 15)) end
+  return table.concat(digits)
+end
+local function header(headers, name)
+  return headers[name] or headers[string.lower(name)]
+end
+function request()
+  if posting then
+    local headers = {["Cookie"] = me.cookie, ["Content-Type"] = "application/x-www-form-urlencoded"}
+    if MODE == "page" then
+      headers["X-Next-Item"] = "page"
+      headers["X-Requested-With"] = "fetch"
+    end
+    local body = "csrfmiddlewaretoken=" .. me.token .. "&value=acceptable&client_id=" .. hex(8) .. "-" .. hex(4)
+      .. "-4" .. hex(3) .. "-a" .. hex(3) .. "-" .. hex(12)
+    return wrk.format("POST", current, headers, body)
+  end
+  return wrk.format("GET", current, {["Cookie"] = me.cookie})
+end
+function response(status, headers, body)
+  if not posting then
+    if status == 200 then posting = true else failures = failures + 1 end
+    return
+  end
+  local next_item = header(headers, "X-Item-Url")
+  local location = header(headers, "Location")
+  if status == 200 and next_item then
+    ratings = ratings + 1
+    current = next_item
+  elseif status == 302 and location and string.find(location, "/review/items/", 1, true) then
+    ratings = ratings + 1
+    current = location
+    posting = false
+  elseif status == 302 or status == 201 then
+    ratings = ratings + 1
+    current = me.first
+    posting = false
+  else
+    failures = failures + 1
+    posting = false
+  end
+end
+done = function(summary, latency, requests)
+  report_line(summary, latency)
+  local stored, failed = 0, 0
+  for _, thread in ipairs(threads) do
+    stored = stored + thread:get("ratings")
+    failed = failed + thread:get("failures")
+  end
+  io.write(string.format("LOOP {\\"ratings\\": %d, \\"failures\\": %d}\\n", stored, failed))
 end
 """
 
@@ -61,13 +139,15 @@ def parse_args() -> argparse.Namespace:
                         help="PostgreSQL database to DROP and create for the run; its name must contain 'bench'")
     parser.add_argument("--entries", type=int, default=100_000, help="entries of the imported corpus")
     parser.add_argument("--results", type=int, default=10_000, help="results of the ingested run card")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the ingest timings")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of every comparison")
     parser.add_argument("--cards", type=int, default=1_000, help="run cards behind the leaderboard")
-    parser.add_argument("--seconds", type=float, default=15, help="load time per HTTP target")
+    parser.add_argument("--seconds", type=float, default=8, help="load time per HTTP target and round")
     parser.add_argument("--connections", type=int, default=50, help="concurrent HTTP clients")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (above 1: gthread workers)")
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT), help="where to write the JSON report")
+    parser.add_argument("--docs", default="", help="a Markdown file whose results block to rewrite from this run "
+                        "(make bench: docs/performance.md)")
     parser.add_argument("--phase", help=argparse.SUPPRESS)  # internal: run one phase in this process
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     return parser.parse_args()
@@ -272,82 +352,64 @@ class Server:
                 self.process.wait()
 
 
-def wrk_load(url: str, cookie: str | None, seconds: float, connections: int) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(WRK_REPORT)
-        script.flush()
-        command = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds:g}s", "--timeout", "30s",
-                   "-s", script.name, url]
+def wrk_load(url: str, seconds: float, connections: int, *, cookie: str | None = None, script: str = WRK_REPORT,
+             threads: int = 2) -> dict[str, Any]:
+    """One wrk run; latencies are wrk's, from sending a request to its whole answer, queueing included."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:
+        lua.write(script)
+        lua.flush()
+        command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds:g}s", "--timeout", "30s",
+                   "-s", lua.name, url]
         if cookie:
             command[1:1] = ["-H", f"Cookie: {cookie}"]
         output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    line = next(line for line in output.splitlines() if line.startswith("BENCH "))
-    report = json.loads(line[len("BENCH "):])
-    return {
+    lines = {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in output.splitlines()
+             if line.startswith(("BENCH ", "LOOP "))}
+    report = lines["BENCH"]
+    figures = {
         "requests": report["requests"], "seconds": report["duration_us"] / 1e6,
         "errors": sum(report[k] for k in ("connect_errors", "read_errors", "write_errors", "status_errors",
                                           "timeouts")),
         "p50_ms": report["p50_us"] / 1000, "p95_ms": report["p95_us"] / 1000, "p99_ms": report["p99_us"] / 1000,
         "max_ms": report["max_us"] / 1000,
     }
+    if "LOOP" in lines:
+        figures["ratings"] = lines["LOOP"]["ratings"]
+        figures["errors"] += lines["LOOP"]["failures"]
+    return figures
 
 
-def python_load(url: str, cookie: str | None, seconds: float, connections: int) -> dict[str, Any]:
-    """The fallback without wrk: one thread and keep-alive connection per client. The client shares the GIL
-    and the two cores with the server, so its figures are lower bounds."""
-    target = urllib.parse.urlsplit(url)
-    headers = {"Cookie": cookie} if cookie else {}
-    latencies: list[float] = []
-    errors = [0]
-    lock = threading.Lock()
-    deadline = time.perf_counter() + seconds
-
-    def client() -> None:
-        connection = HTTPConnection(target.hostname, target.port, timeout=30)
-        mine, failed = [], 0
-        while time.perf_counter() < deadline:
-            started = time.perf_counter()
-            try:
-                connection.request("GET", target.path, headers=headers)
-                response = connection.getresponse()
-                response.read()
-                failed += response.status >= 400
-            except OSError:
-                failed += 1
-                connection.close()
-                connection = HTTPConnection(target.hostname, target.port, timeout=30)
-                continue
-            mine.append(time.perf_counter() - started)
-        connection.close()
-        with lock:
-            latencies.extend(mine)
-            errors[0] += failed
-
-    started = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(connections)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    ordered = sorted(latencies) or [0.0]
-
-    def percentile(share: float) -> float:
-        return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
-
-    return {"requests": len(latencies), "seconds": elapsed, "errors": errors[0], "p50_ms": percentile(0.50),
-            "p95_ms": percentile(0.95), "p99_ms": percentile(0.99), "max_ms": ordered[-1] * 1000}
+def loop_script(clients: list[dict[str, str]], mode: str) -> str:
+    """The rating-loop script with its speakers (one per wrk thread) and mode; JSON strings are Lua strings here
+    (cookies, tokens and paths are ASCII)."""
+    rows = ",\n".join(f"{{cookie={json.dumps(c['cookie'])}, token={json.dumps(c['token'])}, "
+                      f"first={json.dumps(c['first'])}}}" for c in clients)
+    return f"CLIENTS = {{\n{rows}\n}}\nMODE = {json.dumps(mode)}\n" + LOOP_SCRIPT
 
 
-def http_targets(review: dict[str, Any]) -> list[tuple[str, str, str | None, bytes]]:
-    """(name, path, cookie, a marker the 200 answer must contain) per target; the bare view first."""
-    page = review["rating_page"]
-    return [
-        ("bare Django view", "/bench/bare/", None, b"bench"),
-        ("GET /leaderboard/", "/leaderboard/", None, b'data-label="Rank"'),
-        ("GET /api/v1/leaderboard/", "/api/v1/leaderboard/", None, b'"results"'),
-        ("GET /review/items/<id>/ (speaker)", page["path"], page["cookie"], b"data-rating-form"),
-    ]
+def reset_loop_campaign(database_url: str, campaign_id: int) -> None:
+    """Give every loop speaker all their items back (ratings retired, kept), so each loop run starts alike."""
+    import psycopg
+
+    time.sleep(1)  # ratings a finished wrk run left in flight are stored first
+    with psycopg.connect(**connection_params(database_url), autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute("LOCK TABLE review_assignment IN SHARE ROW EXCLUSIVE MODE")
+            conn.execute("UPDATE review_rating r SET is_current = false FROM review_assignment a "
+                         "WHERE r.assignment_id = a.id AND a.campaign_id = %s AND r.is_current", [campaign_id])
+            conn.execute("UPDATE review_assignment SET state = 'open' WHERE campaign_id = %s AND state <> 'open'",
+                         [campaign_id])
+        conn.execute("VACUUM ANALYZE review_rating")
+        conn.execute("VACUUM ANALYZE review_assignment")
+
+
+def connection_params(database_url: str, dbname: str | None = None) -> dict[str, Any]:
+    import dj_database_url
+
+    config = dj_database_url.parse(database_url)
+    params = {"host": config["HOST"], "port": config["PORT"], "user": config["USER"], "password": config["PASSWORD"],
+              "dbname": dbname or config["NAME"]}
+    return {k: v for k, v in params.items() if v}
 
 
 def cpu_seconds(pids: list[int]) -> dict[int, float]:
@@ -363,69 +425,169 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
     return seconds
 
 
-def database_backends(database_url: str) -> list[int]:
-    """The PostgreSQL server processes serving the bench database (on this machine)."""
-    import dj_database_url
-    import psycopg
-
-    config = dj_database_url.parse(database_url)
-    params = {"host": config["HOST"], "port": config["PORT"], "user": config["USER"], "password": config["PASSWORD"]}
-    with psycopg.connect(dbname="postgres", **{k: v for k, v in params.items() if v}) as conn:
-        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [config["NAME"]]).fetchall()
-    return [pid for (pid,) in rows]
-
-
 class CpuMeter:
-    """CPU time the gunicorn workers and the bench database's backends spend during a load: per request, it
-    hardly depends on what else the machine runs, unlike requests/s (the machine may be shared)."""
+    """CPU time the gunicorn workers and the bench database's PostgreSQL backends spend during a load. The
+    backends are sampled every 250 ms throughout (a backend that ends between two samples counts up to its
+    last one); per request, CPU hardly depends on what else the machine runs, unlike requests/s."""
+
+    INTERVAL = 0.25
 
     def __init__(self, server: "Server", database_url: str):
-        self.server, self.database_url = server, database_url
+        import psycopg
 
-    def snapshot(self) -> tuple[dict[int, float], dict[int, float]]:
-        return cpu_seconds(self.server.worker_pids()), cpu_seconds(database_backends(self.database_url))
+        self.server, self.name = server, connection_params(database_url)["dbname"]
+        self.connection = psycopg.connect(**connection_params(database_url, "postgres"), autocommit=True)
 
-    @staticmethod
-    def spent(before: dict[int, float], after: dict[int, float]) -> float:
-        return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+    def backends(self) -> dict[int, float]:
+        rows = self.connection.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [self.name]).fetchall()
+        return cpu_seconds([pid for (pid,) in rows])
+
+    def __enter__(self) -> "CpuMeter":
+        self.app_before = cpu_seconds(self.server.worker_pids())
+        self.database_first = self.backends()
+        self.database_last = dict(self.database_first)
+        self.stopping = threading.Event()
+        self.sampler = threading.Thread(target=self.sample)
+        self.sampler.start()
+        return self
+
+    def sample(self) -> None:
+        while not self.stopping.wait(self.INTERVAL):
+            for pid, seconds in self.backends().items():
+                self.database_first.setdefault(pid, 0.0)  # started during the load
+                self.database_last[pid] = seconds
+
+    def __exit__(self, *exc_info) -> None:
+        self.stopping.set()
+        self.sampler.join()
+        app_after = cpu_seconds(self.server.worker_pids())
+        self.app_seconds = sum(seconds - self.app_before.get(pid, 0.0) for pid, seconds in app_after.items())
+        self.database_seconds = sum(last - self.database_first[pid] for pid, last in self.database_last.items())
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@dataclass(frozen=True)
+class Target:
+    """One HTTP load: a page under `connections` clients, or (with `mode`) the speakers' rating loop."""
+
+    name: str
+    path: str
+    connections: int
+    marker: bytes = b""
+    cookie: str | None = None
+    mode: str | None = None
+
+
+def http_targets(args: argparse.Namespace, review: dict[str, Any]) -> list[Target]:
+    """The bare view first: every other target's requests/s is compared with it within the same round."""
+    loop = review["loop"]["clients"]
+    first = loop[0]["first"]
+    targets = [
+        Target("bare Django view", "/bench/bare/", args.connections, b"bench"),
+        Target("GET /leaderboard/", "/leaderboard/", args.connections, b'data-label="Rank"'),
+        Target("GET /api/v1/leaderboard/", "/api/v1/leaderboard/", args.connections, b'"results"'),
+    ]
+    for clients in sorted({min(10, len(loop)), min(args.connections, len(loop))}):
+        targets.append(Target(f"rating loop, rate.js, {clients} speakers", first, clients, mode="page"))
+        targets.append(Target(f"rating loop, no JavaScript, {clients} speakers", first, clients, mode="redirect"))
+    return targets
+
+
+def run_target(server: Server, meter: CpuMeter, target: Target, seconds: float, review: dict[str, Any],
+               database_url: str) -> dict[str, Any]:
+    if target.mode:
+        reset_loop_campaign(database_url, review["loop"]["campaign_id"])
+        clients = review["loop"]["clients"][:target.connections]
+        script = loop_script(clients, target.mode)
+        with meter:
+            figures = wrk_load(server.base + target.path, seconds, target.connections, script=script,
+                               threads=target.connections)
+    else:
+        with meter:
+            figures = wrk_load(server.base + target.path, seconds, target.connections, cookie=target.cookie)
+    figures["requests_per_second"] = figures["requests"] / figures["seconds"]
+    figures["app_cpu_ms_per_request"] = 1000 * meter.app_seconds / max(1, figures["requests"])
+    figures["database_cpu_ms_per_request"] = 1000 * meter.database_seconds / max(1, figures["requests"])
+    if target.mode:
+        figures["ratings_per_second"] = figures["ratings"] / figures["seconds"]
+        # Each speaker's first GET of the run is not part of any rating's round trip.
+        figures["requests_per_rating"] = (figures["requests"] - target.connections) / max(1, figures["ratings"])
+    return figures
+
+
+def timed_requests(url: str, cookie: str | None, count: int, warm_up: int) -> dict[str, Any]:
+    """`count` sequential requests after `warm_up` (one client): a page's own time, no queueing."""
+    for _ in range(warm_up):
+        fetch(url, cookie)
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        status, _ = fetch(url, cookie)
+        times.append((time.perf_counter() - started) * 1000)
+        if status != 200:
+            raise SystemExit(f"{url} answered {status}")
+    ordered = sorted(times)
+    return {"requests": count, "p50_ms": round(statistics.median(times), 1),
+            "p95_ms": round(ordered[min(count - 1, int(0.95 * count))], 1), "max_ms": round(ordered[-1], 1)}
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"min": round(min(values), 3), "median": round(statistics.median(values), 3), "max": round(max(values), 3)}
 
 
 def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, Any]) -> dict[str, Any]:
-    """Each target under `connections` clients for `seconds`, after a 2-second warm-up, on one server."""
-    load = wrk_load if shutil.which("wrk") else python_load
-    print(f"· http ({load.__name__}, gunicorn {args.workers} × {args.threads}) …", flush=True)
+    """Every target in each of `rounds` interleaved rounds, so that each ratio to the bare view compares loads
+    run minutes apart at most; a 2-second warm-up per target in the first round."""
+    if not shutil.which("wrk"):
+        raise SystemExit("the HTTP phase needs wrk (Debian: apt-get install wrk)")
+    print(f"· http (wrk, gunicorn {args.workers} × {args.threads}, {args.rounds} rounds) …", flush=True)
     server = Server(env, args.workers, args.threads)
     meter = CpuMeter(server, env["DATABASE_URL"])
-    measurements = []
+    targets = http_targets(args, review)
+    runs: dict[str, list[dict[str, Any]]] = {target.name: [] for target in targets}
     try:
-        for name, path, cookie, marker in http_targets(review):
-            status, content = fetch(server.base + path, cookie)
-            if status != 200 or marker not in content:
-                raise SystemExit(f"{name}: {path} answered {status} without {marker!r}")
-            load(server.base + path, cookie, 2, args.connections)
-            app_before, database_before = meter.snapshot()
-            figures = load(server.base + path, cookie, args.seconds, args.connections)
-            app_after, database_after = meter.snapshot()
-            figures["requests_per_second"] = figures["requests"] / figures["seconds"]
-            figures["app_cpu_ms_per_request"] = 1000 * meter.spent(app_before, app_after) / figures["requests"]
-            figures["database_cpu_ms_per_request"] = (1000 * meter.spent(database_before, database_after)
-                                                      / figures["requests"])
-            measurements.append({"target": name, "path": path if cookie is None else "/review/items/<id>/",
-                                 "bytes": len(content), **{k: round(v, 2) if isinstance(v, float) else v
-                                                           for k, v in figures.items()}})
+        for target in targets:
+            if target.mode:
+                continue
+            status, content = fetch(server.base + target.path, target.cookie)
+            if status != 200 or target.marker not in content:
+                raise SystemExit(f"{target.name}: {target.path} answered {status} without {target.marker!r}")
+        for round_number in range(args.rounds):
+            for target in targets:
+                if round_number == 0:
+                    run_target(server, meter, target, 2, review, env["DATABASE_URL"])
+                runs[target.name].append(run_target(server, meter, target, args.seconds, review,
+                                                     env["DATABASE_URL"]))
+        decision = review["decision_page"]
+        decision_page = timed_requests(server.base + decision["path"], decision["cookie"], 20,
+                                       warm_up=2 * args.workers)
     finally:
+        meter.close()
         server.stop()
-    bare = measurements[0]["requests_per_second"]
-    bare_cpu = measurements[0]["app_cpu_ms_per_request"] + measurements[0]["database_cpu_ms_per_request"]
-    for measurement in measurements:
-        measurement["times_slower_than_bare"] = round(bare / measurement["requests_per_second"], 2)
-        cpu = measurement["app_cpu_ms_per_request"] + measurement["database_cpu_ms_per_request"]
-        measurement["cpu_times_bare"] = round(cpu / bare_cpu, 2)
-    return {"load_generator": "wrk" if load is wrk_load else "python threads (wrk not installed)",
+    bare = runs[targets[0].name]
+    measurements = []
+    for target in targets:
+        mine = runs[target.name]
+        ratios = [b["requests_per_second"] / m["requests_per_second"] for m, b in zip(mine, bare, strict=True)]
+        median_of = {key: statistics.median(run[key] for run in mine) for key in mine[0] if key != "errors"}
+        measurements.append({
+            "target": target.name, "connections": target.connections, "loop_mode": target.mode,
+            **{key: round(value, 2) for key, value in median_of.items()},
+            "errors": sum(run["errors"] for run in mine),
+            "times_slower_than_bare": summary(ratios),
+            "cpu_ms_per_request": round(median_of["app_cpu_ms_per_request"] + median_of["database_cpu_ms_per_request"],
+                                        2),
+            "runs": [{key: round(value, 2) if isinstance(value, float) else value for key, value in run.items()}
+                     for run in mine],
+        })
+    return {"load_generator": "wrk",
             "server": {"workers": args.workers, "threads": args.threads,
                        "worker_class": "gthread" if args.threads > 1 else "sync", "settings": "DJANGO_ENV=production "
                        "(DEBUG off, WhiteNoise, JSON-only API), SECURE_SSL_REDIRECT=0 (no TLS on loopback)"},
-            "connections": args.connections, "seconds_per_target": args.seconds, "targets": measurements}
+            "rounds": args.rounds, "seconds_per_target": args.seconds, "targets": measurements,
+            "decision_page": decision_page}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -464,110 +626,195 @@ def mib(value: int | None) -> str:
     return "—" if value is None else f"{value / MIB:,.1f}"
 
 
+def ratio_text(ratio: dict[str, float]) -> str:
+    return f"{ratio['median']:.2f}× ({ratio['min']:.2f}–{ratio['max']:.2f})"
+
+
 def import_section(report: dict[str, Any]) -> str:
     section = report["import"]
     rows = [(m["operation"], f"{m['entries']:,}", f"{m['seconds']:.2f}", f"{m['entries_per_second']:,.0f}",
-             "—" if m.get("times_slower_than_copy") is None else f"{m['times_slower_than_copy']:.1f}×",
-             mib(m["file_bytes"]), mib(m["rss_growth_bytes"]), mib(m["phase_peak_rss_bytes"]))
+             "—" if m.get("times_slower_than_copy") is None else ratio_text(m["times_slower_than_copy"]),
+             mib(m["file_bytes"]), mib(m["rss_growth_bytes"]),
+             "—" if m.get("memory_times_file") is None else f"{m['memory_times_file']:.1f}×")
             for m in section["measurements"]]
-    header = ("operation", "entries", "seconds", "entries/s", "÷ COPY", "file MiB", "RSS +MiB", "peak RSS MiB")
-    return f"Corpus import and export, {section['entries']:,} entries:\n" + aligned(header, rows)
+    header = ("operation", "entries", "seconds", "entries/s", "÷ COPY (min–max)", "file MiB", "RSS +MiB",
+              "RSS ÷ file")
+    return (f"Corpus import and export, {section['entries']:,} entries, median of {section['rounds']} interleaved "
+            "rounds:\n" + aligned(header, rows))
 
 
 def ingest_section(report: dict[str, Any]) -> str:
     ingest = report["run_cards"]["ingest"]
     rows = [(("  " if m["part_of_ingest"] else "") + m["operation"], f"{m['results']:,}", f"{m['seconds']:.2f}",
-             f"{m['ratio_to_sacrebleu']:.2f}×", " ".join(f"{s:.2f}" for s in m["runs_seconds"]))
+             f"{m['ratio_to_sacrebleu']:.2f}× ({min(m['runs_ratio_to_sacrebleu']):.2f}–"
+             f"{max(m['runs_ratio_to_sacrebleu']):.2f})", mib(m.get("peak_rss_growth_bytes")))
             for m in ingest["measurements"]]
-    header = ("operation", "results", "seconds", "× sacrebleu", "runs (s)")
+    header = ("operation", "results", "seconds", "× sacrebleu (min–max)", "RSS +MiB")
     return (f"Run-card ingest, one {ingest['results']:,}-result card ({mib(ingest['card_bytes'])} MiB), median of "
             f"{ingest['rounds']} interleaved rounds:\n" + aligned(header, rows))
 
 
 def http_section(report: dict[str, Any]) -> str:
     http = report["http"]
-    rows = [(m["target"], f"{m['requests_per_second']:,.0f}", f"{m['p50_ms']:.1f}", f"{m['p95_ms']:.1f}",
-             f"{m['p99_ms']:.1f}", f"{m['requests']:,}", str(m["errors"]), f"{m['times_slower_than_bare']:.1f}×",
-             f"{m['app_cpu_ms_per_request']:.2f}", f"{m['database_cpu_ms_per_request']:.2f}",
-             f"{m['cpu_times_bare']:.1f}×") for m in http["targets"]]
-    header = ("target", "req/s", "p50 ms", "p95 ms", "p99 ms", "requests", "errors", "÷ bare", "app CPU ms",
-              "DB CPU ms", "CPU × bare")
+    rows = [(m["target"], f"{m['requests_per_second']:,.0f}",
+             f"{m['ratings_per_second']:,.0f}" if m["loop_mode"] else "—", f"{m['p50_ms']:.1f}",
+             f"{m['p95_ms']:.1f}", f"{m['p99_ms']:.1f}", str(m["errors"]), ratio_text(m["times_slower_than_bare"]),
+             f"{m['app_cpu_ms_per_request']:.2f}", f"{m['database_cpu_ms_per_request']:.2f}")
+            for m in http["targets"]]
+    header = ("target", "req/s", "ratings/s", "p50 ms", "p95 ms", "p99 ms", "errors", "÷ bare (min–max)",
+              "app CPU ms", "DB CPU ms")
     server = http["server"]
+    decision = http["decision_page"]
     return (f"HTTP on loopback: gunicorn {server['workers']} {server['worker_class']} worker(s) × {server['threads']} "
-            f"thread(s), {http['connections']} concurrent clients ({http['load_generator']}), "
-            f"{http['seconds_per_target']:g} s per target; {report['run_cards']['cards']:,} run cards:\n"
-            + aligned(header, rows))
+            f"thread(s), wrk, {http['seconds_per_target']:g} s per target, median of {http['rounds']} interleaved "
+            f"rounds; {report['run_cards']['cards']:,} run cards; loop: each client a speaker of their own:\n"
+            + aligned(header, rows)
+            + f"\n\nDecision page, {campaign_size(report)}, one client, {decision['requests']} views after a "
+            f"warm-up: p50 {decision['p50_ms']:.0f} ms, "
+            f"p95 {decision['p95_ms']:.0f} ms, max {decision['max_ms']:.0f} ms")
+
+
+def campaign_size(report: dict[str, Any]) -> str:
+    review = report["review"]
+    return f"{review['items']:,} items × {round(review['ratings'] / max(1, review['items']))} ratings"
 
 
 def aggregation_section(report: dict[str, Any]) -> str:
     review = report["review"]
-    rows = [(m["operation"], f"{m['ratings']:,}", f"{m['seconds'] * 1000:,.0f}", f"{m['ratings_per_second']:,.0f}")
+    rows = [(m["operation"], f"{m['ratings']:,}", f"{m['seconds'] * 1000:,.1f}", f"{m['ratings_per_second']:,.0f}")
             for m in review["measurements"]]
     return (f"Aggregation of a campaign of {review['items']:,} items and {review['ratings']:,} ratings, median of "
             f"{review['rounds']}:\n" + aligned(("operation", "ratings", "ms", "ratings/s"), rows))
 
 
-def ratios(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every "how many times the baseline" figure of the run, worst first."""
-    found = [{"what": f"{m['operation']} ÷ PostgreSQL COPY", "ratio": m["times_slower_than_copy"]}
-             for m in report["import"]["measurements"]
-             if m.get("times_slower_than_copy") is not None and "COPY" not in m["operation"]
-             and "import" in m["operation"]]
+def queries_section(report: dict[str, Any]) -> str:
+    return ("Queries per page (Django's test client in the review phase; each bounded by a test whatever the data):\n"
+            + aligned(("page", "queries"), [(q["page"], str(q["queries"])) for q in report["review"]["query_counts"]]))
+
+
+def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The performance goals, each with the measured figure and whether it is met."""
+    http = {m["target"]: m for m in report["http"]["targets"]}
+    loops = [m for m in report["http"]["targets"] if m["loop_mode"] == "page"]
+    busiest = max(loops, key=lambda m: m["connections"])
+    plain = max((m for m in report["http"]["targets"] if m["loop_mode"] == "redirect"), key=lambda m: m["connections"])
     ingest = {m["operation"]: m for m in report["run_cards"]["ingest"]["measurements"]}
-    found.append({"what": "whole run-card ingest ÷ sacrebleu alone",
-                  "ratio": ingest["services.submit_run_card (whole ingest)"]["ratio_to_sacrebleu"]})
-    found += [{"what": f"{m['target']} ÷ bare Django view (req/s)", "ratio": m["times_slower_than_bare"],
-               "cpu_ratio": m["cpu_times_bare"]} for m in report["http"]["targets"][1:]]
-    aggregation = {m["operation"]: m["seconds"] for m in report["review"]["measurements"]}
-    found.append({"what": "campaign_aggregate (database) ÷ aggregate (in memory), same campaign",
-                  "ratio": round(aggregation["review.selectors.campaign_aggregate"]
-                                 / aggregation["review.aggregation.aggregate (campaign's)"], 2)})
-    return sorted(found, key=lambda item: -item["ratio"])
+    whole = ingest["services.submit_run_card (whole ingest)"]
+    card_bytes = report["run_cards"]["ingest"]["card_bytes"]
+    json_import = next(m for m in report["import"]["measurements"] if m["operation"] == "JSON import")
+    found = [
+        (f"{busiest['target']}: CPU per request (app + database)", "≤ 6 ms", busiest["cpu_ms_per_request"],
+         lambda v: v <= 6, "{:.2f} ms"),
+        (f"{busiest['target']}: p95 latency", "< 150 ms", busiest["p95_ms"], lambda v: v < 150, "{:.0f} ms"),
+        (f"{busiest['target']}: bare view's req/s ÷ its req/s", "≤ 4", busiest["times_slower_than_bare"]["median"],
+         lambda v: v <= 4, "{:.2f}"),
+        (f"{busiest['target']}: requests per rating", "1", busiest["requests_per_rating"], lambda v: v <= 1.05,
+         "{:.2f}"),
+        (f"{plain['target']}: requests per rating", "2", plain["requests_per_rating"], lambda v: v <= 2.05, "{:.2f}"),
+        ("GET /leaderboard/: bare view's req/s ÷ its req/s", "≤ 4",
+         http["GET /leaderboard/"]["times_slower_than_bare"]["median"], lambda v: v <= 4, "{:.2f}"),
+        ("GET /api/v1/leaderboard/: bare view's req/s ÷ its req/s", "≤ 4",
+         http["GET /api/v1/leaderboard/"]["times_slower_than_bare"]["median"], lambda v: v <= 4, "{:.2f}"),
+        (f"decision page, {campaign_size(report)}: p95 of one client's views", "< 200 ms",
+         report["http"]["decision_page"]["p95_ms"], lambda v: v < 200, "{:.0f} ms"),
+        ("run-card ingest: peak memory ÷ card size", "≤ 10×",
+         (whole.get("peak_rss_growth_bytes") or 0) / card_bytes, lambda v: v <= 10, "{:.1f}×"),
+        ("JSON corpus import: peak memory ÷ file size", "≤ 3×", json_import["memory_times_file"], lambda v: v <= 3,
+         "{:.1f}×"),
+    ]
+    return [{"goal": name, "target": target, "measured": value, "shown": shown.format(value), "met": bool(check(value))}
+            for name, target, value, check, shown in found]
+
+
+def goals_section(report: dict[str, Any]) -> str:
+    return "Goals:\n" + aligned(("goal", "target", "measured", "met"),
+                                [(g["goal"], g["target"], g["shown"], "met" if g["met"] else "NOT MET")
+                                 for g in report["goals"]])
+
+
+def import_measurements(parts: dict[str, Any], phases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Medians over the interleaved rounds; each import's ratio to COPY from the same round."""
+    peak: dict[str, int] = {}
+    for phase in phases:
+        peak[phase["phase"]] = max(peak.get(phase["phase"], 0), phase["peak_rss_bytes"])
+    copies = [run[0]["seconds"] for run in parts["import-copy"]]
+    measurements = []
+    for phase in ("import-copy", "import-json", "import-csv"):
+        for index, first in enumerate(parts[phase][0]):
+            runs = [run[index] for run in parts[phase]]
+            seconds = statistics.median(run["seconds"] for run in runs)
+            growth = max((run["rss_growth_bytes"] for run in runs if run["rss_growth_bytes"] is not None),
+                         default=None)
+            slower = None
+            if "export" not in first["operation"] and phase != "import-copy":
+                slower = summary([run["seconds"] / copy for run, copy in zip(runs, copies, strict=True)])
+            measurements.append({
+                **first, "seconds": round(seconds, 3), "entries_per_second": round(first["entries"] / seconds),
+                "rss_growth_bytes": growth, "runs_seconds": [run["seconds"] for run in runs],
+                "times_slower_than_copy": slower, "phase_peak_rss_bytes": peak[phase],
+                "memory_times_file": None if growth is None or not first["file_bytes"] else round(
+                    growth / first["file_bytes"], 2),
+            })
+    return measurements
 
 
 def assemble(parts: dict[str, Any], phases: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
-    peak = {phase["phase"]: phase["peak_rss_bytes"] for phase in phases}
-    copy_seconds = next((m["seconds"] for m in parts["import-copy"]), None)
-    measurements = []
-    for phase in ("import-copy", "import-json", "import-csv"):
-        for measurement in parts[phase]:
-            slower = None if copy_seconds is None or "export" in measurement["operation"] else round(
-                measurement["seconds"] / copy_seconds, 2)
-            measurements.append({**measurement, "times_slower_than_copy": slower, "phase_peak_rss_bytes": peak[phase]})
-    review = {key: value for key, value in parts["review"].items() if key != "rating_page"}  # no session key kept
+    review = {key: value for key, value in parts["review"].items()
+              if key not in ("loop", "decision_page")}  # no session key or CSRF token kept
+    review["loop"] = {key: value for key, value in parts["review"]["loop"].items() if key != "clients"}
     report = {
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {**machine(), "postgresql": parts["migrate"]["postgresql"]},
         "load_average_at_start": parts["load_average_at_start"],
         "load_average_at_end": list(os.getloadavg()),
-        "options": {k: v for k, v in vars(args).items() if k not in ("phase", "workdir", "database_url", "output")},
-        "import": {"entries": args.entries, "files": parts["files"], "measurements": measurements},
+        "options": {k: v for k, v in vars(args).items()
+                    if k not in ("phase", "workdir", "database_url", "output", "docs")},
+        "import": {"entries": args.entries, "rounds": args.rounds, "files": parts["files"],
+                   "measurements": import_measurements(parts, phases)},
         "run_cards": parts["run-cards"],
         "http": parts["http"],
         "review": review,
         "phases": phases,
     }
-    report["ratios"] = ratios(report)
+    report["goals"] = goals(report)
     return report
 
 
-def print_report(report: dict[str, Any]) -> None:
+SECTIONS = (goals_section, http_section, queries_section, aggregation_section, ingest_section, import_section)
+
+
+def report_text(report: dict[str, Any]) -> str:
     machine_ = report["machine"]
-    print()
-    print(f"Champollion Review benchmark, {report['generated_at']}: {machine_['cpu']}, {machine_['cores']} cores, "
-          f"{machine_['memory_gib']} GiB, PostgreSQL {machine_['postgresql']}, Python {machine_['python']}, "
-          f"Django {machine_['django']}; load average {report['load_average_at_start'][0]:.1f} at start")
-    for section in (import_section, ingest_section, http_section, aggregation_section):
-        print()
-        print(section(report))
-    print()
-    print("Ratios to the baselines, worst first:")
-    print(aligned(("comparison", "ratio", "CPU per request"),
-                  [(item["what"], f"{item['ratio']:.2f}×", f"{item['cpu_ratio']:.1f}×" if "cpu_ratio" in item else "")
-                   for item in report["ratios"]]))
-    print()
-    print(aligned(("phase", "seconds", "peak RSS MiB"),
-                  [(p["phase"], f"{p['seconds']:.1f}", mib(p["peak_rss_bytes"])) for p in report["phases"]]))
+    head = (f"Champollion Review benchmark, {report['generated_at']}: {machine_['cpu']}, {machine_['cores']} cores, "
+            f"{machine_['memory_gib']} GiB, PostgreSQL {machine_['postgresql']}, Python {machine_['python']}, "
+            f"Django {machine_['django']}; load average {report['load_average_at_start'][0]:.1f} at start, "
+            f"{report['total_seconds']:.0f} s in all")
+    phases = aligned(("phase", "seconds", "peak RSS MiB"),
+                     [(p["phase"], f"{p['seconds']:.1f}", mib(p["peak_rss_bytes"])) for p in report["phases"]])
+    return "\n\n".join([head, *(section(report) for section in SECTIONS), phases])
+
+
+DOC_BEGIN = "<!-- bench results: generated by scripts/bench.py from bench/results.json; do not edit -->"
+DOC_END = "<!-- end of bench results -->"
+
+
+def results_markdown(report: dict[str, Any]) -> str:
+    """The docs' copy of a run: the goals as a table, then every section as `make bench` prints it."""
+    rows = "\n".join(f"| {g['goal']} | {g['target']} | {g['shown']} | {'met' if g['met'] else '**not met**'} |"
+                     for g in report["goals"])
+    blocks = "\n\n".join(f"```\n{section(report)}\n```" for section in SECTIONS[1:])
+    machine_ = report["machine"]
+    return (f"{DOC_BEGIN}\n\n`make bench` on {report['generated_at']} ({machine_['cpu']}, {machine_['cores']} "
+            f"cores, PostgreSQL {machine_['postgresql']}; load average {report['load_average_at_start'][0]:.1f} at "
+            f"start), {report['total_seconds']:.0f} s in all.\n\n| goal | target | measured | |\n|---|---|---|---|\n"
+            f"{rows}\n\n{blocks}\n\n{DOC_END}")
+
+
+def with_results(document: str, report: dict[str, Any]) -> str:
+    """`document` with its results block replaced by this run's."""
+    before, rest = document.split(DOC_BEGIN, 1)
+    after = rest.split(DOC_END, 1)[1]
+    return before + results_markdown(report) + after
 
 
 def main() -> None:
@@ -581,17 +828,30 @@ def main() -> None:
     phases = []
     recreate_database(args.database_url)
     with tempfile.TemporaryDirectory(prefix="champollion-bench-") as tmp:
-        for name in PHASES:
+        for name in ("migrate", "files"):
+            parts[name], phase = run_child(name, args, Path(tmp), env)
+            phases.append(phase)
+        for _ in range(args.rounds):
+            for name in ("import-copy", "import-json", "import-csv"):
+                result, phase = run_child(name, args, Path(tmp), env)
+                parts.setdefault(name, []).append(result)
+                phases.append(phase)
+        for name in ("run-cards", "review"):
             parts[name], phase = run_child(name, args, Path(tmp), env)
             phases.append(phase)
         parts["http"] = phase_http(args, env, parts["review"])
     report = assemble(parts, phases, args)
     report["total_seconds"] = round(time.perf_counter() - started, 1)
-    print_report(report)
+    print()
+    print(report_text(report))
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"\n{report['total_seconds']:.0f} s in all; wrote {output}")
+    print(f"\nwrote {output}")
+    if args.docs:
+        docs = Path(args.docs)
+        docs.write_text(with_results(docs.read_text(encoding="utf-8"), report), encoding="utf-8")
+        print(f"wrote {docs}")
 
 
 if __name__ == "__main__":

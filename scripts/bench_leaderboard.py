@@ -204,6 +204,7 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
         "rest": ("  of which the rest", "parse, hash, validation, entry lookup, freeze, card row, commit"),
     }
     seconds: dict[str, list[float]] = {key: [] for key in names}
+    growth: dict[str, list[int | None]] = {key: [] for key in names}
     stored = []
     with override_settings(RUN_CARD_INLINE_MAX_RESULTS=max(count, 2000)):
         for _ in range(rounds):
@@ -215,11 +216,13 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
                 ("parse", lambda data=data: services.parse_card(data)),
                 ("hash", lambda: verification.verify_hash(card)),
             ):
-                base.settle_memory()
-                seconds[key].append(timed(operation)[1])
-            base.settle_memory()
+                _, elapsed, rss = base.measured(operation)
+                seconds[key].append(elapsed)
+                growth[key].append(rss)
             with Stopwatch(services, "store_results") as store, Stopwatch(services, "verify_run_card") as verify:
-                run_card, elapsed = timed(lambda data=data: services.submit_run_card(body=data, actor=user))
+                run_card, elapsed, rss = base.measured(lambda data=data: services.submit_run_card(body=data,
+                                                                                                  actor=user))
+            growth["ingest"].append(rss)
             stored.append(run_card)
             seconds["ingest"].append(elapsed)
             seconds["store"].append(sum(store.calls))
@@ -241,6 +244,7 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
             "runs_seconds": [round(s, 4) for s in seconds[key]],
             "ratio_to_sacrebleu": round(statistics.median(ratios), 3),
             "runs_ratio_to_sacrebleu": [round(r, 3) for r in ratios], "note": note,
+            "peak_rss_growth_bytes": max((g for g in growth[key] if g is not None), default=None),
         })
     return {"results": count, "card_bytes": len(data), "domains": len(by_domain),
             "domain_score_rows": domain_rows, "rounds": rounds, "measurements": measurements}, card

@@ -1,10 +1,11 @@
-"""Review phases of `make bench` (scripts/bench.py): a campaign of 3,400 items rated three times each, the
-aggregation of its ratings, and the speaker whose rating page the HTTP phase loads.
+"""Review phases of `make bench` (scripts/bench.py): a campaign of 10,000 items rated three times each (the
+decision page's evidence), its aggregation, and a second campaign of the same card for the rating loop: 50
+speakers with 600 items each, whose sessions and CSRF tokens the HTTP phase's clients use.
 
 The data is a throwaway gold-standard dataset of obviously artificial placeholder entries (never language
-data), a run card scoring it, and three bench speakers. Ratings are stored with the ORM as `record_rating`
-would have stored them (10,200 calls through the service would take minutes and measure nothing asked for).
-See docs/performance.md.
+data), a run card scoring it, and bench speakers. The big campaign's ratings are stored with the ORM as
+`record_rating` would have stored them (30,000 calls through the service would take minutes and measure nothing
+asked for); the loop campaign's are given over HTTP by the load itself. See docs/performance.md.
 """
 
 import gc
@@ -20,10 +21,13 @@ ORG_SLUG = "bench-review"
 DATASET_ID = "bench-review-gold"
 GOVERNANCE_EMAIL = "bench-review-governance@example.invalid"
 SPEAKER_EMAILS = tuple(f"bench-review-speaker{n}@example.invalid" for n in (1, 2, 3))
-ENTRIES = 3_600
-SAMPLE_SIZE = 3_370
-CONTROL_ITEMS = 30  # rated by every speaker: 3,370 × 3 + 30 × 3 = 10,200 ratings over 3,400 items
+ENTRIES = 10_200
+SAMPLE_SIZE = 9_970
+CONTROL_ITEMS = 30  # rated by every speaker: 9,970 × 3 + 30 × 3 = 30,000 ratings over 10,000 items
 RATINGS_PER_ITEM = 3
+LOOP_SPEAKERS = 50
+LOOP_ITEMS = 3_000
+LOOP_RATINGS_PER_ITEM = 10  # 3,000 × 10 ÷ 50: 600 items per speaker, more than one measured round rates
 ROUNDS = 3
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
 
@@ -83,6 +87,118 @@ def create_campaign() -> tuple[Any, list]:
     services.prepare_campaign(campaign.pk)  # done already when Celery ran eagerly on commit; else now
     campaign.refresh_from_db()
     return campaign, speakers
+
+
+def create_loop_campaign(campaign) -> tuple[Any, list]:
+    """A second campaign on the same card for the rating loop: LOOP_SPEAKERS speakers, each with their own
+    LOOP_ITEMS × LOOP_RATINGS_PER_ITEM ÷ LOOP_SPEAKERS assignments, no control items."""
+    from accounts.second_factor import prove_as_operator
+    from organizations.services import add_member
+    from review import services
+
+    governance = campaign.opened_by
+    prove_as_operator(governance)
+    speakers = [add_member(email=f"bench-loop-speaker{n}@example.invalid", organization=campaign.organization,
+                           role="speaker", actor=None)[0] for n in range(1, LOOP_SPEAKERS + 1)]
+    loop = services.open_campaign(
+        run_card=campaign.run_card, actor=governance,
+        values=services.CampaignSettings(
+            title="Benchmark rating loop", sample_size=LOOP_ITEMS, speakers=speakers,
+            ratings_per_item=LOOP_RATINGS_PER_ITEM, seed=7, control_count=0),
+    )
+    services.prepare_campaign(loop.pk)
+    loop.refresh_from_db()
+    return loop, speakers
+
+
+def csrf_pair() -> tuple[str, str]:
+    """A CSRF cookie secret and a form token for it, as a page with a form would have handed the browser."""
+    from django.middleware.csrf import _get_new_csrf_string, _mask_cipher_secret
+
+    secret = _get_new_csrf_string()
+    return secret, _mask_cipher_secret(secret)
+
+
+def loop_clients(loop, speakers) -> list[dict[str, str]]:
+    """Per loop speaker: the Cookie header (session and CSRF cookie), the form's CSRF token, and their first
+    item's path (where a client starts, and starts again after the bench resets the campaign)."""
+    from django.conf import settings
+
+    from review.models import Assignment
+
+    firsts = {}
+    for speaker_id, public_id in (Assignment.objects.filter(campaign=loop).order_by("speaker_id", "position")
+                                  .values_list("speaker_id", "public_id")):
+        firsts.setdefault(speaker_id, f"/review/items/{public_id}/")
+    clients = []
+    for speaker in speakers:
+        secret, token = csrf_pair()
+        clients.append({"cookie": f"{speaker_session_cookie(speaker)}; {settings.CSRF_COOKIE_NAME}={secret}",
+                        "token": token, "first": firsts[speaker.pk]})
+    return clients
+
+
+def governance_session_cookie(user) -> str:
+    """A governance session that proved the second factor at sign-in (the decision page needs it), recorded as
+    allauth records a sign-in with password and TOTP code."""
+    from allauth.account.internal.flows.login import AUTHENTICATION_METHODS_SESSION_KEY
+    from allauth.mfa.models import Authenticator
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    totp = Authenticator.objects.get(user=user, type=Authenticator.Type.TOTP)
+    session = client.session
+    session[AUTHENTICATION_METHODS_SESSION_KEY] = [
+        {"method": "password", "at": time.time(), "email": user.email},
+        {"method": "mfa", "at": time.time(), "id": totp.pk, "type": "totp"}]
+    session["account_authentication_methods_user"] = str(user.pk)
+    session.save()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def query_counts(campaign, loop, governance, loop_speaker, cookie_client: dict[str, str]) -> list[dict[str, Any]]:
+    """Queries per page, counted in this process through Django's test client (the same views and middleware
+    as the server): each page's count must not grow with the data."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from review.models import Assignment
+
+    def counted(name: str, request: Callable[[Client], Any], client: Client, expect: int) -> dict[str, Any]:
+        with CaptureQueriesContext(connection) as captured:
+            response = request(client)
+        if response.status_code != expect:
+            raise SystemExit(f"{name}: answered {response.status_code}, expected {expect}")
+        return {"page": name, "queries": len(captured.captured_queries)}
+
+    anonymous = Client(HTTP_HOST="127.0.0.1")
+    speaker = Client(HTTP_HOST="127.0.0.1")
+    speaker.force_login(loop_speaker)
+    staff = Client(HTTP_HOST="127.0.0.1")
+    staff.cookies.load(governance_session_cookie(governance))
+    item = Assignment.objects.filter(campaign=loop, speaker=loop_speaker, state="open").order_by("position").first()
+    path = f"/review/items/{item.public_id}/"
+
+    def rating(headers: dict[str, str]) -> Callable[[Client], Any]:
+        return lambda client: client.post(path, {"client_id": str(uuid.uuid4()), "value": "acceptable"},
+                                          headers=headers)
+
+    decision = f"/review/campaigns/{campaign.public_id}/decision/"
+    counts = [
+        counted("GET /leaderboard/ (anonymous)", lambda c: c.get("/leaderboard/"), anonymous, 200),
+        counted("GET /api/v1/leaderboard/ (anonymous)", lambda c: c.get("/api/v1/leaderboard/"), anonymous, 200),
+        counted("GET /review/items/<id>/ (speaker)", lambda c: c.get(path), speaker, 200),
+        counted("POST /review/items/<id>/ → next item's page (rate.js)", rating({"X-Next-Item": "page"}), speaker,
+                200),
+        counted("POST /review/items/<id>/ → 302 (no JavaScript)", rating({}), speaker, 302),
+        counted("GET /review/campaigns/<id>/decision/ (governance)", lambda c: c.get(decision), staff, 200),
+    ]
+    cookie_client["decision_cookie"] = governance_session_cookie(governance)
+    cookie_client["decision_path"] = decision
+    return counts
 
 
 def rate_all_but_one(campaign, speaker) -> tuple[int, str]:
@@ -173,6 +289,7 @@ def speaker_session_cookie(user) -> str:
 
 def phase_review() -> dict[str, Any]:
     """Build the campaign, rate it, time the aggregation three ways, and hand over the rating page."""
+    from review.aggregation import aggregate
     from review.selectors import campaign_aggregate, campaign_observations
 
     started = time.perf_counter()
@@ -183,9 +300,14 @@ def phase_review() -> dict[str, Any]:
 
     # The database-backed figures first: the live objects of the in-memory ones would make every garbage
     # collection during them slower than in a web process.
+    campaign_aggregate(campaign)
     measurements = [
-        measure("review.selectors.campaign_aggregate", stored, lambda: campaign_aggregate(campaign),
-                "campaign_observations then aggregate: what the campaign and decision pages compute"),
+        measure("review.selectors.campaign_aggregate (cached)", stored, lambda: campaign_aggregate(campaign),
+                "what the campaign and decision pages read while the evidence is unchanged: its state, then the "
+                "cache"),
+        measure("campaign_observations + aggregate (uncached)", stored,
+                lambda: aggregate(campaign_observations(campaign), RATINGS_PER_ITEM),
+                "what the first read after a change of the evidence computes"),
         measure("review.selectors.campaign_observations", stored, lambda: campaign_observations(campaign),
                 "reading the current ratings and the items from PostgreSQL into ItemObservations"),
     ]
@@ -196,8 +318,14 @@ def phase_review() -> dict[str, Any]:
                                           synthetic_items(-(-stored // RATINGS_PER_ITEM)),
                                           "the pure function on ItemObservations built in memory, no controls"))
     result = campaign_aggregate(campaign)
+    loop, loop_speakers = create_loop_campaign(campaign)
+    pages: dict[str, str] = {}
+    counts = query_counts(campaign, loop, campaign.opened_by, loop_speakers[-1], pages)
     return {
         "items": items, "ratings": stored, "setup_seconds": round(setup_seconds, 1), "rounds": ROUNDS,
-        "alpha": result.alpha, "measurements": measurements,
-        "rating_page": {"path": f"/review/items/{assignment_id}/", "cookie": speaker_session_cookie(speakers[0])},
+        "alpha": result.alpha, "measurements": measurements, "query_counts": counts,
+        "loop": {"campaign_id": loop.pk, "speakers": LOOP_SPEAKERS,
+                 "items_per_speaker": LOOP_ITEMS * LOOP_RATINGS_PER_ITEM // LOOP_SPEAKERS,
+                 "clients": loop_clients(loop, loop_speakers)},
+        "decision_page": {"path": pages["decision_path"], "cookie": pages["decision_cookie"]},
     }
