@@ -125,19 +125,14 @@ def speaker_assignment(user, public_id) -> Assignment | None:
     return assignment
 
 
-def next_item_for_page(user, campaign: Campaign) -> Assignment | None:
-    """The speaker's next open item with what the rating page shows, for a rating's answer to carry it (the
-    campaign, already checked and loaded by the caller, is attached rather than fetched again)."""
+def next_assignment(user, campaign: Campaign) -> Assignment | None:
+    """The speaker's next open item, with what the rating page shows (a rating's answer may carry it); the
+    campaign, already checked and loaded by the caller, is attached rather than fetched again."""
     assignment = (Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
                   .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).order_by("position").first())
     if assignment is not None:
         assignment.campaign = campaign
     return assignment
-
-
-def next_assignment(user, campaign: Campaign) -> Assignment | None:
-    return (Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
-            .order_by("position").first())
 
 
 def speaker_progress(user, campaign: Campaign) -> dict[str, int]:

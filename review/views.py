@@ -61,19 +61,15 @@ def campaign_start(request, public_id):
         raise Http404("No such campaign among yours.")
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
-    assignment = selectors.next_assignment(request.user, campaign)
-    if assignment is None:
-        return redirect("review:campaign_done", public_id=campaign.public_id)
-    return redirect("review:rate", public_id=assignment.public_id)
+    return redirect(item_url(campaign, selectors.next_assignment(request.user, campaign)))
 
 
-def next_item_url(user, campaign: Campaign) -> str:
+def item_url(campaign: Campaign, following) -> str:
     """Where a speaker goes after a rating: straight to their next item (its page applies the serving rule), or to
     the end screen — one redirect, not two through the campaign's start."""
-    assignment = selectors.next_assignment(user, campaign)
-    if assignment is None:
+    if following is None:
         return reverse("review:campaign_done", kwargs={"public_id": campaign.public_id})
-    return reverse("review:rate", kwargs={"public_id": assignment.public_id})
+    return reverse("review:rate", kwargs={"public_id": following.public_id})
 
 
 def not_serving(request, campaign: Campaign):
@@ -152,14 +148,13 @@ def rated(request, campaign: Campaign, rating, created: bool):
     JSON for API-style clients, otherwise a redirect to the next item or the end screen."""
     # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent one
     # proves nothing.
-    if wants_next_page(request) and (created or selectors.is_serving(campaign)):
-        following = selectors.next_item_for_page(request.user, campaign)
-        if following is not None:
-            response = item_page(request, following, RatingForm(), None)
-            response["X-Item-Url"] = reverse("review:rate", kwargs={"public_id": following.public_id})
-            response["X-Rating-Saved"] = "stored" if created else "duplicate"
-            return response
-    next_url = next_item_url(request.user, campaign)
+    following = selectors.next_assignment(request.user, campaign)
+    next_url = item_url(campaign, following)
+    if following is not None and wants_next_page(request) and (created or selectors.is_serving(campaign)):
+        response = item_page(request, following, RatingForm(), None)
+        response["X-Item-Url"] = next_url
+        response["X-Rating-Saved"] = "stored" if created else "duplicate"
+        return response
     if wants_json(request) or wants_next_page(request):
         return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
                              "next_url": next_url}, status=201 if created else 200)
