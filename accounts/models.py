@@ -35,6 +35,9 @@ class User(AbstractUser):
 
     username = None
     email = models.EmailField("e-mail address", unique=True)
+    interface_language = models.CharField(
+        max_length=35, blank=True, help_text="The interface language this user chose; empty follows the browser."
+    )
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: list[str] = []

@@ -1,6 +1,7 @@
 from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
@@ -35,6 +36,7 @@ api_urls = [
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("datasets/", include("corpus.urls")),
     path("leaderboard/", include("leaderboard.urls")),
     path("review/", include("review.urls")),

@@ -53,6 +53,13 @@ class Campaign(models.Model):
     reminder_sent_at = models.DateTimeField(null=True, blank=True)
     summary = models.JSONField(default=dict, blank=True, help_text="Last aggregate figures, refreshed by a task.")
     summary_at = models.DateTimeField(null=True, blank=True)
+    instructions = models.TextField(
+        blank=True, help_text="Written by governance for the speakers: shown before the first item and on every item."
+    )
+    device_may_hold_secret_items = models.BooleanField(
+        default=False,
+        help_text="Whether a speaker's phone may keep upcoming secret items to rate them offline.",
+    )
 
     class Meta:
         ordering = ["-opened_at"]
