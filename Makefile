@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test lint install install-test migrate demo bench check-deploy worker beat clean
+.PHONY: run test lint install install-test migrate demo bench check-deploy worker beat clean messages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ demo: migrate
 
 ## Install, migrate, load the human-authored demo data and serve on http://127.0.0.1:$(PORT)/
 run: demo
-	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	SITE_BASE_URL=$${SITE_BASE_URL:-http://127.0.0.1:$(PORT)} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 ## Install test dependencies, check the code (lint) and run the whole suite (DATABASE_URL / CELERY_BROKER_URL
 ## select PostgreSQL / Redis)
@@ -44,6 +44,14 @@ lint: install-test
 ## and tables, writes bench/results.json and the results block of docs/performance.md.
 bench: install-test
 	$(BIN)/python scripts/bench.py --docs docs/performance.md $(BENCH_ARGS)
+
+## Refresh the French (Canada) catalogs from the code and compile them (needs GNU gettext: apt-get install gettext).
+## Translations are written by hand in locale/fr_CA/LC_MESSAGES/*.po; the suite fails on any string left untranslated.
+MESSAGES_IGNORE := --ignore=tests --ignore=scripts --ignore=staticfiles --ignore=bench --ignore=docs --ignore=media
+messages: install
+	$(BIN)/python manage.py makemessages -l fr_CA --no-obsolete $(MESSAGES_IGNORE)
+	$(BIN)/python manage.py makemessages -d djangojs -l fr_CA --no-obsolete $(MESSAGES_IGNORE)
+	$(BIN)/python manage.py compilemessages -l fr_CA --ignore=.venv
 
 check-deploy: install
 	DJANGO_ENV=production SECRET_KEY=$$(openssl rand -hex 32) ALLOWED_HOSTS=review.example.org \

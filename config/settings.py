@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "accounts",
     "governance",  # migration history of the tables organizations and submissions now own
     "organizations",
+    "languages",
     "corpus",
     "leaderboard",
     "review",
@@ -67,10 +68,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "languages.activation.InterfaceLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
@@ -102,6 +103,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "organizations.context_processors.secret_access",
+                "languages.context_processors.interface_language",
             ],
         },
     },
@@ -178,7 +180,7 @@ SITE_NAME = "Champollion Review"
 SITE_BASE_URL = os.environ.get("SITE_BASE_URL", "http://localhost:8000")
 LOGIN_REDIRECT_URL = "accounts:profile"
 LOGIN_URL = "account_login"
-ACCOUNT_ADAPTER = "organizations.adapter.AccountAdapter"
+ACCOUNT_ADAPTER = "review.adapter.AccountAdapter"
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]

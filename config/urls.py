@@ -1,11 +1,11 @@
 from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
-from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from corpus import api as corpus_api
+from languages.activation import InterfaceJavaScriptCatalog
 from leaderboard import api as leaderboard_api
 
 from . import views
@@ -36,13 +36,14 @@ api_urls = [
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("jsi18n/", InterfaceJavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("datasets/", include("corpus.urls")),
     path("leaderboard/", include("leaderboard.urls")),
     path("review/", include("review.urls")),
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("organizations.urls")),
+    path("", include("languages.urls")),
     path("", include("submissions.urls")),
     path("api/v1/", include(api_urls)),
     path("admin/", admin.site.urls),

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import pgettext_lazy
 
 from common.append_only import AppendOnlyModel
 
@@ -16,6 +17,21 @@ class Role(models.TextChoices):
     GOVERNANCE = "governance", "Governance staff"
     CURATOR = "curator", "Corpus curator"
     SPEAKER = "speaker", "Speaker"
+
+
+# The roles' names as pages show them, in the reader's language. Role keeps its English labels: they are
+# recorded in migrations, which translating them would churn.
+ROLE_LABELS = {
+    Role.GOVERNANCE: pgettext_lazy("role", "Governance staff"),
+    Role.CURATOR: pgettext_lazy("role", "Corpus curator"),
+    Role.SPEAKER: pgettext_lazy("role", "Speaker"),
+}
+ROLE_CHOICES = list(ROLE_LABELS.items())
+
+
+def role_label(role: str) -> str:
+    """A role's name in the active language (the value itself for a role no longer defined)."""
+    return str(ROLE_LABELS.get(role, role))
 
 
 # Roles that may see the secret segments of the organization's corpora.
@@ -128,6 +144,10 @@ class AuditAction(models.TextChoices):
     TERMS_ACCEPTED = "terms.accepted", "Participation terms accepted"
     SUBMISSION_STATE_CHANGED = "submission.state_changed", "Method submission state changed"
     OWNERSHIP_TRANSFERRED = "ownership.transferred", "Ownership transferred"
+    CAMPAIGN_INSTRUCTIONS_CHANGED = "campaign.instructions_changed", "Review campaign's instructions changed"
+    RATING_EXAMPLES_CHANGED = "rating_examples.changed", "Community's rating examples changed"
+    INTERFACE_LANGUAGE_ADDED = "interface_language.added", "Interface language added"
+    INTERFACE_TRANSLATION_CHANGED = "interface_translation.changed", "Interface translation changed"
 
 
 SITE_CHAIN = "site"

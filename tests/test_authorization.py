@@ -14,6 +14,7 @@ from django.test import Client
 from accounts.services import create_api_token
 from corpus.models import Entry, StagedImport
 from corpus.services import import_corpus
+from languages.services import add_interface_language
 from leaderboard.services import submit_run_card
 from organizations.services import invite_member
 from review import services as review_services
@@ -119,10 +120,14 @@ TABLE = {
     "^datasets/versions/<int:pk>/publication/": ("/datasets/versions/{private_version}/publication/",
                                                  signed_in(405)),
     "^invitations/<str:token>/": ("/invitations/{invitation}/", expect(200)),
+    "^jsi18n/": ("/jsi18n/", expect(200)),
+    "^language/": ("/language/", expect(200)),
     "^leaderboard/": ("/leaderboard/", expect(200)),
     "^leaderboard/cards/<uuid:public_id>/": ("/leaderboard/cards/{gold_card}/", STEWARD_READERS),
     "^methods/<str:method_id>/": ("/methods/no-such-method/", expect(404)),
     "^orgs/<slug:slug>/": ("/orgs/steward/", expect(200)),
+    "^orgs/<slug:slug>/languages/": ("/orgs/steward/languages/", GOVERNANCE_ONLY),
+    "^orgs/<slug:slug>/languages/<str:code>/": ("/orgs/steward/languages/crk/", GOVERNANCE_ONLY),
     "^orgs/<slug:slug>/dashboard/": ("/orgs/steward/dashboard/", GOVERNANCE_ONLY),
     "^orgs/<slug:slug>/audit/": ("/orgs/steward/audit/", expect(403, governance=200)),
     "^orgs/<slug:slug>/members/<int:membership_id>/remove/": ("/orgs/steward/members/1/remove/", signed_in(405)),
@@ -135,6 +140,9 @@ TABLE = {
     "^review/c/<uuid:public_id>/": ("/review/c/{campaign}/", signed_in(404, speaker=302)),
     "^review/c/<uuid:public_id>/done/": ("/review/c/{campaign}/done/", signed_in(404, speaker=200)),
     "^review/c/<uuid:public_id>/undo/": ("/review/c/{campaign}/undo/", signed_in(405)),
+    "^review/c/<uuid:public_id>/upcoming/": ("/review/c/{campaign}/upcoming/", signed_in(404, speaker=200)),
+    "^review/c/<uuid:public_id>/shell/": ("/review/c/{campaign}/shell/", signed_in(404, speaker=200)),
+    "^review/sw.js": ("/review/sw.js", expect(200)),
     "^review/campaigns/": ("/review/campaigns/", signed_in(200)),
     "^review/campaigns/<uuid:public_id>/": ("/review/campaigns/{campaign}/", GOVERNANCE_ONLY),
     "^review/campaigns/<uuid:public_id>/decision/": ("/review/campaigns/{campaign}/decision/", GOVERNANCE_ONLY),
@@ -145,6 +153,9 @@ TABLE = {
     "^review/campaigns/new/<uuid:public_id>/": ("/review/campaigns/new/{gold_card}/", GOVERNANCE_ONLY),
     "^review/items/<uuid:public_id>/": ("/review/items/{assignment}/", signed_in(404, speaker=200)),
     "^review/orgs/<slug:slug>/gate/": ("/review/orgs/steward/gate/", GOVERNANCE_ONLY),
+    "^review/orgs/<slug:slug>/rating-examples/": ("/review/orgs/steward/rating-examples/", GOVERNANCE_ONLY),
+    "^review/campaigns/<uuid:public_id>/instructions/": ("/review/campaigns/{campaign}/instructions/",
+                                                          signed_in(405)),
     "^submissions/": ("/submissions/", signed_in(200)),
     "^submissions/<uuid:public_id>/": ("/submissions/{random}/", signed_in(404)),
     "^submissions/<uuid:public_id>/transfer/": ("/submissions/{random}/transfer/", signed_in(404)),
@@ -202,6 +213,7 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
                                                                                       ratings_per_item=2),
     )
     staged = StagedImport.objects.create(user=curator, version=private, format="csv", content=b"id,source\n")
+    add_interface_language(actor=governance_user, organization=steward, code="crk", name="nēhiyawēwin")
     ParticipationTerms.objects.create(organization=steward, version="2026-1", text="Terms.",
                                       transfer_clause="Transfer.", published_by=governance_user)
     token, _ = create_api_token(actor=developer, name="ci")

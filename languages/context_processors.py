@@ -1,0 +1,26 @@
+"""The interface language every page is written in: `lang`/`dir` on <html> and the address of the JavaScript
+catalog, which names language and revision so that browsers may keep it for a day."""
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import translation
+
+from .catalog import catalog_paths
+from .selectors import language_info
+
+
+def _catalog_stamp() -> int:
+    """Changes with every deployment that changes the shipped catalogs."""
+    return max((path.with_suffix(".mo").stat().st_mtime_ns for path in catalog_paths()
+                if path.with_suffix(".mo").exists()), default=0) // 1_000_000_000
+
+
+CATALOG_STAMP = _catalog_stamp()
+
+
+def interface_language(request: HttpRequest) -> dict:
+    info = getattr(request, "interface_language", None) or language_info(translation.get_language()) \
+        or language_info(settings.LANGUAGE_CODE)
+    query = f"?language={info.code}&revision={info.revision}.{CATALOG_STAMP}"
+    return {"interface_language": info, "javascript_catalog_url": reverse("javascript-catalog") + query}

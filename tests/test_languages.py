@@ -1,0 +1,194 @@
+"""Interface languages: the shipped French, a user's remembered choice, and a community's own language written
+in the app by its governance staff (issue 12, part 4)."""
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from accounts.models import User
+from languages.catalog import rater_facing_strings
+from languages.models import InterfaceLanguage, InterfaceTranslation
+from languages.services import add_interface_language
+from languages.views import field_name
+from organizations.models import AuditEvent
+from tests.conftest import member
+
+SIGN_IN = ("", "Sign in")
+
+
+def test_the_browser_language_picks_french(client, db):
+    page = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="fr-CA,fr;q=0.9,en;q=0.5").content.decode()
+    assert '<html lang="fr-ca" dir="ltr">' in page
+    assert "Se connecter" in page and ">Sign in<" not in page
+    assert "Français (Canada)" in page
+
+
+def test_plain_fr_in_the_browser_also_gets_canadian_french(client, db):
+    assert '<html lang="fr-ca"' in client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+
+def test_english_stays_the_default(client, db):
+    page = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert '<html lang="en" dir="ltr">' in page and ">Sign in<" in page
+
+
+def test_a_visitor_chooses_a_language_and_the_cookie_keeps_it(client, db):
+    response = client.post(reverse("languages:choose"), {"language": "fr-ca", "next": "/leaderboard/"})
+    assert response.status_code == 302 and response["Location"] == "/leaderboard/"
+    assert response.cookies[settings.LANGUAGE_COOKIE_NAME].value == "fr-ca"
+    assert '<html lang="fr-ca"' in client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+def test_a_signed_in_users_choice_is_kept_on_the_account(client, speaker):
+    client.force_login(speaker)
+    client.post(reverse("languages:choose"), {"language": "fr-ca"})
+    assert User.objects.get(pk=speaker.pk).interface_language == "fr-ca"
+    client.cookies.clear()
+    client.force_login(speaker)
+    assert '<html lang="fr-ca"' in client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+@pytest.mark.parametrize("code", ["xx", "", "<script>", "en'--"])
+def test_an_unknown_language_is_refused_and_nothing_is_kept(client, speaker, code):
+    client.force_login(speaker)
+    response = client.post(reverse("languages:choose"), {"language": code})
+    assert response.status_code == 400
+    assert "Choose one of the languages listed." in response.content.decode()
+    assert settings.LANGUAGE_COOKIE_NAME not in response.cookies
+    assert User.objects.get(pk=speaker.pk).interface_language == ""
+
+
+def test_the_language_page_never_redirects_off_site(client, db):
+    response = client.post(reverse("languages:choose"), {"language": "en", "next": "https://evil.example/"})
+    assert response["Location"] == "/"
+
+
+def test_the_shipped_catalog_offers_the_rater_facing_strings():
+    keys = {string.key for string in rater_facing_strings()}
+    assert SIGN_IN in keys
+    assert all(string.occurrences for string in rater_facing_strings())
+
+
+@pytest.fixture
+def cree(governance_user, steward):
+    return add_interface_language(actor=governance_user, organization=steward, code="crk", name="nēhiyawēwin")
+
+
+def test_governance_adds_a_language_from_the_page(client, governance_user, steward):
+    client.force_login(governance_user)
+    url = reverse("languages:community_languages", args=[steward.slug])
+    response = client.post(url, {"code": "CRK", "name": "  nēhiyawēwin ", "direction": "ltr"})
+    assert response.status_code == 302
+    language = InterfaceLanguage.objects.get()
+    assert (language.code, language.name, language.organization) == ("crk", "nēhiyawēwin", steward)
+    assert AuditEvent.objects.filter(action="interface_language.added", organization=steward).exists()
+    assert "nēhiyawēwin" in client.get(url).content.decode()
+
+
+@pytest.mark.parametrize(("code", "name", "message"), [
+    ("fr", "français", "already ships with"),
+    ("en-ca", "English", "already ships with"),
+    ("c", "x", "BCP 47"),
+    ("crk_CA!", "x", "BCP 47"),
+    ("crk", "", "This field is required"),
+    ("crk", "a\x00b", "Null characters are not allowed"),
+    ("crk", "a\x07b", "Give the language"),
+])
+def test_a_bad_language_is_refused_with_the_field_named(client, governance_user, steward, code, name, message):
+    client.force_login(governance_user)
+    response = client.post(reverse("languages:community_languages", args=[steward.slug]),
+                           {"code": code, "name": name, "direction": "ltr"})
+    assert response.status_code == 400 and message in response.content.decode()
+    assert not InterfaceLanguage.objects.exists()
+
+
+def test_a_code_cannot_be_added_twice(client, governance_user, steward, cree):
+    client.force_login(governance_user)
+    response = client.post(reverse("languages:community_languages", args=[steward.slug]),
+                           {"code": "crk", "name": "Cree", "direction": "ltr"})
+    assert response.status_code == 400 and "already exists" in response.content.decode()
+
+
+def test_only_the_communitys_governance_staff_reach_the_pages(client, speaker, outsider, steward, cree):
+    for user in (speaker, outsider):
+        client.force_login(user)
+        assert client.get(reverse("languages:community_languages", args=[steward.slug])).status_code == 404
+        assert client.get(reverse("languages:translate", args=[steward.slug, "crk"])).status_code == 404
+
+
+def test_governance_without_two_factor_gets_the_set_up_page(client, governance_user_without_mfa, steward):
+    client.force_login(governance_user_without_mfa)
+    assert client.get(reverse("languages:community_languages", args=[steward.slug])).status_code == 403
+
+
+def test_a_translation_shows_to_speakers_at_once_and_english_fills_the_rest(client, governance_user, speaker,
+                                                                             steward, cree):
+    client.force_login(governance_user)
+    url = reverse("languages:translate", args=[steward.slug, "crk"])
+    page = client.get(url).content.decode()
+    assert "Sign in" in page and "Se connecter" in page  # English, with the French beside it
+    response = client.post(url, {field_name(SIGN_IN): "pîhtokwê"})
+    assert response.status_code == 302
+    row = InterfaceTranslation.objects.get(language=cree, msgid="Sign in")
+    assert (row.msgstr, row.updated_by) == ("pîhtokwê", governance_user)
+    event = AuditEvent.objects.get(action="interface_translation.changed")
+    assert event.details["strings"][0]["translation"] == "pîhtokwê"
+
+    client.logout()
+    client.post(reverse("languages:choose"), {"language": "crk"})
+    page = client.get(reverse("home")).content.decode()
+    assert '<html lang="crk" dir="ltr">' in page
+    assert ">pîhtokwê<" in page and ">Leaderboard<" in page
+
+    client.force_login(governance_user)
+    client.post(url, {field_name(SIGN_IN): "pîhtokwê ôta"})
+    client.logout()  # the test client's logout forgets every cookie, the language's too
+    client.post(reverse("languages:choose"), {"language": "crk"})
+    assert ">pîhtokwê ôta<" in client.get(reverse("home")).content.decode()
+
+
+def test_emptying_a_translation_brings_back_the_english(client, governance_user, steward, cree):
+    client.force_login(governance_user)
+    url = reverse("languages:translate", args=[steward.slug, "crk"])
+    client.post(url, {field_name(SIGN_IN): "pîhtokwê"})
+    client.post(url, {field_name(SIGN_IN): ""})
+    assert not InterfaceTranslation.objects.exists()
+
+
+@pytest.mark.parametrize("hostile", [
+    "<script>alert(1)</script>", "<a href=javascript:alert(1)>x</a>", "x > y", "50 %(secret)s",
+])
+def test_a_translation_cannot_inject_markup_or_placeholders(client, governance_user, steward, cree, hostile):
+    client.force_login(governance_user)
+    url = reverse("languages:translate", args=[steward.slug, "crk"])
+    response = client.post(url, {field_name(SIGN_IN): hostile, field_name(("", "Leaderboard")): "fine"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "nothing was saved" in page and 'aria-invalid="true"' in page
+    assert "<script>alert" not in page
+    assert not InterfaceTranslation.objects.exists()
+
+
+def test_the_javascript_catalog_carries_the_language_and_is_cacheable(client, db):
+    response = client.get(reverse("javascript-catalog"), {"language": "fr-ca", "revision": "0.1"})
+    assert response.status_code == 200 and "max-age=86400" in response["Cache-Control"]
+    page = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="fr-CA").content.decode()
+    assert "/jsi18n/?language=fr-ca&amp;revision=" in page
+
+
+def test_the_translation_page_query_count_does_not_grow(client, governance_user, steward, cree,
+                                                        django_assert_max_num_queries):
+    client.force_login(governance_user)
+    url = reverse("languages:translate", args=[steward.slug, "crk"])
+    strings = rater_facing_strings()[:20]
+    client.post(url, {field_name(string.key): "x" for string in strings if not string.msgid_plural})
+    with django_assert_max_num_queries(12):
+        assert client.get(url).status_code == 200
+
+
+def test_another_communitys_staff_cannot_translate_it(client, steward, other_org, cree):
+    elsewhere = member("gov@other.example", other_org, "governance")
+    client.force_login(elsewhere)
+    assert client.post(reverse("languages:translate", args=[steward.slug, "crk"]),
+                       {field_name(SIGN_IN): "x"}).status_code == 404
+    assert client.get(reverse("languages:translate", args=[other_org.slug, "crk"])).status_code == 404
