@@ -42,7 +42,8 @@ class EntryAdmin(ReadOnlyAdmin):
     list_display = ["entry_id", "version", "segment", "difficulty", "domain", "source"]
     list_filter = ["segment", "difficulty", "domain"]
     search_fields = ["entry_id"]
-    readonly_fields = [f.name for f in Entry._meta.fields]
+    # search_text only repeats source, reference and notes, folded for search.
+    readonly_fields = [f.name for f in Entry._meta.fields if f.name != "search_text"]
 
     def get_queryset(self, request):
         return visible_entries(AnonymousUser()).select_related("version__dataset")

@@ -90,7 +90,8 @@ ENTRY_FILTERS = [
     OpenApiParameter("domain", str),
     OpenApiParameter("register", str),
     OpenApiParameter("provenance", str),
-    OpenApiParameter("q", str, description="Text search in source, reference, notes, or an exact id."),
+    OpenApiParameter("q", str, description=(
+        "Text search in source, reference or notes (diacritics and case optional), or an exact id.")),
 ]
 
 

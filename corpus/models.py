@@ -11,8 +11,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from organizations.models import Organization
+
+from .search import entry_search_text
 
 
 class Segment(models.TextChoices):
@@ -153,6 +156,8 @@ class Entry(models.Model):
     notes = models.TextField(blank=True)
     variant_class = models.CharField(max_length=200, blank=True)
     document = models.TextField(help_text="The entry's JSON object exactly as given, key order and nulls kept.")
+    search_text = models.TextField(default="", blank=True, editable=False, help_text=(
+        "Source, reference and notes folded for search (corpus.search): kept in step on every write."))
 
     class Meta:
         ordering = ["version", "position"]
@@ -176,6 +181,15 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version} #{self.entry_id}"
+
+    def save(self, *args, **kwargs):
+        """Keep `search_text` equal to the folded text fields, whoever saves (bulk writes use
+        corpus.services.entry_values, which folds the same way)."""
+        self.search_text = entry_search_text(self.source, self.reference, self.notes)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and {"source", "reference", "notes"} & set(update_fields):
+            kwargs["update_fields"] = {*update_fields, "search_text"}
+        super().save(*args, **kwargs)
 
     @property
     def is_secret(self) -> bool:
@@ -214,32 +228,39 @@ class ConsentUse(models.TextChoices):
 
 
 CONSENT_USE_SHORT_LABELS = {
-    ConsentUse.PUBLIC_RELEASE: "public release",
-    ConsentUse.EVALUATION: "evaluation",
-    ConsentUse.HUMAN_REVIEW: "human review",
-    ConsentUse.GATEWAY_DISCLOSURE: "A1 gateway disclosure",
+    ConsentUse.PUBLIC_RELEASE: gettext_lazy("public release"),
+    ConsentUse.EVALUATION: gettext_lazy("evaluation"),
+    ConsentUse.HUMAN_REVIEW: gettext_lazy("human review"),
+    ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy("A1 gateway disclosure"),
 }
 
 CONSENT_USE_EXPLANATIONS = {
-    ConsentUse.PUBLIC_RELEASE: "Anyone may read and download the development and diagnostic entries (pages, "
-                               "exports, API). Secret segments are never released.",
-    ConsentUse.EVALUATION: "Method developers may submit run cards against this dataset, and their scores "
-                           "appear on the public leaderboard.",
-    ConsentUse.HUMAN_REVIEW: "Review campaigns may show machine translations of its entries to the community's "
-                             "speakers for rating.",
-    ConsentUse.GATEWAY_DISCLOSURE: "Secret source sentences may be sent to a model provider through the A1 "
-                                   "gateway, each run card approved separately by governance staff.",
+    ConsentUse.PUBLIC_RELEASE: gettext_lazy(
+        "Anyone may read and download the development and diagnostic entries (pages, exports, API). Secret "
+        "segments are never released."),
+    ConsentUse.EVALUATION: gettext_lazy(
+        "Method developers may submit run cards against this dataset, and their scores appear on the public "
+        "leaderboard."),
+    ConsentUse.HUMAN_REVIEW: gettext_lazy(
+        "Review campaigns may show machine translations of its entries to the community's speakers for rating."),
+    ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy(
+        "Secret source sentences may be sent to a model provider through the A1 gateway, each run card approved "
+        "separately by governance staff."),
 }
 
 # What stops, on the next request, when no active record covers a use any more.
 CONSENT_REVOCATION_EFFECTS = {
-    ConsentUse.PUBLIC_RELEASE: "Public pages, downloads and API entries of the dataset stop and answer "
-                               "“withdrawn by its community”; it leaves the public dataset list.",
-    ConsentUse.EVALUATION: "New run cards against it are refused, and its leaderboard rows and run cards are "
-                           "withdrawn from public view (you still see them, marked withdrawn).",
-    ConsentUse.HUMAN_REVIEW: "Open review campaigns on it pause and their items stop being served to speakers.",
-    ConsentUse.GATEWAY_DISCLOSURE: "No run card may be approved any more to disclose its secret sources to a "
-                                   "model provider through the A1 gateway.",
+    ConsentUse.PUBLIC_RELEASE: gettext_lazy(
+        "Public pages, downloads and API entries of the dataset stop and answer “withdrawn by its community”; it "
+        "leaves the public dataset list."),
+    ConsentUse.EVALUATION: gettext_lazy(
+        "New run cards against it are refused, and its leaderboard rows and run cards are withdrawn from public "
+        "view (you still see them, marked withdrawn)."),
+    ConsentUse.HUMAN_REVIEW: gettext_lazy(
+        "Open review campaigns on it pause and their items stop being served to speakers."),
+    ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy(
+        "No run card may be approved any more to disclose its secret sources to a model provider through the A1 "
+        "gateway."),
 }
 
 CONSENT_DOCUMENT_EXTENSIONS = ("pdf", "png", "jpg", "jpeg", "txt", "docx")

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from organizations.audit import record_secret_access
 from organizations.models import SECRET_READER_ROLES, Organization
@@ -17,6 +19,7 @@ from organizations.selectors import (
     secret_reader_org_ids,
 )
 
+from .labels import choice_label
 from .models import (
     CONSENT_REVOCATION_EFFECTS,
     CONSENT_USE_EXPLANATIONS,
@@ -31,6 +34,7 @@ from .models import (
     Segment,
     Sha256Source,
 )
+from .search import fold
 
 READINESS_MINIMUMS = {
     Segment.GOLD_STANDARD: 50,
@@ -117,7 +121,7 @@ class Withdrawal:
 
     @property
     def use_label(self) -> str:
-        return self.use.label.lower()
+        return use_phrase(self.use)
 
 
 def withdrawal(dataset: Dataset | None,
@@ -139,15 +143,26 @@ def withdrawal_matching(**lookup) -> Withdrawal | None:
     return withdrawal(Dataset.objects.filter(is_public=True, **lookup).select_related("organization").first())
 
 
+def use_phrase(use: str) -> str:
+    """A consent use's label inside a sentence, in the reader's language ("public release of the …")."""
+    label = choice_label("consent_use", use)
+    return label[:1].lower() + label[1:]
+
+
 def withdrawal_message(dataset: Dataset, use: str = ConsentUse.PUBLIC_RELEASE) -> str:
-    """What the public is told instead of the dataset (or its run cards): who withdrew which consent."""
-    consequences: dict[str, str] = {
-        ConsentUse.PUBLIC_RELEASE: "its entries are no longer available here",
-        ConsentUse.EVALUATION: "its run cards and leaderboard rows are no longer shown, and new run cards are refused",
+    """What the public is told instead of the dataset (or its run cards), in the reader's language: who withdrew
+    which consent."""
+    if use == ConsentUse.PUBLIC_RELEASE:
+        consequence = _("its entries are no longer available here")
+    elif use == ConsentUse.EVALUATION:
+        consequence = _("its run cards and leaderboard rows are no longer shown, and new run cards are refused")
+    else:
+        consequence = _("it is no longer used for this")
+    return _("The dataset %(dataset)s was withdrawn by its community: %(organization)s revoked its consent to "
+             "%(use)s, so %(consequence)s. Nothing was deleted.") % {
+        "dataset": dataset.identifier, "organization": dataset.organization.name, "use": use_phrase(use),
+        "consequence": consequence,
     }
-    what = consequences.get(use, "it is no longer used for this")
-    return (f"The dataset {dataset.identifier} was withdrawn by its community: {dataset.organization.name} "
-            f"revoked its consent to {ConsentUse(use).label.lower()}, so {what}. Nothing was deleted.")
 
 
 def active_consents(dataset: Dataset) -> QuerySet[ConsentRecord]:
@@ -163,8 +178,10 @@ def covered_uses(dataset: Dataset) -> list[ConsentUse]:
 
 def uses_text(uses) -> str:
     """Uses as a phrase for messages and pages, e.g. "public release, evaluation and human review"."""
-    labels = [CONSENT_USE_SHORT_LABELS[ConsentUse(use)] for use in uses]
-    return " and ".join([", ".join(labels[:-1]), labels[-1]]) if len(labels) > 1 else "".join(labels)
+    labels = [str(CONSENT_USE_SHORT_LABELS[ConsentUse(use)]) for use in uses]
+    if len(labels) > 1:
+        return _("%(list)s and %(last)s") % {"list": ", ".join(labels[:-1]), "last": labels[-1]}
+    return "".join(labels)
 
 
 @dataclass(frozen=True)
@@ -183,7 +200,7 @@ def consent_overview(records: list[ConsentRecord]) -> list[UseStatus]:
     """Per use: the active records that allow it, or whether a revocation withdrew it (from records
     already fetched, so the consent page costs no query per use)."""
     return [UseStatus(
-        use=use, explanation=CONSENT_USE_EXPLANATIONS[use],
+        use=use, explanation=str(CONSENT_USE_EXPLANATIONS[use]),
         covered_by=[record for record in records if record.is_active and getattr(record, use.value)],
         withdrawn=any(not record.is_active and getattr(record, use.value) for record in records),
     ) for use in ConsentUse]
@@ -201,7 +218,7 @@ def revocation_consequences(record: ConsentRecord) -> list[Consequence]:
     that use (then nothing stops, and the page says which record keeps it)."""
     others = active_consents(record.dataset).exclude(pk=record.pk)
     return [Consequence(
-        use=use, effect=CONSENT_REVOCATION_EFFECTS[use],
+        use=use, effect=str(CONSENT_REVOCATION_EFFECTS[use]),
         still_covered_by=list(others.filter(**{use.value: True}).values_list("pk", flat=True)),
     ) for use in record.uses]
 
@@ -212,8 +229,13 @@ def consent_records(dataset: Dataset) -> QuerySet[ConsentRecord]:
         F("revoked_at").desc(nulls_first=True), "-granted_on", "-recorded_at")
 
 
-KEYED_HASH_LABEL = ("keyed content hash (HMAC-SHA256 of the version's real hash, keyed by this site; it cannot be "
-                    "recomputed)")
+KEYED_HASH_LABEL = gettext_lazy("keyed content hash (HMAC-SHA256 of the version's real hash, keyed by this site; it "
+                                "cannot be recomputed)")
+# Sha256Source's labels in the reader's language (the model keeps its English ones: migrations record them).
+SHA256_SOURCE_LABELS = {
+    Sha256Source.FILE: gettext_lazy("SHA-256 of the corpus file as imported"),
+    Sha256Source.CONTENT: gettext_lazy("SHA-256 of the canonical export, computed here"),
+}
 
 
 @dataclass(frozen=True)
@@ -230,8 +252,9 @@ def version_hash(user, version: DatasetVersion) -> VersionHash:
     steward's secret readers, and for everyone of a version without secret entries; otherwise the keyed hash,
     since a real hash covering secret entries confirms guesses of them."""
     if not version.public_hash_is_keyed or permitted(user, "dataset.see_secret", version.dataset):
-        return VersionHash(version.sha256, version.sha256_source, Sha256Source(version.sha256_source).label)
-    return VersionHash(version.public_sha256, "keyed", KEYED_HASH_LABEL)
+        return VersionHash(version.sha256, version.sha256_source,
+                           str(SHA256_SOURCE_LABELS[Sha256Source(version.sha256_source)]))
+    return VersionHash(version.public_sha256, "keyed", str(KEYED_HASH_LABEL))
 
 
 def curating_organizations(user) -> QuerySet[Organization]:
@@ -258,15 +281,16 @@ def readiness(version: DatasetVersion) -> list[Requirement]:
         **{segment.value: Count("pk", filter=Q(segment=segment)) for segment in READINESS_MINIMUMS},
     )
     checklist = [
-        Requirement(f"{segment.label} entries", f"≥ {minimum}", str(stats[segment.value]),
-                    stats[segment.value] >= minimum)
+        Requirement(_("%(segment)s entries") % {"segment": choice_label("segment", segment)}, f"≥ {minimum}",
+                    str(stats[segment.value]), stats[segment.value] >= minimum)
         for segment, minimum in READINESS_MINIMUMS.items()
     ]
     checklist += [
-        Requirement("Every entry has a provenance", "0 without", f"{stats['without_provenance']} without",
+        Requirement(_("Every entry has a provenance"), _("%(count)s without") % {"count": 0},
+                    _("%(count)s without") % {"count": stats["without_provenance"]},
                     stats["total"] > 0 and stats["without_provenance"] == 0),
-        Requirement("Difficulty tiers spanned", "≥ 3 of 5", str(stats["tiers"]), stats["tiers"] >= 3),
-        Requirement("Registers represented", "≥ 2", str(stats["registers"]), stats["registers"] >= 2),
+        Requirement(_("Difficulty tiers spanned"), _("≥ 3 of 5"), str(stats["tiers"]), stats["tiers"] >= 3),
+        Requirement(_("Registers represented"), "≥ 2", str(stats["registers"]), stats["registers"] >= 2),
         consent_requirement(version.dataset),
     ]
     return checklist
@@ -276,10 +300,10 @@ def consent_requirement(dataset: Dataset) -> Requirement:
     """SPEC §3.4's "documented community consent": an active record covering evaluation."""
     uses = covered_uses(dataset)
     if uses:
-        found = ", ".join(CONSENT_USE_SHORT_LABELS[use] for use in uses)
+        found = ", ".join(str(CONSENT_USE_SHORT_LABELS[use]) for use in uses)
     else:
-        found = "revoked" if dataset.consents.exists() else "none recorded"
-    return Requirement("Documented community consent", "active, covering evaluation", found,
+        found = _("revoked") if dataset.consents.exists() else _("none recorded")
+    return Requirement(_("Documented community consent"), _("active, covering evaluation"), found,
                        ConsentUse.EVALUATION in uses)
 
 
@@ -320,7 +344,8 @@ def mt_output_visibility(user, entry_path: str = "entry") -> Q:
 
 def filter_entries(entries: QuerySet[Entry], filters: dict) -> QuerySet[Entry]:
     """Narrow already-visible entries by the entry filters (segment, difficulty, domain, register,
-    provenance, and `q`: text in source, reference or notes, or an exact id)."""
+    provenance, and `q`: text in source, reference or notes, diacritics and case optional (corpus.search),
+    or an exact id)."""
     for name in ("segment", "domain", "register", "provenance"):
         if filters.get(name):
             entries = entries.filter(**{name: filters[name]})
@@ -328,9 +353,7 @@ def filter_entries(entries: QuerySet[Entry], filters: dict) -> QuerySet[Entry]:
         entries = entries.filter(difficulty=filters["difficulty"])
     if filters.get("q"):
         query = filters["q"]
-        entries = entries.filter(
-            Q(source__icontains=query) | Q(reference__icontains=query) | Q(entry_id=query) | Q(notes__icontains=query)
-        )
+        entries = entries.filter(Q(search_text__contains=fold(query)) | Q(entry_id=query))
     return entries
 
 

@@ -15,6 +15,8 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
 
 from accounts.models import User
 from common.bulk_insert import bulk_insert
@@ -33,6 +35,7 @@ from .models import (
     Entry,
     Sha256Source,
 )
+from .search import entry_search_text
 from .selectors import has_consent
 from .validation import (
     CorpusFileError,
@@ -40,6 +43,7 @@ from .validation import (
     ValidCorpus,
     ValidEntry,
     read_corpus,
+    too_large,
     unavailable_dataset_id,
     validate_entry,
 )
@@ -61,8 +65,12 @@ class ImportOutcome:
     @property
     def message(self) -> str:
         if not self.created:
-            return f"{self.version} was already imported (same sha256); nothing changed."
-        return f"Imported {self.entry_count:,} entries into {self.version}."
+            return gettext("%(version)s was already imported (same sha256); nothing changed.") % {
+                "version": self.version}
+        # English keeps one wording for every count (scripts match it); other languages agree in number.
+        return ngettext("Imported %(count)s entries into %(version)s.", "Imported %(count)s entries into %(version)s.",
+                        self.entry_count) % {"count": number_format(self.entry_count, force_grouping=True),
+                                             "version": self.version}
 
 
 def corpus_file_chunks(envelope: str, documents: Iterable[str]) -> Iterator[bytes]:
@@ -105,7 +113,7 @@ def content_sha256(version: DatasetVersion) -> str:
 # The columns an entry row stores besides its version and position, in the order entry_values gives them.
 ENTRY_VALUE_FIELDS = (
     "entry_id", "source", "reference", "segment", "difficulty", "provenance", "register", "context", "domain",
-    "morphological_analysis", "notes", "variant_class", "document",
+    "morphological_analysis", "notes", "variant_class", "document", "search_text",
 )
 
 
@@ -122,6 +130,7 @@ def canonical_sha256(corpus: ValidCorpus) -> str:
 def entry_values(valid: ValidEntry) -> tuple[Any, ...]:
     """The stored values of ENTRY_VALUE_FIELDS: one definition for ORM saves and COPY rows alike."""
     data = valid.data
+    notes = data.get("notes") or ""
     return (
         valid.entry_id,
         data["source"],
@@ -133,9 +142,10 @@ def entry_values(valid: ValidEntry) -> tuple[Any, ...]:
         valid.context,
         valid.domain,
         data.get("morphological_analysis") or "",
-        data.get("notes") or "",
+        notes,
         data.get("variant_class") or "",
         json.dumps(data, ensure_ascii=False),
+        entry_search_text(data["source"], data["reference"], notes),
     )
 
 
@@ -174,9 +184,10 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
             if existing.sha256 == sha256 or canonical_sha256(corpus) == content_sha256(existing):
                 return ImportOutcome(existing, created=False, entry_count=existing.entry_count)
             raise CorpusFileError([Problem(
-                f"version {fields['version']!r} of {fields['identifier']!r} is already stored with different "
-                f"content (sha256 {existing.sha256[:12]}…, this file {sha256[:12]}…); give the changed corpus "
-                "a new version number", field="dataset.version")])
+                gettext("version %(version)s of %(id)s is already stored with different content (sha256 "
+                        "%(stored)s…, this file %(sent)s…); give the changed corpus a new version number")
+                % {"version": repr(fields["version"]), "id": repr(fields["identifier"]),
+                   "stored": existing.sha256[:12], "sent": sha256[:12]}, field="dataset.version")])
         version = DatasetVersion.objects.create(
             dataset=dataset,
             version=fields["version"],
@@ -200,8 +211,8 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
 def ensure_editable(version: DatasetVersion) -> None:
     if version.is_frozen:
         raise FrozenVersionError(
-            f"{version} is frozen since {version.frozen_at:%Y-%m-%d}: a run card references it. "
-            "Create a new version to change its entries."
+            gettext("%(version)s is frozen since %(date)s: a run card references it. Create a new version to "
+                    "change its entries.") % {"version": version, "date": f"{version.frozen_at:%Y-%m-%d}"}
         )
 
 
@@ -281,9 +292,10 @@ def create_next_version(*, actor: User | None, version: DatasetVersion, new_vers
     """Copy a (typically frozen) version's entries into a new, editable version."""
     new_version = new_version.strip()
     if not new_version or len(new_version) > 50:
-        raise ValueError("The new version needs a version string of at most 50 characters.")
+        raise ValueError(gettext("The new version needs a version string of at most 50 characters."))
     if version.dataset.versions.filter(version=new_version).exists():
-        raise ValueError(f"Version {new_version!r} of {version.dataset} already exists.")
+        raise ValueError(gettext("Version %(version)s of %(dataset)s already exists.")
+                         % {"version": repr(new_version), "dataset": version.dataset})
     envelope = json.loads(version.envelope)
     envelope["version"] = new_version
     today = timezone.now().date()
@@ -327,8 +339,9 @@ def set_dataset_public(*, actor: User | None, dataset: Dataset, is_public: bool)
     active consent covering public release; withdrawing is always possible."""
     if is_public and not dataset.is_public and not has_consent(dataset, ConsentUse.PUBLIC_RELEASE):
         raise ConsentRequired(
-            f"{dataset.identifier} cannot be released publicly: no active consent record covers public release "
-            "of its development and diagnostic segments. Record the community's consent first.")
+            gettext("%(dataset)s cannot be released publicly: no active consent record covers public release of "
+                    "its development and diagnostic segments. Record the community's consent first.")
+            % {"dataset": dataset.identifier})
     if dataset.is_public != is_public:
         dataset.is_public = is_public
         dataset.save(update_fields=["is_public"])
@@ -352,20 +365,24 @@ def document_problem(document: UploadedFile) -> str | None:
     limit = settings.CONSENT_DOCUMENT_MAX_BYTES
     assert document.size is not None  # Django's upload handlers (and SimpleUploadedFile) always set the size
     if document.size > limit:
-        return f"the file is {document.size:,} bytes; the limit is {limit:,} bytes"
+        return too_large(document.size, limit).message
     extension = PurePath(document.name or "").suffix.lower().lstrip(".")
     if extension not in CONSENT_DOCUMENT_EXTENSIONS:
-        return (f"a .{extension or '(no extension)'} file is not accepted; upload PDF, PNG, JPEG, plain text (.txt) "
-                "or Word (.docx)")
+        if not extension:
+            return gettext("a file without an extension is not accepted; upload PDF, PNG, JPEG, plain text (.txt) "
+                           "or Word (.docx)")
+        return gettext("a .%(extension)s file is not accepted; upload PDF, PNG, JPEG, plain text (.txt) or Word "
+                       "(.docx)") % {"extension": extension}
     document.seek(0)
     head = document.read(2048)
     document.seek(0)
     if extension == "txt":
         if b"\x00" in head:
-            return "this .txt file is not plain text"
+            return gettext("this .txt file is not plain text")
         return None
     if not head.startswith(DOCUMENT_SIGNATURES[extension]):
-        return f"the file's content is not {extension.upper()}; upload the document in the format its name says"
+        return gettext("the file's content is not %(format)s; upload the document in the format its name says") % {
+            "format": extension.upper()}
     return None
 
 
@@ -375,29 +392,32 @@ def consent_problems(uses, granted_by_name: str, granted_on, document, document_
     uses = list(uses or [])
     unknown = [str(use) for use in uses if use not in ConsentUse.values]
     if unknown:
-        problems["uses"] = f"unknown use(s) {', '.join(unknown)}; expected: {', '.join(ConsentUse.values)}"
+        problems["uses"] = gettext("unknown use(s) %(unknown)s; expected: %(uses)s") % {
+            "unknown": ", ".join(unknown), "uses": ", ".join(ConsentUse.values)}
     elif not uses:
-        problems["uses"] = "choose at least one use the community consented to"
+        problems["uses"] = gettext("choose at least one use the community consented to")
     name_limit = ConsentRecord._meta.get_field("granted_by_name").max_length
     reference_limit = ConsentRecord._meta.get_field("document_reference").max_length
     # Both are CharFields, which always have a max_length
     assert name_limit is not None and reference_limit is not None
     if not (granted_by_name or "").strip():
-        problems["granted_by_name"] = "name the person or body who granted consent on the community's behalf"
+        problems["granted_by_name"] = gettext("name the person or body who granted consent on the community's "
+                                              "behalf")
     elif len(granted_by_name.strip()) > name_limit:
-        problems["granted_by_name"] = f"at most {name_limit} characters"
+        problems["granted_by_name"] = gettext("at most %(limit)s characters") % {"limit": name_limit}
     if not isinstance(granted_on, datetime.date):
-        problems["granted_on"] = "give the date the consent was granted"
+        problems["granted_on"] = gettext("give the date the consent was granted")
     elif granted_on > timezone.localdate():
-        problems["granted_on"] = "a consent cannot be granted in the future"
+        problems["granted_on"] = gettext("a consent cannot be granted in the future")
     if len((document_reference or "").strip()) > reference_limit:
-        problems["document_reference"] = f"at most {reference_limit} characters"
+        problems["document_reference"] = gettext("at most %(limit)s characters") % {"limit": reference_limit}
     if document is not None:
         problem = document_problem(document)
         if problem:
             problems["document"] = problem
     elif not (document_reference or "").strip():
-        problems["document_reference"] = "upload the supporting document or give a reference to it (URL or archive)"
+        problems["document_reference"] = gettext("upload the supporting document or give a reference to it (URL or "
+                                                 "archive)")
     return problems
 
 
@@ -444,10 +464,12 @@ def revoke_consent(*, actor: User, record: ConsentRecord, reason: str) -> Consen
     next request (nothing else is touched: re-granting restores it). The caller checked the role."""
     locked = ConsentRecord.objects.select_for_update().select_related("dataset__organization").get(pk=record.pk)
     if locked.revoked_at is not None:
-        raise ValidationError({NON_FIELD_ERRORS: [f"this consent was already revoked on {locked.revoked_at:%Y-%m-%d}"]})
+        raise ValidationError({NON_FIELD_ERRORS: [gettext("this consent was already revoked on %(date)s")
+                                                   % {"date": f"{locked.revoked_at:%Y-%m-%d}"}]})
     reason = (reason or "").strip()
     if not reason:
-        raise ValidationError({"reason": ["say why the consent is revoked; the reason is kept with the record"]})
+        raise ValidationError({"reason": [gettext("say why the consent is revoked; the reason is kept with the "
+                                                  "record")]})
     locked.revoked_at = timezone.now()
     locked.revoked_by = actor
     locked.revocation_reason = reason
