@@ -3,18 +3,25 @@ import uuid
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from organizations.models import Role
 
-from .models import FLAG_FIELDS, GatePolicy
+from .models import FLAG_FIELDS, GatePolicy, RatingExamples
+from .rating_texts import (
+    CHOOSE_A_RATING,
+    COMMENT_LABEL,
+    CORRECTION_LABEL,
+    FLAG_LABELS,
+    FLAGS_LABEL,
+    INVALID_SUBMISSION_ID,
+    MISSING_SUBMISSION_ID,
+    RATING_CHOICES,
+    UNKNOWN_RATING,
+)
 from .services import Submission
-
-FLAG_LABELS = {
-    "semantically_wrong": "Looks like real words, but the meaning is wrong",
-    "culturally_inappropriate": "Culturally inappropriate (register or expression the community rejects)",
-    "hallucination": "Says something that is not in the source",
-    "acceptable_variant": "A good translation that differs from the reference",
-}
 
 
 def pool_candidates(organization):
@@ -27,30 +34,61 @@ class SpeakerChoiceField(forms.ModelMultipleChoiceField):
         return user.email
 
 
-class CampaignForm(forms.Form):
-    title = forms.CharField(max_length=200, help_text="For governance staff only: speakers review blind.")
-    sample_size = forms.IntegerField(min_value=1, help_text="How many outputs to rate, stratified by difficulty tier.")
-    ratings_per_item = forms.IntegerField(min_value=1, max_value=10, initial=3,
-                                          help_text="Independent ratings each output needs, by different speakers.")
-    speakers = SpeakerChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple,
-                                  help_text="Speakers of your organization who will rate.")
-    seed = forms.IntegerField(min_value=0, max_value=2**62,
-                              help_text="The same seed draws the same sample again: keep it to reproduce the campaign.")
-    show_reference = forms.BooleanField(required=False, label="Show the human reference to speakers",
-                                        help_text="Off by default: speakers judge the translation on its own.")
+INSTRUCTIONS_LIMIT = 10_000
+
+
+class CampaignGuidanceForm(forms.Form):
+    """What governance staff tell the speakers of a campaign, when it opens and while it runs."""
+
+    instructions = forms.CharField(
+        required=False, max_length=INSTRUCTIONS_LIMIT, widget=forms.Textarea(attrs={"rows": 6}),
+        label=gettext_lazy("Instructions for speakers"),
+        help_text=gettext_lazy("Shown to speakers before their first item and one tap away on every item: what to "
+                               "look for, the spelling conventions to accept, whom to ask. You can change them while "
+                               "the campaign runs."))
+    device_may_hold_secret_items = forms.BooleanField(
+        required=False, label=gettext_lazy("Let speakers' phones keep upcoming secret items to rate them offline"),
+        help_text=gettext_lazy("Off (the default): secret items are only shown while the phone is connected, one at "
+                               "a time, and nothing secret stays on the phone. On: speakers can keep rating without "
+                               "a connection, but the next secret items are stored on their phone until rated, and "
+                               "anyone who gets hold of the phone could read them."))
+
+
+class CampaignForm(CampaignGuidanceForm):
+    title = forms.CharField(max_length=200, label=gettext_lazy("Title"),
+                            help_text=gettext_lazy("For governance staff only: speakers review blind."))
+    sample_size = forms.IntegerField(min_value=1, label=gettext_lazy("Sample size"),
+                                     help_text=gettext_lazy("How many outputs to rate, stratified by difficulty tier."))
+    ratings_per_item = forms.IntegerField(
+        min_value=1, max_value=10, initial=3, label=gettext_lazy("Ratings per item"),
+        help_text=gettext_lazy("Independent ratings each output needs, by different speakers."))
+    speakers = SpeakerChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple, label=gettext_lazy("Speakers"),
+                                  help_text=gettext_lazy("Speakers of your organization who will rate."))
+    seed = forms.IntegerField(
+        min_value=0, max_value=2**62, label=gettext_lazy("Seed"),
+        help_text=gettext_lazy("The same seed draws the same sample again: keep it to reproduce the campaign."))
+    show_reference = forms.BooleanField(required=False, label=gettext_lazy("Show the human reference to speakers"),
+                                        help_text=gettext_lazy("Off by default: speakers judge the translation on its "
+                                                               "own."))
     control_count = forms.IntegerField(
-        min_value=0, initial=0, label="Hidden control items",
-        help_text="Human references shown as if they were candidates; a reliable speaker rates them acceptable or "
-                  "excellent. Every speaker rates every control item.")
+        min_value=0, initial=0, label=gettext_lazy("Hidden control items"),
+        help_text=gettext_lazy("Human references shown as if they were candidates; a reliable speaker rates them "
+                               "acceptable or excellent. Every speaker rates every control item."))
     deadline = forms.DateTimeField(required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
-                                   help_text="Optional. Speakers with items left get a reminder a day before.")
+                                   label=gettext_lazy("Deadline"))
     below_threshold_reason = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Why review below the threshold?",
-        help_text="Required when the run card's composite is under 0.70 (the Deployable threshold).")
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), label=gettext_lazy("Why review below the threshold?"),
+        help_text=gettext_lazy("Required when the run card's composite is under 0.70 (the Deployable threshold)."))
+
+    field_order = ["title", "sample_size", "ratings_per_item", "speakers", "seed", "show_reference", "control_count",
+                   "deadline", "below_threshold_reason", "instructions", "device_may_hold_secret_items"]
 
     def __init__(self, *args, organization, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["speakers"].queryset = pool_candidates(organization)
+        self.fields["deadline"].help_text = _(
+            "Optional, in %(time_zone)s. Speakers with items left get a reminder a day before."
+        ) % {"time_zone": timezone.get_current_timezone_name()}
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))
 
@@ -59,20 +97,16 @@ class RatingForm(forms.Form):
     """The rating page's form; the same fields arrive from the page's script as a form post."""
 
     client_id = forms.UUIDField(widget=forms.HiddenInput, error_messages={
-        "required": "The page's submission id is missing: reload the page and rate again.",
-        "invalid": "The page's submission id is not a valid UUID: reload the page and rate again.",
+        "required": MISSING_SUBMISSION_ID, "invalid": INVALID_SUBMISSION_ID,
     })
-    value = forms.ChoiceField(choices=[("reject", "Reject"), ("gist", "Gist"), ("acceptable", "Acceptable"),
-                                       ("excellent", "Excellent"), ("cannot_judge", "Can't judge")],
-                              error_messages={"required": "Choose a rating.",
-                                              "invalid_choice": "Choose Reject, Gist, Acceptable, Excellent or "
-                                                                "Can't judge."})
-    flags = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
+    value = forms.ChoiceField(choices=RATING_CHOICES,
+                              error_messages={"required": CHOOSE_A_RATING, "invalid_choice": UNKNOWN_RATING})
+    flags = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple, label=FLAGS_LABEL,
                                       choices=[(flag, FLAG_LABELS[flag]) for flag in FLAG_FIELDS])
     comment = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}),
-                              label="Comment (optional)")
+                              label=COMMENT_LABEL)
     correction = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}),
-                                 label="Your translation (optional)")
+                                 label=CORRECTION_LABEL)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -86,22 +120,23 @@ class RatingForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
-    outcome = forms.ChoiceField(widget=forms.RadioSelect, choices=[
-        ("approve", "Approve: the community accepts this method"),
-        ("reject", "Reject: the community does not accept it"),
+    outcome = forms.ChoiceField(widget=forms.RadioSelect, label=gettext_lazy("Outcome"), choices=[
+        ("approve", gettext_lazy("Approve: the community accepts this method")),
+        ("reject", gettext_lazy("Reject: the community does not accept it")),
     ])
-    rationale = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}),
-                                help_text="Kept with the decision and in the audit log.")
+    rationale = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label=gettext_lazy("Rationale"),
+                                help_text=gettext_lazy("Kept with the decision and in the audit log."))
 
     def __init__(self, *args, can_revoke=False, **kwargs):
         super().__init__(*args, **kwargs)
         if can_revoke:
             self.fields["outcome"].choices = [*self.fields["outcome"].choices,
-                                              ("revoke", "Revoke the approval in force")]
+                                              ("revoke", _("Revoke the approval in force"))]
 
 
 class SpeakerForm(forms.Form):
-    speaker = forms.ModelChoiceField(queryset=None, label="Add a speaker", empty_label="Choose a speaker")
+    speaker = forms.ModelChoiceField(queryset=None, label=gettext_lazy("Add a speaker"),
+                                     empty_label=gettext_lazy("Choose a speaker"))
 
     def __init__(self, *args, organization, exclude=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -115,12 +150,12 @@ class GatePolicyForm(forms.ModelForm):
         fields = ["require_complete_coverage", "min_usable_lower_bound", "min_tier_usable_share",
                   "max_reject_share", "min_alpha", "min_rated_items"]
         labels = {
-            "require_complete_coverage": "Require every item to have all its ratings",
-            "min_usable_lower_bound": "Lowest acceptable lower bound of the usable share",
-            "min_tier_usable_share": "Lowest usable share in any difficulty tier",
-            "max_reject_share": "Highest share of items rated reject",
-            "min_alpha": "Lowest agreement between speakers (Krippendorff's alpha)",
-            "min_rated_items": "Fewest rated items to conclude anything",
+            "require_complete_coverage": gettext_lazy("Require every item to have all its ratings"),
+            "min_usable_lower_bound": gettext_lazy("Lowest acceptable lower bound of the usable share"),
+            "min_tier_usable_share": gettext_lazy("Lowest usable share in any difficulty tier"),
+            "max_reject_share": gettext_lazy("Highest share of items rated reject"),
+            "min_alpha": gettext_lazy("Lowest agreement between speakers (Krippendorff's alpha)"),
+            "min_rated_items": gettext_lazy("Fewest rated items to conclude anything"),
         }
         widgets = {name: forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "1"})
                    for name in ["min_usable_lower_bound", "min_tier_usable_share", "max_reject_share"]}
@@ -130,8 +165,42 @@ class GatePolicyForm(forms.ModelForm):
         for name in ("min_usable_lower_bound", "min_tier_usable_share", "max_reject_share"):
             value = data.get(name)
             if value is not None and not 0 <= value <= 1:
-                self.add_error(name, "Enter a share between 0 and 1.")
+                self.add_error(name, _("Enter a share between 0 and 1."))
         alpha = data.get("min_alpha")
         if alpha is not None and not -1 <= alpha <= 1:
-            self.add_error("min_alpha", "Alpha lies between -1 and 1.")
+            self.add_error("min_alpha", _("Alpha lies between -1 and 1."))
+        return data
+
+
+EXAMPLE_LIMIT = 2000
+
+
+class RatingExamplesForm(forms.ModelForm):
+    """The community's examples of each rating, as the rating page shows them to speakers."""
+
+    class Meta:
+        model = RatingExamples
+        fields = ["reject", "gist", "acceptable", "excellent", "cannot_judge"]
+        labels = {
+            "reject": gettext_lazy("Reject"),
+            "gist": gettext_lazy("Gist"),
+            "acceptable": gettext_lazy("Acceptable"),
+            "excellent": gettext_lazy("Excellent"),
+            "cannot_judge": gettext_lazy("Can't judge"),
+        }
+        help_texts = {
+            "reject": gettext_lazy("Wrong or unusable: the meaning is lost or changed."),
+            "gist": gettext_lazy("The meaning is clear, but the wording is wrong."),
+            "acceptable": gettext_lazy("Correct, with minor issues."),
+            "excellent": gettext_lazy("As good as a translation by a fluent person."),
+            "cannot_judge": gettext_lazy("When a speaker should skip an item rather than rate it."),
+        }
+        widgets = {name: forms.Textarea(attrs={"rows": 3, "maxlength": EXAMPLE_LIMIT})
+                   for name in ["reject", "gist", "acceptable", "excellent", "cannot_judge"]}
+
+    def clean(self):
+        data = super().clean()
+        for name in self.Meta.fields:
+            if len(data.get(name) or "") > EXAMPLE_LIMIT:
+                self.add_error(name, _("An example is limited to %(limit)s characters.") % {"limit": EXAMPLE_LIMIT})
         return data

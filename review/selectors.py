@@ -22,7 +22,17 @@ from organizations.selectors import governance_org_ids, org_ids_with_roles
 from .aggregation import CampaignAggregate, ItemObservations, Observation, aggregate
 from .gate import GatePolicy as GateThresholds
 from .gate import GateResult
-from .models import FLAG_FIELDS, Assignment, Campaign, CampaignSpeaker, Decision, GatePolicy, Item, Rating
+from .models import (
+    FLAG_FIELDS,
+    Assignment,
+    Campaign,
+    CampaignSpeaker,
+    Decision,
+    GatePolicy,
+    Item,
+    Rating,
+    RatingExamples,
+)
 
 DATASET_PATH = "run_card__dataset_version__dataset"
 # A run card's raw text (megabytes for a large card) and method_config: never needed by review pages.
@@ -63,6 +73,27 @@ def speaker_campaigns(user) -> list[dict]:
             "withdrawn": campaign.status == Campaign.Status.OPEN and campaign.pk not in serving,
         })
     return rows
+
+
+def waiting_item_count(user) -> int:
+    """How many items wait for the speaker in the campaigns serving them now (one query): what the home page
+    announces and where sign-in sends them."""
+    if not user.is_authenticated:
+        return 0
+    serving = Campaign.objects.filter(serving_filter(), speaking_in(user))
+    return Assignment.objects.filter(speaker=user, state=Assignment.State.OPEN, campaign__in=serving).count()
+
+
+# The rating page's keys: 1–4 for the four ratings, 0 for "can't judge".
+RATING_EXAMPLE_KEYS = {"cannot_judge": 0, "reject": 1, "gist": 2, "acceptable": 3, "excellent": 4}
+
+
+def rating_examples(organization: Organization) -> dict[int, str]:
+    """The community's own examples of each rating (only those written), keyed as the rating page's buttons."""
+    stored = RatingExamples.objects.filter(organization=organization).first()
+    if stored is None:
+        return {}
+    return {key: text for value, key in RATING_EXAMPLE_KEYS.items() if (text := getattr(stored, value).strip())}
 
 
 def speaking_in(user, campaign_path: str = "") -> Q:
@@ -113,7 +144,7 @@ def speaker_assignment(user, public_id) -> Assignment | None:
                   .exclude(state=Assignment.State.RELEASED)
                   .annotate(serving_when_read=Exists(Campaign.objects.filter(serving_filter(),
                                                                              pk=OuterRef("campaign_id"))))
-                  .select_related(*ITEM_PAGE_RELATED, "campaign__organization")
+                  .select_related(*ITEM_PAGE_RELATED, "campaign__organization__rating_examples")
                   .defer(*(f"campaign__{name}" for name in LARGE_CARD_FIELDS), *ITEM_PAGE_DEFERRED)
                   .first())
     if assignment is None or not speaks_for(user, assignment.campaign.organization_id):
@@ -133,6 +164,64 @@ def next_assignment(user, campaign: Campaign) -> Assignment | None:
     if assignment is not None:
         assignment.campaign = campaign
     return assignment
+
+
+# How many upcoming items rate.js holds: a few minutes of rating without a connection, a small download.
+UPCOMING_LIMIT = 20
+
+
+def may_hold(campaign: Campaign, item: Item) -> bool:
+    """Whether a speaker's device may keep the item to rate it later, offline: public items always, secret ones
+    only when the campaign says so (`device_may_hold_secret_items`)."""
+    return campaign.device_may_hold_secret_items or not item.entry.is_secret
+
+
+def upcoming_assignments(user, campaign: Campaign, limit: int = UPCOMING_LIMIT) -> tuple[list[Assignment], bool]:
+    """The speaker's next open items in their order that the device may hold (`may_hold`), and whether the list
+    stopped before one it may not: what rate.js keeps on the device."""
+    assignments = list(Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
+                       .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).order_by("position")[:limit])
+    held: list[Assignment] = []
+    for assignment in assignments:
+        if not may_hold(campaign, assignment.item):
+            return held, True
+        assignment.campaign = campaign
+        held.append(assignment)
+    return held, False
+
+
+def shown_upcoming_items(user, campaign: Campaign, *,
+                         where: str) -> tuple[list[tuple[Assignment, dict[str, str]]], bool]:
+    """`upcoming_assignments` with the texts a speaker sees of each, the audit event of the secret ones among them
+    recorded in the same call."""
+    held, held_back = upcoming_assignments(user, campaign)
+    secret = sum(assignment.item.entry.is_secret for assignment in held)
+    if secret:
+        record_secret_access(user, {campaign.organization_id: secret}, where)
+    return [(assignment, item_texts(assignment.item, campaign.show_reference)) for assignment in held], held_back
+
+
+def loaded_rating_examples(organization: Organization) -> dict[int, str]:
+    """`rating_examples` read from the row loaded with the organization (`speaker_assignment` joins it): the rating
+    page shows them without a query of its own."""
+    try:
+        stored = organization.rating_examples
+    except RatingExamples.DoesNotExist:
+        return {}
+    return {key: text for value, key in RATING_EXAMPLE_KEYS.items() if (text := getattr(stored, value).strip())}
+
+
+def has_rated_in(user, campaign: Campaign) -> bool:
+    """Whether the speaker ever rated (or skipped) an item of the campaign, withdrawn ratings included."""
+    return Rating.objects.filter(assignment__campaign=campaign, speaker=user).exists()
+
+
+def withdrawn_rating(assignment: Assignment) -> Rating | None:
+    """The rating last withdrawn from an open assignment (by an undo): its flags, comment and translation come
+    back with the item."""
+    if assignment.state != Assignment.State.OPEN:
+        return None
+    return assignment.ratings.filter(withdrawn_at__isnull=False).order_by("-withdrawn_at", "-pk").first()
 
 
 def speaker_progress(user, campaign: Campaign) -> dict[str, int]:

@@ -9,6 +9,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import User
 from common import errors
@@ -32,17 +34,19 @@ from .models import (
     GatePolicy,
     Item,
     Rating,
+    RatingExamples,
 )
+from .rating_texts import NOT_TAKING_RATINGS
 from .sampling import Candidate, choose_controls, stratified_sample
 
 DEPLOYABLE_COMPOSITE = 0.70
 # Campaigns needing more assignments than this are sampled by a Celery task, not in the request.
 INLINE_ASSIGNMENT_LIMIT = 2000
 REMINDER_WINDOW = timedelta(hours=24)
-RATING_VALUES = {value for value, _ in RATING_CHOICES}
+RATING_VALUES = {value for value, _label in RATING_CHOICES}
 # Removing anyone who is not in the pool gets this one answer, whether or not the id names an account: it
 # neither confirms that an account exists nor shows its e-mail address.
-NOT_IN_POOL = "No such speaker in this campaign's pool."
+NOT_IN_POOL = gettext_noop("No such speaker in this campaign's pool.")
 
 
 class ReviewError(ApplicationError):
@@ -64,6 +68,8 @@ class CampaignSettings:
     control_count: int = 0
     deadline: datetime | None = None
     below_threshold_reason: str = ""
+    instructions: str = ""
+    device_may_hold_secret_items: bool = False
 
 
 @dataclass
@@ -90,43 +96,49 @@ def speaker_ids_of(organization: Organization) -> set[int]:
 def check_settings(run_card: RunCard, values: CampaignSettings, organization: Organization) -> None:
     """Every setting refused with the field it belongs to, before anything is stored."""
     if run_card.status != RunCard.Status.READY:
-        raise ReviewError("Only a verified run card can be reviewed; this one is still being verified or failed.",
+        raise ReviewError(_("Only a verified run card can be reviewed; this one is still being verified or failed."),
                           "run_card")
     if not has_consent(run_card.dataset_version.dataset, ConsentUse.HUMAN_REVIEW):
-        raise ReviewError("The community has not consented to human review of this dataset (or withdrew consent).",
+        raise ReviewError(_("The community has not consented to human review of this dataset (or withdrew consent)."),
                           "run_card")
     if not values.title.strip():
-        raise ReviewError("Give the campaign a title (governance staff see it; speakers never do).", "title")
+        raise ReviewError(_("Give the campaign a title (governance staff see it; speakers never do)."), "title")
     below = run_card.composite is None or run_card.composite < DEPLOYABLE_COMPOSITE
     if below and not values.below_threshold_reason.strip():
-        composite = "no composite" if run_card.composite is None else f"composite {run_card.composite:.2f}"
-        raise ReviewError(f"This run card has {composite}, under the Deployable threshold of "
-                          f"{DEPLOYABLE_COMPOSITE:.2f}: write why it should be reviewed anyway.",
-                          "below_threshold_reason")
+        threshold = f"{DEPLOYABLE_COMPOSITE:.2f}"
+        if run_card.composite is None:
+            message = _("This run card has no composite, under the Deployable threshold of %(threshold)s: write why "
+                        "it should be reviewed anyway.") % {"threshold": threshold}
+        else:
+            message = _("This run card has composite %(composite)s, under the Deployable threshold of %(threshold)s: "
+                        "write why it should be reviewed anyway.") % {"composite": f"{run_card.composite:.2f}",
+                                                                       "threshold": threshold}
+        raise ReviewError(message, "below_threshold_reason")
     if not 1 <= values.ratings_per_item <= 10:
-        raise ReviewError("Ratings per item must be between 1 and 10.", "ratings_per_item")
+        raise ReviewError(_("Ratings per item must be between 1 and 10."), "ratings_per_item")
     outputs = run_card.results.count()
     if not 1 <= values.sample_size <= outputs:
-        raise ReviewError(f"The sample size must be between 1 and {outputs}, the number of outputs in this run card.",
-                          "sample_size")
+        raise ReviewError(_("The sample size must be between 1 and %(outputs)s, the number of outputs in this run "
+                            "card.") % {"outputs": outputs}, "sample_size")
     spare = outputs - values.sample_size
     if not 0 <= values.control_count <= spare:
-        raise ReviewError(f"Control items are drawn from outputs outside the sample so that no speaker sees a source "
-                          f"twice: between 0 and {spare} here.", "control_count")
+        raise ReviewError(_("Control items are drawn from outputs outside the sample so that no speaker sees a source "
+                            "twice: between 0 and %(spare)s here.") % {"spare": spare}, "control_count")
     if values.control_count and values.show_reference:
-        raise ReviewError("A control item shows the reference as if it were a candidate; with the reference shown "
-                          "beside it, speakers would recognise it. Use control items or show the reference, "
-                          "not both.", "control_count")
+        raise ReviewError(_("A control item shows the reference as if it were a candidate; with the reference shown "
+                            "beside it, speakers would recognise it. Use control items or show the reference, "
+                            "not both."), "control_count")
     pool_ids = [user.pk for user in values.speakers]
     if len(set(pool_ids)) != len(pool_ids):
-        raise ReviewError("A speaker is listed twice.", "speakers")
+        raise ReviewError(_("A speaker is listed twice."), "speakers")
     if not set(pool_ids) <= speaker_ids_of(organization):
-        raise ReviewError(f"Only speakers of {organization.name} can join this campaign.", "speakers")
+        raise ReviewError(_("Only speakers of %(organization)s can join this campaign.") % {
+            "organization": organization.name}, "speakers")
     if len(pool_ids) < values.ratings_per_item:
-        raise ReviewError(f"Each item needs {values.ratings_per_item} different speakers, "
-                          f"but the pool has {len(pool_ids)}.", "speakers")
+        raise ReviewError(_("Each item needs %(needed)s different speakers, but the pool has %(pool)s.") % {
+            "needed": values.ratings_per_item, "pool": len(pool_ids)}, "speakers")
     if values.deadline is not None and values.deadline <= timezone.now():
-        raise ReviewError("The deadline must be in the future.", "deadline")
+        raise ReviewError(_("The deadline must be in the future."), "deadline")
 
 
 @transaction.atomic
@@ -140,12 +152,14 @@ def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -
         ratings_per_item=values.ratings_per_item, seed=values.seed, show_reference=values.show_reference,
         control_count=values.control_count, deadline=values.deadline,
         below_threshold_reason=values.below_threshold_reason.strip(), opened_by=actor,
+        instructions=values.instructions.strip(), device_may_hold_secret_items=values.device_may_hold_secret_items,
     )
     CampaignSpeaker.objects.bulk_create([CampaignSpeaker(campaign=campaign, user=user) for user in values.speakers])
     record_event(AuditAction.CAMPAIGN_OPENED, actor=actor, organization=organization, obj=campaign, details={
         "run_id": str(run_card.run_id), "sample_size": values.sample_size,
         "ratings_per_item": values.ratings_per_item, "seed": values.seed, "control_items": values.control_count,
         "speakers": len(values.speakers), "below_threshold_reason": campaign.below_threshold_reason,
+        "instructions": campaign.instructions, "device_may_hold_secret_items": values.device_may_hold_secret_items,
     })
     assignments = (values.sample_size + values.control_count) * values.ratings_per_item
     if assignments <= INLINE_ASSIGNMENT_LIMIT:
@@ -272,10 +286,10 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     existing = Rating.objects.filter(client_id=submission.client_id).first()
     if existing is not None:
         if existing.assignment_id != locked.pk:
-            raise ReviewError("This submission id belongs to another item; reload the page.", "client_id")
+            raise ReviewError(_("This submission id belongs to another item; reload the page."), "client_id")
         if existing.value != submission.value:
-            raise ReviewError(f"This page already saved your rating {existing.get_value_display()!r}; reload the "
-                              "page to change it.", "client_id")
+            raise ReviewError(_("This page already saved your rating “%(rating)s”; reload the page to change it.")
+                              % {"rating": existing.get_value_display()}, "client_id")
         return existing, False
     from .selectors import serving_filter, speaking_in
 
@@ -285,11 +299,11 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
                .annotate(serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("pk"))))
                .values_list("serving", flat=True).first())
     if locked.speaker_id != speaker.pk or serving is None:
-        raise NotAllowed("This item is not assigned to you.")
+        raise NotAllowed(_("This item is not assigned to you."))
     if not serving:
-        raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
+        raise ReviewError(str(NOT_TAKING_RATINGS))
     if locked.state == Assignment.State.RELEASED:
-        raise ReviewError("You left this campaign; this item went to another speaker.")
+        raise ReviewError(_("You left this campaign; this item went to another speaker."))
     Rating.objects.filter(assignment=locked, is_current=True).update(is_current=False)
     rating = Rating.objects.create(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
@@ -311,7 +325,7 @@ def undo_last_rating(*, actor: User, campaign: Campaign) -> Assignment | None:
     """Withdraw the speaker's most recent current rating in the campaign (kept in the history) and give
     the item back to them to rate again."""
     if not accepting_ratings(campaign):
-        raise ReviewError("This campaign is not taking ratings now (it is paused or closed).")
+        raise ReviewError(str(NOT_TAKING_RATINGS))
     latest = (Rating.objects.filter(assignment__campaign=campaign, speaker=actor, is_current=True)
               .order_by("-created_at", "-pk").values_list("assignment_id", flat=True).first())
     if latest is None:
@@ -336,12 +350,13 @@ def add_speaker(*, actor: User, campaign: Campaign, user) -> CampaignSpeaker:
     """Add (or bring back) a speaker; they take the items still short of ratings, and every control."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     if campaign.status == Campaign.Status.CLOSED:
-        raise ReviewError("The campaign is closed.")
+        raise ReviewError(_("The campaign is closed."))
     if user.pk not in speaker_ids_of(campaign.organization):
-        raise ReviewError(f"{user.email} is not a speaker of {campaign.organization.name}.", "speaker")
+        raise ReviewError(_("%(email)s is not a speaker of %(organization)s.") % {
+            "email": user.email, "organization": campaign.organization.name}, "speaker")
     member, created = CampaignSpeaker.objects.get_or_create(campaign=campaign, user=user)
     if not created and member.left_at is None:
-        raise ReviewError(f"{user.email} is already in the pool.", "speaker")
+        raise ReviewError(_("%(email)s is already in the pool.") % {"email": user.email}, "speaker")
     member.left_at = None
     member.invited_at = None
     member.save(update_fields=["left_at", "invited_at"])
@@ -376,15 +391,15 @@ def remove_speaker(*, actor: User, campaign: Campaign, user) -> int:
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.status == Campaign.Status.CLOSED:
-        raise ReviewError("The campaign is closed: its pool no longer changes.", "speaker")
+        raise ReviewError(_("The campaign is closed: its pool no longer changes."), "speaker")
     member = CampaignSpeaker.objects.select_for_update().select_related("user").filter(
         campaign=campaign, user=user, left_at__isnull=True).first()
     if member is None:
-        raise ReviewError(NOT_IN_POOL, "speaker")
+        raise ReviewError(_(NOT_IN_POOL), "speaker")
     if campaign.status == Campaign.Status.PREPARING and (
             campaign.pool.filter(left_at__isnull=True).count() - 1 < campaign.ratings_per_item):
-        raise ReviewError(f"While the sample is drawn the pool must keep {campaign.ratings_per_item} speakers.",
-                          "speaker")
+        raise ReviewError(_("While the sample is drawn the pool must keep %(count)s speakers.") % {
+            "count": campaign.ratings_per_item}, "speaker")
     return leave_pool(campaign=campaign, member=member, actor=actor)
 
 
@@ -464,7 +479,9 @@ def set_campaign_status(*, actor: User, campaign: Campaign, status: str, reason:
         Campaign.Status.CLOSED: {Campaign.Status.OPEN, Campaign.Status.PAUSED},
     }
     if status not in allowed or campaign.status not in allowed[status]:
-        raise ReviewError(f"A {campaign.get_status_display().lower()} campaign cannot become {status}.", "status")
+        wanted = Campaign.Status(status).label if status in Campaign.Status.values else status
+        raise ReviewError(_("A campaign that is %(current)s cannot become %(status)s.") % {
+            "current": campaign.get_status_display().lower(), "status": str(wanted).lower()}, "status")
     campaign.status = status
     campaign.closed_at = timezone.now() if status == Campaign.Status.CLOSED else None
     campaign.save(update_fields=["status", "closed_at"])
@@ -479,6 +496,45 @@ def set_campaign_status(*, actor: User, campaign: Campaign, status: str, reason:
 
 
 @transaction.atomic
+def set_campaign_guidance(*, actor: User, campaign: Campaign, instructions: str,
+                          device_may_hold_secret_items: bool) -> Campaign:
+    """Change the speakers' instructions, or whether their phones may keep secret items, while the campaign
+    runs: speakers see the new instructions on their next item."""
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.status == Campaign.Status.CLOSED:
+        raise ReviewError(_("The campaign is closed: its instructions no longer change."), "instructions")
+    campaign.instructions = instructions.strip()
+    campaign.device_may_hold_secret_items = device_may_hold_secret_items
+    campaign.save(update_fields=["instructions", "device_may_hold_secret_items"])
+    record_event(AuditAction.CAMPAIGN_INSTRUCTIONS_CHANGED, actor=actor, organization=campaign.organization,
+                 obj=campaign, details={"instructions": campaign.instructions,
+                                        "device_may_hold_secret_items": device_may_hold_secret_items})
+    return campaign
+
+
+RATING_EXAMPLE_FIELDS = ("reject", "gist", "acceptable", "excellent", "cannot_judge")
+
+
+@transaction.atomic
+def set_rating_examples(*, actor: User, organization: Organization, values: dict[str, str]) -> RatingExamples:
+    """The community's examples of each rating; an empty text shows no example for that rating."""
+    require(actor, "organization.govern", organization, error=NotAllowed)
+    unknown = set(values) - set(RATING_EXAMPLE_FIELDS)
+    if unknown:
+        raise ReviewError(f"Unknown rating {sorted(unknown)[0]!r}.", sorted(unknown)[0])
+    examples, _created = RatingExamples.objects.get_or_create(organization=organization)
+    for name, text in values.items():
+        setattr(examples, name, text.strip())
+    examples.updated_by = actor
+    examples.updated_at = timezone.now()
+    examples.save()
+    record_event(AuditAction.RATING_EXAMPLES_CHANGED, actor=actor, organization=organization, obj=examples,
+                 details={name: getattr(examples, name) for name in RATING_EXAMPLE_FIELDS})
+    return examples
+
+
+@transaction.atomic
 def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale: str) -> Decision:
     """Governance's decision, with the gate's recommendation at that moment kept beside it. Approving a
     gold_standard card makes it Community Validated; a rejection or revocation after an approval takes
@@ -488,14 +544,15 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().select_related("run_card").get(pk=campaign.pk)
     if outcome not in Decision.Outcome.values:
-        raise ReviewError(f"Unknown decision {outcome!r}; expected approve, reject or revoke.", "outcome")
+        raise ReviewError(_("Unknown decision %(outcome)r; expected approve, reject or revoke.") % {"outcome": outcome},
+                          "outcome")
     if not rationale.strip():
-        raise ReviewError("Write the rationale for the decision: it is kept with it in the audit log.", "rationale")
+        raise ReviewError(_("Write the rationale for the decision: it is kept with it in the audit log."), "rationale")
     if campaign.status == Campaign.Status.PREPARING:
-        raise ReviewError("The campaign is still being prepared.")
+        raise ReviewError(_("The campaign is still being prepared."))
     in_force = campaign.decisions.first()
     if outcome == Decision.Outcome.REVOKE and (in_force is None or in_force.outcome != Decision.Outcome.APPROVE):
-        raise ReviewError("Only an approval in force can be revoked.", "outcome")
+        raise ReviewError(_("Only an approval in force can be revoked."), "outcome")
     result = evaluate_gate(selectors.campaign_aggregate(campaign), selectors.gate_policy_for(campaign.organization))
     decision = Decision.objects.create(
         campaign=campaign, outcome=outcome, rationale=rationale.strip(), decided_by=actor,
@@ -542,7 +599,7 @@ def set_gate_policy(*, actor: User, organization: Organization, values: dict) ->
     unknown = set(values) - set(GATE_POLICY_FIELDS)
     if unknown:
         raise ReviewError(f"Unknown threshold {sorted(unknown)[0]!r}.", sorted(unknown)[0])
-    policy, _ = GatePolicy.objects.get_or_create(organization=organization)
+    policy, _created = GatePolicy.objects.get_or_create(organization=organization)
     for name, value in values.items():
         setattr(policy, name, value)
     policy.updated_by = actor
@@ -573,18 +630,18 @@ def due_reminders(now: datetime | None = None) -> list[int]:
 
 
 @transaction.atomic
-def send_reminder(campaign_pk: int, send: Callable[[Campaign, list[str]], int]) -> int:
+def send_reminder(campaign_pk: int, send: Callable[[Campaign, list[tuple[str, str]]], int]) -> int:
     """Send one campaign's reminder to the speakers with items still to rate, and record it, in one
     transaction holding the campaign's row: a failed send records nothing (beat tries again in 15
-    minutes) and two beat runs never send it twice."""
+    minutes) and two beat runs never send it twice. `send` gets each recipient's address and interface language."""
     campaign = (Campaign.objects.select_for_update(skip_locked=True).select_related("organization")
                 .filter(pk=campaign_pk, reminder_sent_at__isnull=True).first())
     if campaign is None:
         return 0
-    addresses = list(get_user_model().objects.filter(
+    recipients = list(get_user_model().objects.filter(
         review_assignments__campaign=campaign, review_assignments__state=Assignment.State.OPEN,
-    ).distinct().order_by("email").values_list("email", flat=True))
-    sent = send(campaign, addresses)
+    ).distinct().order_by("email").values_list("email", "interface_language"))
+    sent = send(campaign, recipients)
     campaign.reminder_sent_at = timezone.now()
     campaign.save(update_fields=["reminder_sent_at"])
     return sent

@@ -9,6 +9,9 @@ urlpatterns = [
     path("c/<uuid:public_id>/", views.campaign_start, name="campaign_start"),
     path("c/<uuid:public_id>/done/", views.campaign_done, name="campaign_done"),
     path("c/<uuid:public_id>/undo/", views.undo, name="undo"),
+    path("c/<uuid:public_id>/upcoming/", views.upcoming, name="upcoming"),
+    path("c/<uuid:public_id>/shell/", views.offline_shell, name="offline_shell"),
+    path("sw.js", views.service_worker, name="service_worker"),
     path("items/<uuid:public_id>/", views.rate, name="rate"),
     path("campaigns/", views.campaigns, name="campaigns"),
     path("campaigns/new/<uuid:public_id>/", views.campaign_new, name="campaign_new"),
@@ -18,4 +21,6 @@ urlpatterns = [
     path("campaigns/<uuid:public_id>/decision/", views.decision, name="decision"),
     path("campaigns/<uuid:public_id>/ratings.<str:file_format>", views.ratings_export, name="ratings_export"),
     path("orgs/<slug:slug>/gate/", views.gate_policy, name="gate_policy"),
+    path("orgs/<slug:slug>/rating-examples/", views.rating_examples, name="rating_examples"),
+    path("campaigns/<uuid:public_id>/instructions/", views.campaign_guidance, name="campaign_guidance"),
 ]

@@ -8,6 +8,8 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
@@ -16,18 +18,22 @@ from organizations.mfa import secret_holder_required
 from organizations.models import Organization, Role
 from organizations.permissions import permitted
 
-from . import charts, selectors, services
-from .forms import FLAG_LABELS, CampaignForm, DecisionForm, GatePolicyForm, RatingForm, SpeakerForm
+from . import charts, rating_texts, selectors, services
+from .forms import (
+    CampaignForm,
+    CampaignGuidanceForm,
+    DecisionForm,
+    GatePolicyForm,
+    RatingExamplesForm,
+    RatingForm,
+    SpeakerForm,
+)
 from .gate import evaluate_gate
-from .models import Campaign, GatePolicy
+from .languages import text_direction
+from .models import Campaign, GatePolicy, RatingExamples
+from .rating_texts import CANNOT_JUDGE, FLAG_LABELS, RATING_BUTTONS
 from .resources import EXPORT_FORMATS, export_ratings
 
-RATING_BUTTONS = [
-    ("reject", "1", "Reject", "Wrong or unusable: the meaning is lost or changed."),
-    ("gist", "2", "Gist", "The meaning is clear, but the wording is wrong."),
-    ("acceptable", "3", "Acceptable", "Correct, with minor issues."),
-    ("excellent", "4", "Excellent", "As good as a translation by a fluent person."),
-]
 CONTENT_TYPES = {"csv": "text/csv; charset=utf-8",
                  "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 
@@ -55,13 +61,20 @@ def queue(request):
 
 @login_required
 def campaign_start(request, public_id):
-    """Continue where the speaker stopped: their next item in their own order, or the end screen."""
+    """Continue where the speaker stopped: their next item in their own order, or the end screen. Before their
+    first rating, the campaign's instructions come first, with a button to start."""
     campaign = selectors.speaker_campaign(request.user, public_id)
     if campaign is None:
-        raise Http404("No such campaign among yours.")
+        raise Http404(_("No such campaign among yours."))
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
-    return redirect(item_url(campaign, selectors.next_assignment(request.user, campaign)))
+    start = item_url(campaign, selectors.next_assignment(request.user, campaign))
+    if campaign.instructions.strip() and not selectors.has_rated_in(request.user, campaign):
+        return render(request, "review/instructions.html", {
+            "campaign": campaign, "version": campaign.run_card.dataset_version, "start_url": start,
+            "rating_rows": rating_rows(selectors.rating_examples(campaign.organization)),
+        })
+    return redirect(start)
 
 
 def item_url(campaign: Campaign, following) -> str:
@@ -77,17 +90,44 @@ def not_serving(request, campaign: Campaign):
     return render(request, "review/not_serving.html", {"campaign": campaign, "withdrawn": withdrawn}, status=409)
 
 
+def not_serving_message(campaign: Campaign) -> str:
+    """Why a rating was refused once the campaign stopped taking them, in the words of the page that says so:
+    rate.js shows it and discards the ratings still waiting on the phone."""
+    if selectors.consent_withdrawn(campaign):
+        return str(rating_texts.NOT_SERVING_CONSENT_WITHDRAWN)
+    if campaign.status == Campaign.Status.CLOSED:
+        return str(rating_texts.NOT_SERVING_CLOSED)
+    return str(rating_texts.NOT_SERVING_PAUSED)
+
+
 @login_required
 def campaign_done(request, public_id):
     campaign = selectors.speaker_campaign(request.user, public_id)
     if campaign is None:
-        raise Http404("No such campaign among yours.")
+        raise Http404(_("No such campaign among yours."))
     return render(request, "review/done.html", {
         "campaign": campaign,
         "progress": selectors.speaker_progress(request.user, campaign),
         "history": selectors.speaker_history(request.user, campaign),
         "serving": selectors.is_serving(campaign),
     })
+
+
+@login_required
+def upcoming(request, public_id):
+    """The speaker's next open items as data, for rate.js to show the next one without waiting and to keep
+    rating without a connection. Secret items only when the campaign lets phones hold them."""
+    campaign = selectors.speaker_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404(_("No such campaign among yours."))
+    if not selectors.is_serving(campaign):
+        return private(JsonResponse({"error": not_serving_message(campaign), "code": "not_serving"}, status=409))
+    items, held_back = selectors.shown_upcoming_items(request.user, campaign, where=request.path)
+    return private(JsonResponse({"items": [
+        {"id": str(assignment.public_id),
+         "url": reverse("review:rate", kwargs={"public_id": assignment.public_id}), **texts}
+        for assignment, texts in items
+    ], "held_back": held_back}))
 
 
 def wants_next_page(request) -> bool:
@@ -98,10 +138,10 @@ def wants_next_page(request) -> bool:
 @login_required
 def rate(request, public_id):
     """One item: read, rate, next. Works as plain form posts (a rating answers with a redirect to the next item);
-    rate.js adds keys 1–4, retries, and takes the next item's page as the rating's answer."""
+    rate.js adds keys, a queue of ratings kept on the device until sent, and the next items fetched ahead."""
     assignment = selectors.speaker_assignment(request.user, public_id)
     if assignment is None:
-        raise Http404("No such item among yours.")
+        raise Http404(_("No such item among yours."))
     campaign = assignment.campaign
     if request.method == "POST":
         return rate_post(request, assignment)
@@ -109,9 +149,12 @@ def rate(request, public_id):
     if not assignment.serving_when_read:
         return not_serving(request, campaign)
     current = selectors.current_rating(assignment)
+    # After an undo the item comes back with the flags, comment and translation that were given with it.
+    given = current if current is not None else (
+        selectors.withdrawn_rating(assignment) if "restore" in request.GET else None)
     initial = {}
-    if current is not None:
-        initial = {"flags": current.flags, "comment": current.comment, "correction": current.correction}
+    if given is not None:
+        initial = {"flags": given.flags, "comment": given.comment, "correction": given.correction}
     return item_page(request, assignment, RatingForm(initial=initial), current)
 
 
@@ -131,13 +174,16 @@ def rate_post(request, assignment):
             raise Http404(str(error)) from error
         except services.ReviewError as error:
             if wants_json(request) or wants_next_page(request):
-                return JsonResponse({"error": str(error), "field": error.field}, status=409)
+                if not selectors.is_serving(campaign):
+                    return JsonResponse({"error": not_serving_message(campaign), "code": "not_serving"}, status=409)
+                return JsonResponse({"error": str(error), "field": error.field, "code": "refused"}, status=409)
             form.add_error(None, str(error))
         else:
             return rated(request, campaign, rating, created)
     elif wants_json(request) or wants_next_page(request):
         errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
-        return JsonResponse({"error": "The rating was not saved.", "fields": errors}, status=400)
+        return JsonResponse({"error": _("The rating was not saved."), "fields": errors, "code": "invalid"},
+                            status=400)
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
     return item_page(request, assignment, form, selectors.current_rating(assignment))
@@ -161,15 +207,27 @@ def rated(request, campaign: Campaign, rating, created: bool):
     return redirect(next_url)
 
 
+def rating_rows(examples: dict) -> list[tuple]:
+    """The rating scale as the page explains it: (value, key, label, explanation, the community's example or ""),
+    "can't judge" last. `examples` is keyed by rating value or by the rating's key (0–4)."""
+    rows = [*RATING_BUTTONS, CANNOT_JUDGE]
+    return [(value, key, label, explanation, examples.get(value) or examples.get(int(key)) or "")
+            for value, key, label, explanation in rows]
+
+
 def item_page(request, assignment, form: RatingForm, current):
     campaign = assignment.campaign
     progress = selectors.speaker_progress(request.user, campaign)
+    version = campaign.run_card.dataset_version
+    examples = selectors.loaded_rating_examples(campaign.organization)
     return private(render(request, "review/rate.html", {
         "assignment": assignment, "campaign": campaign, "form": form, "current": current,
         "texts": selectors.shown_item_texts(request.user, campaign, assignment.item,
                                             where=reverse("review:rate", kwargs={"public_id": assignment.public_id})),
-        "version": campaign.run_card.dataset_version,
-        "progress": progress, "buttons": RATING_BUTTONS,
+        "version": version, "source_dir": text_direction(version.source_language),
+        "target_dir": text_direction(version.target_language),
+        "progress": progress, "buttons": RATING_BUTTONS, "rating_rows": rating_rows(examples),
+        "may_hold": selectors.may_hold(campaign, assignment.item),
         # A rated or skipped item always holds the speaker's current rating: something to undo.
         "can_undo": progress["done"] > 0,
     }, status=400 if form.errors else 200))
@@ -180,17 +238,45 @@ def item_page(request, assignment, form: RatingForm, current):
 def undo(request, public_id):
     campaign = selectors.speaker_campaign(request.user, public_id)
     if campaign is None:
-        raise Http404("No such campaign among yours.")
+        raise Http404(_("No such campaign among yours."))
     try:
         assignment = services.undo_last_rating(campaign=campaign, actor=request.user)
     except services.ReviewError as error:
         messages.error(request, str(error))
         return redirect("review:queue")
     if assignment is None:
-        messages.info(request, "There is no rating to undo.")
+        messages.info(request, _("There is no rating to undo."))
         return redirect("review:campaign_start", public_id=campaign.public_id)
-    messages.success(request, "Your last rating was withdrawn (it stays in the history). Rate this item again.")
-    return redirect("review:rate", public_id=assignment.public_id)
+    messages.success(request, _("Your last rating was withdrawn (it stays in the history). Rate this item again."))
+    return redirect(reverse("review:rate", kwargs={"public_id": assignment.public_id}) + "?restore")
+
+
+@login_required
+def offline_shell(request, public_id):
+    """The rating page without an item: rate.js stores it under the addresses of the items it holds, and fills it
+    with the held item when the page is reloaded without a connection (`service_worker`)."""
+    campaign = selectors.speaker_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404(_("No such campaign among yours."))
+    if not selectors.is_serving(campaign):
+        return not_serving(request, campaign)
+    version = campaign.run_card.dataset_version
+    texts = {"source": "", "candidate": ""} | ({"reference": ""} if campaign.show_reference else {})
+    return private(render(request, "review/rate.html", {
+        "shell": True, "campaign": campaign, "form": RatingForm(), "current": None, "texts": texts,
+        "version": version, "source_dir": text_direction(version.source_language),
+        "target_dir": text_direction(version.target_language),
+        "progress": selectors.speaker_progress(request.user, campaign), "buttons": RATING_BUTTONS,
+        "rating_rows": rating_rows(selectors.rating_examples(campaign.organization)), "can_undo": False,
+    }))
+
+
+def service_worker(request):
+    """rate.js's service worker, served under /review/ so that its scope covers the rating pages; it holds no data
+    of its own (rate.js decides what is stored)."""
+    response = render(request, "review/service_worker.js", content_type="text/javascript; charset=utf-8")
+    patch_cache_control(response, no_cache=True)
+    return response
 
 
 # Governance staff.
@@ -198,7 +284,7 @@ def undo(request, public_id):
 def governed_or_404(request, public_id) -> Campaign:
     campaign = selectors.governed_campaign(request.user, public_id)
     if campaign is None:
-        raise Http404("No such campaign in your organizations.")
+        raise Http404(_("No such campaign in your organizations."))
     return campaign
 
 
@@ -215,7 +301,7 @@ def campaign_new(request, public_id):
     run_card = RunCard.objects.select_related("dataset_version__dataset__organization", "method").filter(
         public_id=public_id).first()
     if run_card is None or not permitted(request.user, "campaign.open", run_card):
-        raise Http404("No such run card in your organizations.")
+        raise Http404(_("No such run card in your organizations."))
     organization = run_card.dataset_version.dataset.organization
     form = CampaignForm(request.POST or None, organization=organization,
                         initial={"sample_size": min(100, run_card.result_count)})
@@ -225,15 +311,16 @@ def campaign_new(request, public_id):
             title=data["title"], sample_size=data["sample_size"], speakers=list(data["speakers"]),
             ratings_per_item=data["ratings_per_item"], seed=data["seed"], show_reference=data["show_reference"],
             control_count=data["control_count"], deadline=data["deadline"],
-            below_threshold_reason=data["below_threshold_reason"],
+            below_threshold_reason=data["below_threshold_reason"], instructions=data["instructions"],
+            device_may_hold_secret_items=data["device_may_hold_secret_items"],
         )
         try:
             campaign = services.open_campaign(run_card=run_card, actor=request.user, values=values)
         except services.ReviewError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))
         else:
-            messages.success(request, "Campaign opened." if campaign.status == Campaign.Status.OPEN else
-                             "Campaign recorded; the sample is being drawn and assigned in the background.")
+            messages.success(request, _("Campaign opened.") if campaign.status == Campaign.Status.OPEN else
+                             _("Campaign recorded; the sample is being drawn and assigned in the background."))
             return redirect("review:campaign", public_id=campaign.public_id)
     return render(request, "review/campaign_new.html", {
         "run_card": run_card, "form": form,
@@ -253,8 +340,37 @@ def campaign_detail(request, public_id):
         "campaign": campaign, "pool": pool, "serving": selectors.is_serving(campaign),
         "withdrawn": selectors.consent_withdrawn(campaign),
         "speaker_form": SpeakerForm(organization=campaign.organization, exclude=active),
+        "guidance_form": CampaignGuidanceForm(initial={
+            "instructions": campaign.instructions,
+            "device_may_hold_secret_items": campaign.device_may_hold_secret_items}),
         "decision": selectors.decision_in_force(campaign),
     })
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def campaign_guidance(request, public_id):
+    """Change the speakers' instructions (and whether phones may keep secret items) while the campaign runs."""
+    campaign = governed_or_404(request, public_id)
+    form = CampaignGuidanceForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect("review:campaign", public_id=campaign.public_id)
+    try:
+        services.set_campaign_guidance(
+            campaign=campaign,
+            actor=request.user,
+            instructions=form.cleaned_data["instructions"],
+            device_may_hold_secret_items=form.cleaned_data["device_may_hold_secret_items"],
+        )
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("Instructions saved: speakers see them from their next item."))
+    return redirect("review:campaign", public_id=campaign.public_id)
 
 
 @login_required
@@ -272,7 +388,7 @@ def campaign_status(request, public_id):
     except services.ReviewError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, "Campaign status changed.")
+        messages.success(request, _("Campaign status changed."))
     return redirect("review:campaign", public_id=campaign.public_id)
 
 
@@ -288,15 +404,19 @@ def campaign_speakers(request, public_id):
             speaker_id = request.POST["remove"]
             user = User.objects.filter(pk=speaker_id).first() if speaker_id.isdigit() else None
             if user is None:
-                raise services.ReviewError(services.NOT_IN_POOL, "speaker")
+                raise services.ReviewError(_(services.NOT_IN_POOL), "speaker")
             moved = services.remove_speaker(campaign=campaign, user=user, actor=request.user)
-            messages.success(request, f"{user.email} left the campaign; {moved} items went to other speakers.")
+            messages.success(request, ngettext(
+                "%(email)s left the campaign; %(count)s item went to other speakers.",
+                "%(email)s left the campaign; %(count)s items went to other speakers.",
+                moved) % {"email": user.email, "count": moved})
         else:
             form = SpeakerForm(request.POST, organization=campaign.organization)
             if not form.is_valid():
-                raise services.ReviewError("Choose one of your organization's speakers.", "speaker")
+                raise services.ReviewError(_("Choose one of your organization's speakers."), "speaker")
             services.add_speaker(campaign=campaign, user=form.cleaned_data["speaker"], actor=request.user)
-            messages.success(request, f"{form.cleaned_data['speaker'].email} joined the campaign.")
+            messages.success(request, _("%(email)s joined the campaign.") % {
+                "email": form.cleaned_data["speaker"].email})
     except services.ReviewError as error:
         messages.error(request, str(error))
     return redirect("review:campaign", public_id=campaign.public_id)
@@ -322,7 +442,7 @@ def decision(request, public_id):
         except services.ReviewError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))
         else:
-            messages.success(request, "Decision recorded.")
+            messages.success(request, _("Decision recorded."))
             return redirect("review:decision", public_id=campaign.public_id)
     aggregate = selectors.campaign_aggregate(campaign)
     policy = selectors.gate_policy_for(campaign.organization)
@@ -330,10 +450,10 @@ def decision(request, public_id):
                                                         page_number=request.GET.get("page"))
     emails = dict(campaign.pool.values_list("user_id", "user__email"))
     return private(render(request, "review/decision.html", {
-        "group_tables": [("Difficulty tiers", "Tier", flagged_groups(aggregate.tiers)),
-                         ("Domains", "Domain", flagged_groups(aggregate.domains))],
+        "group_tables": [(_("Difficulty tiers"), _("Tier"), flagged_groups(aggregate.tiers)),
+                         (_("Domains"), _("Domain"), flagged_groups(aggregate.domains))],
         "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
-        "speakers": [{"email": emails.get(r.speaker_id, f"speaker {r.speaker_id}"), "reliability": r}
+        "speakers": [{"email": emails.get(r.speaker_id, _("speaker %(id)s") % {"id": r.speaker_id}), "reliability": r}
                      for r in aggregate.speakers],
         "campaign": campaign, "aggregate": aggregate, "gate": evaluate_gate(aggregate, policy), "policy": policy,
         "distribution_chart": charts.distribution_chart(aggregate.tiers),
@@ -343,13 +463,14 @@ def decision(request, public_id):
     }, status=400 if form.errors else 200))
 
 
-FLAG_SHORT = {"semantically_wrong": "wrong meaning", "culturally_inappropriate": "cultural",
-              "hallucination": "hallucination", "acceptable_variant": "valid variant"}
+FLAG_SHORT = {"semantically_wrong": gettext_lazy("wrong meaning"), "culturally_inappropriate": gettext_lazy("cultural"),
+              "hallucination": gettext_lazy("hallucination"), "acceptable_variant": gettext_lazy("valid variant")}
 
 
 def flagged_groups(groups) -> list[tuple]:
     """Each group with its non-zero flag counts in words, for the per-tier and per-domain tables."""
-    return [(group, ", ".join(f"{FLAG_SHORT[name]} {count}" for name, count in group.flag_counts.items() if count))
+    return [(group, ", ".join(_("%(flag)s %(count)s") % {"flag": FLAG_SHORT[name], "count": count}
+                              for name, count in group.flag_counts.items() if count))
             for group in groups]
 
 
@@ -358,7 +479,7 @@ def flagged_groups(groups) -> list[tuple]:
 def ratings_export(request, public_id, file_format: str):
     campaign = governed_or_404(request, public_id)
     if file_format not in EXPORT_FORMATS:
-        raise Http404("Unknown export format.")
+        raise Http404(_("Unknown export format."))
     ratings, count = selectors.shown_ratings_for_export(request.user, campaign, where=request.path)
     services.record_ratings_export(actor=request.user, campaign=campaign, file_format=file_format, count=count)
     content = export_ratings(ratings, file_format)
@@ -371,13 +492,32 @@ def ratings_export(request, public_id, file_format: str):
 def gate_policy(request, slug: str):
     organization = get_object_or_404(Organization, slug=slug)
     if not permitted(request.user, "organization.govern", organization):
-        raise Http404("No such organization among yours.")
+        raise Http404(_("No such organization among yours."))
     instance = GatePolicy.objects.filter(organization=organization).first() or GatePolicy(organization=organization)
     form = GatePolicyForm(request.POST or None, instance=instance)
     if request.method == "POST" and form.is_valid():
         values = {name: form.cleaned_data[name] for name in form.Meta.fields}
         services.set_gate_policy(organization=organization, actor=request.user, values=values)
-        messages.success(request, "Gate thresholds saved.")
+        messages.success(request, _("Gate thresholds saved."))
         return redirect("review:gate_policy", slug=slug)
     return render(request, "review/gate_policy.html", {"organization": organization, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def rating_examples(request, slug: str):
+    """The community's own examples of each rating, which the rating page shows to its speakers."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if not permitted(request.user, "organization.govern", organization):
+        raise Http404(_("No such organization among yours."))
+    instance = (RatingExamples.objects.filter(organization=organization).first()
+                or RatingExamples(organization=organization))
+    form = RatingExamplesForm(request.POST or None, instance=instance)
+    if request.method == "POST" and form.is_valid():
+        values = {name: form.cleaned_data[name] for name in form.Meta.fields}
+        services.set_rating_examples(organization=organization, actor=request.user, values=values)
+        messages.success(request, _("Rating examples saved: speakers see them on their next item."))
+        return redirect("review:rating_examples", slug=slug)
+    return render(request, "review/rating_examples.html", {"organization": organization, "form": form},
                   status=400 if form.errors else 200)

@@ -50,8 +50,11 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
     screenshot_both(page, "review-rating-page")
     for number in range(1, 7):
         expect(page.locator(".progress")).to_contain_text(f"{number - 1} of 6 rated")
-        # The progress text is in the new page's HTML before its deferred rate.js binds the keys: wait for that.
+        # The progress text is in the new page's HTML before its deferred rate.js binds the keys: wait for that,
+        # and for the item itself (the page waits for the previous rating's answer when it holds no next item).
         page.wait_for_load_state("load")
+        expect(page.locator("[data-item]")).to_be_visible()
+        expect(page.locator("button.rating").first).to_be_enabled()
         if number == 2:
             failures = {"left": 1}
 
@@ -62,20 +65,24 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
                 else:
                     route.continue_()
 
-            page.route(re.compile(r".*/review/items/.*"), drop_once)
+            # The context, not the page: the rating page's service worker sends the ratings.
+            page.context.route(re.compile(r".*/review/items/.*"), drop_once)
             page.keyboard.press("3")
-            expect(page.locator("[data-save-status]")).to_contain_text("Not saved yet")
+            expect(page.locator("[data-save-status]")).to_contain_text("Not sent yet")
             screenshot_both(page, "review-retrying")
             page.wait_for_url(re.compile(r".*/review/(items|c)/.*"), timeout=15_000)
             expect(page.locator(".progress")).to_contain_text("2 of 6 rated", timeout=15_000)
-            page.unroute(re.compile(r".*/review/items/.*"))
+            page.context.unroute(re.compile(r".*/review/items/.*"))
             continue
         if number == 3:
             # One round trip per rating: the rating's answer is the next item, shown in place (no page load).
             sent = []
             page.on("request", lambda request: sent.append(request.method) if "/review/" in request.url else None)  # noqa: B023
+            shown = page.locator(".text.source").inner_text()
             page.keyboard.press("4")
             expect(page.locator(".progress")).to_contain_text("3 of 6 rated")
+            expect(page.locator(".text.source")).not_to_have_text(shown)
+            expect(page.locator("button.rating").first).to_be_enabled()
             assert sent == ["POST"] and re.search(r"/review/items/[0-9a-f-]+/$", page.url)
             continue
         if number % 2:

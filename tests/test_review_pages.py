@@ -1,5 +1,6 @@
 """The review pages as speakers and governance staff use them, through the test client."""
 
+import re
 import uuid
 
 import pytest
@@ -207,10 +208,16 @@ def test_undo_withdraws_the_last_rating_and_returns_to_its_item(client, campaign
     speaker = pool[0]
     client.force_login(speaker)
     assignment = first_assignment(campaign, speaker)
-    client.post(f"/review/items/{assignment.public_id}/", rating_post("reject"))
+    client.post(f"/review/items/{assignment.public_id}/", rating_post("reject", flags=["hallucination"],
+                                                                    comment="a dog, not a cat",
+                                                                    correction="niwâpamâw atim"))
     response = client.post(f"/review/c/{campaign.public_id}/undo/")
-    assert response.status_code == 302 and response["Location"] == f"/review/items/{assignment.public_id}/"
+    assert response.status_code == 302 and response["Location"] == f"/review/items/{assignment.public_id}/?restore"
     assert Rating.objects.get(assignment=assignment).withdrawn_at is not None
+    # The item comes back with the flags, comment and translation that were given with the withdrawn rating.
+    html = client.get(response["Location"]).content.decode()
+    assert re.search(r'<input[^>]*value="hallucination"[^>]*checked', html)
+    assert "a dog, not a cat</textarea>" in html and "niwâpamâw atim</textarea>" in html
 
 
 def test_withdrawn_consent_stops_serving_items_and_regranting_restores_them(client, campaign, pool, governance_user,

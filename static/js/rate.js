@@ -1,127 +1,631 @@
-/* Rating page enhancement: keys 1–4 rate; a rating is answered with the next item's page, which replaces this
-   one in place (one round trip per rating); a rating that fails to reach the server stays on the page and is
-   re-sent with the same submission id until it is stored (the server stores it once).
+/* The rating page on a phone, with or without a connection.
+
+   A rating is first kept on the device (localStorage, with the submission id the server stores it under once),
+   then sent, in order, as soon as there is a connection; the next items are fetched ahead so that the next one
+   shows at once. The page says how many ratings wait, and warns before it is left with some unsent. When the
+   server says the campaign stopped taking ratings (paused, closed, consent withdrawn), the waiting ratings are
+   discarded and the page says so. Keys: 1–4 rate, 0 or S "can't judge", U undo, F flags, ? help.
+
    Without this script (or in a browser too old for it) the page works as plain form posts. */
 (function () {
   "use strict";
-  if (!window.fetch || !window.FormData || !window.AbortController || !window.DOMParser ||
-      !window.history || !window.history.pushState) { return; }
+  // The JavaScript catalog (loaded before this script) defines these; without it the page speaks English.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (_, name) { return values[name]; });
+  };
+  var QUEUE_PREFIX = "champollion-rate-queue:";
+  var HELD_PREFIX = "champollion-rate-items:";
+  var CACHE = "champollion-rate-v1";  // shared with the service worker (templates/review/service_worker.js)
+  var WALKTHROUGH_KEY = "champollion-rate-walkthrough-done";
   var TIMEOUT_MS = 15000;
-  var form = null;
-  var sending = false;
+  var REFILL_BELOW = 5;
+  // A second tap this soon after the next item appeared belongs to the previous one (a double tap).
+  var DOUBLE_TAP_MS = 300;
 
-  function statusLine() { return form.querySelector("[data-save-status]"); }
+  function storage() {
+    try {
+      var probe = "champollion-probe";
+      window.localStorage.setItem(probe, probe);
+      window.localStorage.removeItem(probe);
+      return window.localStorage;
+    } catch (error) { return null; }
+  }
+  var store = storage();
 
-  function say(text, kind) {
-    var status = statusLine();
-    status.textContent = text;
-    status.className = "save-status" + (kind ? " " + kind : "");
+  function readQueue(key) {
+    if (!store) { return []; }
+    try { return JSON.parse(store.getItem(key) || "[]") || []; } catch (error) { return []; }
   }
 
-  function setBusy(busy) {
-    sending = busy;
+  function writeQueue(key, entries) {
+    if (!store) { return; }
+    if (entries.length) { store.setItem(key, JSON.stringify(entries)); } else { store.removeItem(key); }
+  }
+
+  /* The page that says a campaign stopped serving discards what waited for it on this device. */
+  var wipe = document.querySelector("[data-rate-wipe]");
+  if (wipe) {
+    var wipeKey = QUEUE_PREFIX + wipe.getAttribute("data-user");
+    var campaignId = wipe.getAttribute("data-campaign");
+    var kept = readQueue(wipeKey).filter(function (entry) { return entry.campaign !== campaignId; });
+    var dropped = readQueue(wipeKey).length - kept.length;
+    writeQueue(wipeKey, kept);
+    if (store) { store.removeItem(HELD_PREFIX + wipe.getAttribute("data-user") + ":" + campaignId); }
+    if (dropped) {
+      wipe.hidden = false;
+      wipe.textContent = interpolate(ngettext("%(count)s rating waiting on this device was discarded.",
+        "%(count)s ratings waiting on this device were discarded.", dropped), { count: dropped }, true);
+    }
+    return;
+  }
+
+  var form = document.querySelector("[data-rating-form]");
+  if (!form || !window.fetch || !window.FormData || !window.JSON || !window.DOMParser || !window.history ||
+      !window.history.pushState || !window.AbortController) { return; }
+
+  var main = document.querySelector("main");
+  var itemSection = document.querySelector("[data-item]");
+  var campaign = form.getAttribute("data-campaign");
+  var queueKey = QUEUE_PREFIX + form.getAttribute("data-user");
+  var upcomingUrl = form.getAttribute("data-upcoming-url");
+  var doneUrl = form.getAttribute("data-done-url");
+  var undoForm = document.querySelector("[data-undo-form]");
+  var undoButton = form.querySelector("[data-undo]");
+  var more = form.querySelector("[data-more]");
+  var help = document.querySelector("[data-help]");
+  var statusLine = document.querySelector("[data-save-status]");
+  var pendingLine = document.querySelector("[data-pending]");
+  var progressBox = document.querySelector("[data-progress]");
+  var waiting = document.querySelector("[data-waiting]");
+
+  // This campaign's waiting ratings; those of other campaigns stay stored until their own page sends them.
+  var queue = readQueue(queueKey).filter(function (entry) { return entry.campaign === campaign; });
+  var heldKey = HELD_PREFIX + form.getAttribute("data-user") + ":" + campaign;
+  // Served by the service worker without a connection: the page without its item, filled from what is held here.
+  var shell = itemSection.hasAttribute("data-shell");
+  var stored = readHeld();
+  var current = shell ? null : readItem();
+  var shellHtml = null;
+  var upcoming = [];          // items fetched ahead, in the speaker's order
+  var given = [];             // {item, entry, counted}: ratings given on this page, newest last (for Undo)
+  var sending = null;         // the entry being sent
+  var retryTimer = null;
+  var attempt = 0;
+  var stopped = false;        // the campaign stopped taking ratings: nothing more is sent or rated here
+  var nextUrl = null;         // where the server says to go next, once nothing is left to show here
+  var shownAt = 0;
+  var fetching = false;
+  // The server keeps back the items this device may not hold (secret ones, unless the campaign allows it): from
+  // there on, each rating's answer is the next item's page, until an item the device may hold comes again.
+  var heldBack = !shell && !itemSection.hasAttribute("data-may-hold");
+  var sentHere = 0;           // ratings this page sent
+  var undoWhenSent = false;   // Undo was asked while the last rating was on its way
+  var done = (shell && stored ? stored.done : Number(progressBox.getAttribute("data-done"))) +
+    queue.filter(function (entry) { return entry.counted; }).length;
+  var total = shell && stored ? stored.total : Number(progressBox.getAttribute("data-total"));
+  var shownDone = done;
+
+  function readHeld() {
+    if (!store) { return null; }
+    try { return JSON.parse(store.getItem(heldKey) || "null"); } catch (error) { return null; }
+  }
+
+  /* The items this device may hold (the server sends no other), kept for a reload without a connection, with the
+     progress the server knows of. */
+  function persistHeld() {
+    if (!store) { return; }
+    if (stopped) { store.removeItem(heldKey); return; }
+    var items = (current && current.mayHold ? [current] : []).concat(upcoming);
+    var counted = queue.filter(function (entry) { return entry.counted; }).length;
+    try {
+      store.setItem(heldKey, JSON.stringify({ items: items, done: done - counted, total: total }));
+    } catch (error) { /* storage full: the items are fetched again */ }
+    storeShell(items);
+  }
+
+  /* Store the page shell under each held item's address, for the service worker to answer a reload with. */
+  function storeShell(items) {
+    if (!shellHtml || !window.caches) { return; }
+    caches.open(CACHE).then(function (cache) {
+      return Promise.all(items.map(function (item) {
+        return cache.put(new URL(item.url, window.location.href).href, new Response(shellHtml, {
+          headers: { "Content-Type": "text/html; charset=utf-8" }
+        }));
+      }));
+    }).then(function () { form.setAttribute("data-offline-ready", ""); }).catch(function () { /* no offline reload */ });
+  }
+
+  function prepareOffline() {
+    if (shell || !window.caches || !navigator.serviceWorker || !window.Response || !window.URL) { return; }
+    navigator.serviceWorker.register(form.getAttribute("data-worker-url")).then(function () {
+      return caches.open(CACHE);
+    }).then(function (cache) {
+      var assets = Array.prototype.map.call(document.querySelectorAll("link[rel=stylesheet][href], script[src]"),
+        function (element) { return element.href || element.src; });
+      return Promise.all(assets.map(function (url) {
+        return cache.match(url).then(function (hit) { return hit || cache.add(url); });
+      }));
+    }).then(function () {
+      return fetch(form.getAttribute("data-shell-url"), { credentials: "same-origin" });
+    }).then(function (response) {
+      if (!response.ok || response.redirected) { return; }
+      return response.text().then(function (html) {
+        shellHtml = html;
+        persistHeld();
+      });
+    }).catch(function () { /* without a service worker the queue still survives a reload */ });
+  }
+
+  function readItem(section) {
+    section = section || itemSection;
+    var texts = {};
+    Array.prototype.forEach.call(section.querySelectorAll("[data-text]"), function (element) {
+      texts[element.getAttribute("data-text")] = element.querySelector("em") ? "" : element.textContent;
+    });
+    return {
+      id: section.getAttribute("data-item-id"), url: section.getAttribute("data-item-url"),
+      source: texts.source, candidate: texts.candidate, reference: texts.reference,
+      rated: section.hasAttribute("data-rated"), mayHold: section.hasAttribute("data-may-hold")
+    };
+  }
+
+  function newId() {
+    if (window.crypto && window.crypto.randomUUID) { return window.crypto.randomUUID(); }
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join("");
+    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
+  }
+
+  function say(text, kind) {
+    statusLine.textContent = text;
+    statusLine.className = "save-status" + (kind ? " " + kind : "");
+  }
+
+  function saveQueue() {
+    var others = readQueue(queueKey).filter(function (entry) { return entry.campaign !== campaign; });
+    writeQueue(queueKey, others.concat(queue));
+    persistHeld();
+    var count = queue.length;
+    pendingLine.hidden = count === 0;
+    pendingLine.textContent = count ? interpolate(ngettext("%(count)s rating kept on this device, waiting to be sent.",
+      "%(count)s ratings kept on this device, waiting to be sent.", count), { count: count }, true) : "";
+  }
+
+  /* While the next item is on its way, the count waits for it: it changes when the page is ready to rate. */
+  function showProgress() {
+    shownDone = current || done >= total ? done : Math.min(done, shownDone);
+    progressBox.querySelector("[data-progress-text]").textContent =
+      interpolate(gettext("%(done)s of %(total)s rated"), { done: shownDone, total: total }, true);
+    var bar = progressBox.querySelector("progress");
+    bar.max = total;
+    bar.value = Math.min(shownDone, total);
+  }
+
+  function setButtons(disabled) {
     Array.prototype.forEach.call(form.querySelectorAll("button[name=value]"), function (button) {
-      button.disabled = busy;
+      button.disabled = disabled;
     });
   }
 
-  function retryLater(body, attempt, why) {
-    var wait = Math.min(30, Math.pow(2, attempt));
-    say(why + " Your rating is kept here and will be sent again in " + wait + " s.", "warning");
-    setTimeout(function () { send(body, attempt + 1); }, wait * 1000);
+  function setUndo() {
+    if (undoButton) { undoButton.disabled = stopped || (given.length === 0 && done === 0); }
   }
 
-  /* The answer is the next item's page: put its main content and title in place of this one's, as if the
-     browser had followed a link, and say the rating was saved. */
-  function showNextItem(html, url) {
-    var next = new DOMParser().parseFromString(html, "text/html");
-    var main = next.querySelector("main");
-    if (!main) { window.location.assign(url); return; }
-    document.title = next.title;
-    document.querySelector("main").replaceWith(document.adoptNode(main));
-    window.history.pushState({ item: url }, "", url);
-    bind();
-    say("Saved. Next item.", "ok");
-    var heading = document.querySelector("main h1");
-    if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus({ preventScroll: true }); }
+  function setText(name, value) {
+    var element = itemSection.querySelector('[data-text="' + name + '"]');
+    if (!element) { return; }
+    if (value) {
+      element.textContent = value;
+    } else {
+      var none = document.createElement("em");
+      none.className = "muted";
+      none.lang = document.documentElement.lang;
+      none.textContent = gettext("(no output)");
+      element.replaceChildren(none);
+    }
+  }
+
+  /* Put an item in the page in place of the current one, with the form as given (or empty). */
+  function show(item, entry) {
+    current = item;
+    setText("source", item.source);
+    setText("candidate", item.candidate);
+    if (item.reference !== undefined) { setText("reference", item.reference); }
+    itemSection.setAttribute("data-item-id", item.id);
+    itemSection.setAttribute("data-item-url", item.url);
+    itemSection.hidden = false;
+    waiting.hidden = true;
+    var notice = document.querySelector("[data-current-notice]");
+    if (notice) { notice.remove(); }
+    Array.prototype.forEach.call(form.querySelectorAll(".chosen"), function (button) {
+      button.classList.remove("chosen");
+    });
+    Array.prototype.forEach.call(form.querySelectorAll("[data-chosen-mark]"), function (mark) { mark.remove(); });
+    var errors = form.querySelector(".errorlist");
+    if (errors) { errors.remove(); }
+    var flags = entry ? entry.flags : [];
+    Array.prototype.forEach.call(form.querySelectorAll("input[name=flags]"), function (box) {
+      box.checked = flags.indexOf(box.value) !== -1;
+    });
+    form.elements.comment.value = entry ? entry.comment : "";
+    form.elements.correction.value = entry ? entry.correction : "";
+    form.elements.client_id.value = newId();
+    more.open = !!(entry && (flags.length || entry.comment || entry.correction));
+    form.action = item.url;
+    if (window.location.pathname !== item.url) { window.history.pushState({ item: item.url }, "", item.url); }
+    setButtons(stopped);
+    shownAt = Date.now();
+    showProgress();
+    persistHeld();
+    var heading = main.querySelector("h1");
+    heading.setAttribute("tabindex", "-1");
+    heading.focus({ preventScroll: true });
     window.scrollTo(0, 0);
   }
 
-  function send(body, attempt) {
+  /* Nothing more to show here yet: say why, and go on once the ratings are sent or the next items arrive. */
+  function wait(text) {
+    current = null;
+    itemSection.hidden = true;
+    setButtons(true);
+    waiting.hidden = false;
+    waiting.querySelector("[data-waiting-text]").textContent = text;
+  }
+
+  function waitForNext() {
+    if (done >= total) {
+      wait(gettext("You rated every item. Your ratings are being sent; the end screen follows."));
+    } else if (navigator.onLine === false) {
+      wait(gettext("No connection: the next item will show when the connection returns. Your ratings are kept on this device."));
+    } else {
+      wait(gettext("Loading the next item…"));
+    }
+  }
+
+  function held(id) {
+    return queue.some(function (entry) { return entry.item === id; }) ||
+      upcoming.some(function (item) { return item.id === id; }) || (current && current.id === id);
+  }
+
+  function fetchUpcoming() {
+    if (fetching || stopped || heldBack) { return; }
+    fetching = true;
+    fetch(upcomingUrl, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (response) {
+        if (response.status === 409) {
+          return response.json().then(function (data) { campaignStopped(data.error); });
+        }
+        if (!response.ok || response.redirected) { return; }
+        return response.json().then(function (data) {
+          heldBack = !!data.held_back;
+          (data.items || []).forEach(function (item) {
+            item.mayHold = true;
+            if (!held(item.id)) { upcoming.push(item); }
+          });
+          if (!current && upcoming.length) { show(upcoming.shift()); } else { persistHeld(); }
+        });
+      })
+      .catch(function () { /* offline: the items come when the connection returns */ })
+      .then(function () { fetching = false; });
+  }
+
+  function entryFrom(value) {
+    var flags = Array.prototype.filter.call(form.querySelectorAll("input[name=flags]"), function (box) {
+      return box.checked;
+    }).map(function (box) { return box.value; });
+    return {
+      id: form.elements.client_id.value, campaign: campaign, item: current.id, url: current.url, value: value,
+      flags: flags, comment: form.elements.comment.value, correction: form.elements.correction.value,
+      counted: !current.rated
+    };
+  }
+
+  function rate(value) {
+    if (!current || stopped) { return; }
+    var entry = entryFrom(value);
+    queue.push(entry);
+    saveQueue();
+    given.push({ item: current, entry: entry });
+    if (entry.counted) { done += 1; }
+    setUndo();
+    say(navigator.onLine === false ? gettext("Kept on this device; it will be sent when the connection returns.")
+      : gettext("Saved on this device. Sending…"));
+    if (upcoming.length) {
+      show(upcoming.shift());
+    } else {
+      waitForNext();
+      showProgress();
+    }
+    if (upcoming.length < REFILL_BELOW) { fetchUpcoming(); }
+    flush();
+  }
+
+  function body(entry) {
+    var data = new FormData();
+    data.set("csrfmiddlewaretoken", form.elements.csrfmiddlewaretoken.value);
+    data.set("client_id", entry.id);
+    data.set("value", entry.value);
+    entry.flags.forEach(function (flag) { data.append("flags", flag); });
+    data.set("comment", entry.comment);
+    data.set("correction", entry.correction);
+    return data;
+  }
+
+  function retryLater(why) {
+    if (undoWhenSent) {  // the rating asked back never arrived: take it back here
+      undoWhenSent = false;
+      undo();
+    }
+    attempt += 1;
+    var seconds = Math.min(30, Math.pow(2, attempt));
+    say(interpolate(gettext("%(why)s Trying again in %(seconds)s s."),
+      { why: why, seconds: seconds }, true), "warning");
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(flush, seconds * 1000);
+  }
+
+  function sent(entry) {
+    queue = queue.filter(function (other) { return other.id !== entry.id; });
+    saveQueue();
+  }
+
+  /* Send the waiting ratings one at a time, oldest first, until none is left or the connection fails. */
+  function flush() {
+    if (sending || stopped || !queue.length) {
+      if (!queue.length && !sending) { allSent(); }
+      return;
+    }
+    clearTimeout(retryTimer);
+    var entry = queue[0];
+    sending = entry;
     var controller = new AbortController();
     var timer = setTimeout(function () { controller.abort(); }, TIMEOUT_MS);
-    fetch(form.action || window.location.href, {
-      method: "POST", body: body, credentials: "same-origin", signal: controller.signal,
-      headers: { "Accept": "text/html", "X-Requested-With": "fetch", "X-Next-Item": "page" }
+    var headers = { "Accept": "application/json", "X-Requested-With": "fetch" };
+    // Nothing held here to show next: the last rating's answer is the next item's page (one round trip).
+    if (!current && queue.length === 1 && !upcoming.length) { headers["X-Next-Item"] = "page"; }
+    fetch(entry.url, {
+      method: "POST", body: body(entry), credentials: "same-origin", signal: controller.signal, headers: headers
     }).then(function (response) {
       clearTimeout(timer);
       if (response.redirected && response.url.indexOf("/accounts/login/") !== -1) {
-        setBusy(false);
-        say("Not saved: you were signed out. Sign in again in another tab, then choose your rating again.", "error");
+        sending = null;
+        say(gettext("Not sent: you were signed out. Sign in again (your ratings stay on this device), then come back to this page."), "error");
         return;
       }
-      if (response.status >= 500) {
-        retryLater(body, attempt, "Not saved yet: the server had a problem.");
+      if (response.status >= 500 || response.status === 429) {
+        sending = null;
+        retryLater(gettext("Not sent yet: the server had a problem."));
         return;
       }
-      var itemUrl = response.headers.get("X-Item-Url");
-      if (response.ok && itemUrl) {
-        return response.text().then(function (html) { sending = false; showNextItem(html, itemUrl); });
+      if (response.status === 403) {
+        sending = null;
+        say(gettext("Not sent: this page has expired. Reload it; your ratings stay on this device and are sent then."), "error");
+        return;
+      }
+      if (response.ok && response.headers.get("X-Item-Url")) {
+        return response.text().then(function (html) {
+          var section = new DOMParser().parseFromString(html, "text/html").querySelector("[data-item]");
+          sending = null;
+          attempt = 0;
+          sentHere += 1;
+          sent(entry);
+          if (section) {
+            var item = readItem(section);
+            upcoming.unshift(item);
+            if (item.mayHold) { heldBack = false; }
+          } else {
+            nextUrl = response.headers.get("X-Item-Url");
+          }
+          if (undoWhenSent) {
+            undoWhenSent = false;
+            undo();
+            return;
+          }
+          flush();
+          fetchUpcoming();
+        });
       }
       return response.json().catch(function () { return {}; }).then(function (data) {
-        if (response.ok && data.next_url) {
-          say("Saved.", "ok");
-          window.location.assign(data.next_url);
+        sending = null;
+        if (response.ok && data.saved) {
+          attempt = 0;
+          sentHere += 1;
+          nextUrl = data.next_url || nextUrl;
+          sent(entry);
+          if (undoWhenSent) {
+            undoWhenSent = false;
+            undo();
+            return;
+          }
+          flush();
           return;
         }
-        setBusy(false);
+        if (data.code === "not_serving") {
+          campaignStopped(data.error);
+          return;
+        }
+        // Refused for good (not this speaker's item any more, or invalid): say so and send the rest.
+        sent(entry);
         var detail = data.fields ? Object.keys(data.fields).map(function (k) { return data.fields[k]; }).join(" ") : "";
-        say((data.error || "The rating was not saved.") + (detail ? " " + detail : ""), "error");
+        say(interpolate(gettext("One rating was not saved: %(reason)s"), {
+          reason: (data.error || gettext("this item is no longer yours to rate.")) + (detail ? " " + detail : "")
+        }, true), "error");
+        flush();
       });
     }).catch(function () {
       clearTimeout(timer);
-      retryLater(body, attempt, "Not saved yet: no connection.");
+      sending = null;
+      retryLater(navigator.onLine === false ? gettext("No connection.") : gettext("Not sent yet: no answer from the server."));
     });
   }
 
-  function onSubmit(event) {
+  function allSent() {
+    if (stopped) { return; }
+    if (sentHere) { say(gettext("All your ratings are saved."), "ok"); }
+    if (!current) {
+      if (upcoming.length) {
+        show(upcoming.shift());
+      } else if (done >= total) {
+        window.location.assign(doneUrl);
+      } else if (nextUrl && nextUrl !== window.location.pathname) {
+        window.location.assign(nextUrl);
+      } else {
+        fetchUpcoming();
+      }
+    }
+  }
+
+  function campaignStopped(message) {
+    stopped = true;
+    queue = [];
+    saveQueue();
+    upcoming = [];
+    given = [];
+    setButtons(true);
+    setUndo();
+    say(message || gettext("This campaign is not taking ratings now."), "error");
+  }
+
+  /* Undo: a rating still on this device is taken back here; one already sent is withdrawn by the server, which
+     gives its item back with what was given. */
+  function undo() {
+    if (stopped) { return; }
+    var last = given[given.length - 1];
+    var waitingEntry = last && queue.some(function (entry) { return entry.id === last.entry.id; });
+    if (last && waitingEntry && sending !== last.entry) {
+      given.pop();
+      queue = queue.filter(function (entry) { return entry.id !== last.entry.id; });
+      saveQueue();
+      if (last.entry.counted) { done -= 1; }
+      if (current) { upcoming.unshift(current); }
+      showProgress();
+      show(last.item, last.entry);
+      setUndo();
+      say(gettext("Rating taken back. Rate this item again."), "ok");
+      return;
+    }
+    if (sending) {
+      undoWhenSent = true;
+      say(gettext("Taking back your last rating…"));
+      return;
+    }
+    if (queue.length) {
+      say(gettext("Ratings are still waiting to be sent; Undo works once they are sent."), "warning");
+      return;
+    }
+    undoForm.requestSubmit ? undoForm.requestSubmit() : undoForm.submit();
+  }
+
+  function openFlags() {
+    more.open = true;
+    var first = more.querySelector("input[name=flags]");
+    if (first) { first.focus(); }
+  }
+
+  function openHelp() {
+    if (help && help.showModal && !help.open) { help.showModal(); }
+  }
+
+  form.addEventListener("submit", function (event) {
     var submitter = event.submitter;
     if (!submitter || submitter.name !== "value") { return; }  // the browser posts the form itself
     event.preventDefault();
-    if (sending) { return; }
-    var body = new FormData(form);
-    body.set("value", submitter.value);
-    setBusy(true);
-    say("Saving…");
-    send(body, 0);
-  }
+    // A finger's second tap just after the next item appeared was meant for the previous one.
+    if (event.submitter && Date.now() - shownAt < DOUBLE_TAP_MS && lastPointer > shownAt) { return; }
+    rate(submitter.value);
+  });
 
-  function bind() {
-    form = document.querySelector("[data-rating-form]");
-    if (form) { form.addEventListener("submit", onSubmit); }
-  }
+  var lastPointer = 0;
+  form.addEventListener("pointerdown", function (event) {
+    if (event.pointerType === "touch") { lastPointer = Date.now(); }
+  });
 
-  bind();
-  if (!form) { return; }
+  undoForm.addEventListener("submit", function (event) {
+    if (event.submitter === undoButton && (given.length || queue.length || sending)) {
+      event.preventDefault();
+      undo();
+    }
+  });
 
-  // Back to this page from the browser's cache: nothing is being sent from it any more.
-  window.addEventListener("pageshow", function (event) {
-    if (event.persisted && form) { setBusy(false); say(""); }
+  Array.prototype.forEach.call(document.querySelectorAll("[data-open-help]"), function (button) {
+    button.addEventListener("click", openHelp);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) { return; }
+    var target = event.target;
+    var typing = target && (target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable ||
+      (target.tagName === "INPUT" && target.type !== "checkbox" && target.type !== "radio"));
+    if (typing || (help && help.open)) { return; }
+    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (key === "?") { event.preventDefault(); openHelp(); return; }
+    if (key === "u") { event.preventDefault(); undo(); return; }
+    if (key === "f") { event.preventDefault(); openFlags(); return; }
+    if (key === "s") { key = "0"; }
+    var button = current && !stopped ? form.querySelector('button[name=value][data-key="' + key + '"]') : null;
+    if (button && !button.disabled) {
+      event.preventDefault();
+      rate(button.value);
+    }
+  });
+
+  window.addEventListener("beforeunload", function (event) {
+    if (queue.length) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+  window.addEventListener("online", function () { attempt = 0; flush(); fetchUpcoming(); });
+  window.addEventListener("offline", function () {
+    if (queue.length) { say(gettext("No connection. Your ratings are kept on this device."), "warning"); }
   });
   // Back or forward between items shown in place: load that item's page as it is now.
   window.addEventListener("popstate", function () { window.location.reload(); });
 
-  document.addEventListener("keydown", function (event) {
-    if (!form || event.altKey || event.ctrlKey || event.metaKey || sending) { return; }
-    var target = event.target;
-    var typing = target && (target.tagName === "TEXTAREA" || target.isContentEditable ||
-      (target.tagName === "INPUT" && target.type !== "checkbox" && target.type !== "radio"));
-    if (typing) { return; }
-    var button = form.querySelector('button[data-key="' + event.key + '"]');
-    if (button) {
-      event.preventDefault();
-      button.focus();
-      button.click();
-    }
+  /* A short first-time walkthrough, remembered on this device. */
+  var walkthrough = document.querySelector("[data-walkthrough]");
+  function showWalkthrough() {
+    walkthrough.hidden = false;
+    document.querySelector("[data-instructions]").open = false;
+    walkthrough.querySelector("[data-walkthrough-done]").focus();
+  }
+  walkthrough.querySelector("[data-walkthrough-done]").addEventListener("click", function () {
+    walkthrough.hidden = true;
+    if (store) { store.setItem(WALKTHROUGH_KEY, "1"); }
+    var heading = main.querySelector("h1");
+    heading.setAttribute("tabindex", "-1");
+    heading.focus({ preventScroll: true });
   });
+  document.querySelector("[data-show-walkthrough]").addEventListener("click", showWalkthrough);
+  if (store && !store.getItem(WALKTHROUGH_KEY)) { walkthrough.hidden = false; }
+
+  if (shell) {
+    var heldHere = ((stored && stored.items) || []).filter(function (item) {
+      return !queue.some(function (entry) { return entry.item === item.id; });
+    });
+    var here = heldHere.filter(function (item) { return item.url === window.location.pathname; })[0];
+    upcoming = heldHere.filter(function (item) { return item !== here; });
+    if (here) {
+      show(here);
+    } else if (upcoming.length) {
+      show(upcoming.shift());
+    } else {
+      waitForNext();
+    }
+  } else {
+    form.action = current.url;
+  }
+  shownAt = 0;
+  saveQueue();
+  showProgress();
+  setUndo();
+  if (queue.length) { say(gettext("Sending the ratings kept on this device…")); }
+  fetchUpcoming();
+  flush();
+  prepareOffline();
 })();

@@ -1,0 +1,198 @@
+"""The speaker's rating page beyond a plain form post: the campaign's instructions before the first item, the items
+rate.js fetches ahead (secret ones only when the campaign lets phones hold them), the clear refusal that makes it
+discard the ratings waiting on the phone, Undo bringing back what was given, and each text's language and
+direction."""
+
+import re
+import uuid
+
+import pytest
+
+from corpus.models import ConsentRecord
+from corpus.services import revoke_consent
+from organizations.models import AuditEvent
+from review import services
+from review.languages import text_direction
+from review.models import Assignment, Campaign, Rating
+
+from .browser_support import reviewed_public_dataset
+from .review_setup import gold_card, settings_for, speakers
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pool(steward):
+    return speakers(steward, 2)
+
+
+@pytest.fixture
+def public_campaign(steward, governance_user, pool):
+    """Public development entries and secret gold-standard ones, one rating per item, 12 items per speaker."""
+    _, _, campaign = reviewed_public_dataset(steward, governance_user, pool, sample_size=12, ratings_per_item=1)
+    return campaign
+
+
+def open_items(campaign, speaker):
+    return list(Assignment.objects.filter(campaign=campaign, speaker=speaker, state="open")
+                .select_related("item__entry").order_by("position"))
+
+
+def post(value="acceptable", **extra):
+    return {"client_id": str(uuid.uuid4()), "value": value, **extra}
+
+
+def test_instructions_come_before_the_first_item_then_stay_one_tap_away(client, public_campaign, pool):
+    speaker = pool[0]
+    Campaign.objects.filter(pk=public_campaign.pk).update(instructions="Accept both SRO and syllabics.\n\nAsk Mary.")
+    client.force_login(speaker)
+    start = client.get(f"/review/c/{public_campaign.public_id}/")
+    first = open_items(public_campaign, speaker)[0]
+    html = start.content.decode()
+    assert start.status_code == 200 and "Before you start" in html and "Accept both SRO and syllabics." in html
+    assert f'href="/review/items/{first.public_id}/"' in html and ">Start</a>" in html
+    page = client.get(f"/review/items/{first.public_id}/").content.decode()
+    assert "Accept both SRO and syllabics." in page and "<summary>Instructions</summary>" in page
+    client.post(f"/review/items/{first.public_id}/", post())
+    after = client.get(f"/review/c/{public_campaign.public_id}/")
+    assert after.status_code == 302, "once the speaker has rated, the start goes straight to the next item"
+
+
+def test_without_instructions_the_start_goes_straight_to_the_item(client, public_campaign, pool):
+    client.force_login(pool[0])
+    start = client.get(f"/review/c/{public_campaign.public_id}/")
+    assert start.status_code == 302 and start["Location"].startswith("/review/items/")
+
+
+def test_the_texts_carry_their_language_and_direction(client, public_campaign, pool):
+    client.force_login(pool[0])
+    item = open_items(public_campaign, pool[0])[0]
+    html = client.get(f"/review/items/{item.public_id}/").content.decode()
+    version = public_campaign.run_card.dataset_version
+    assert re.search(rf'<p class="text source" lang="{version.source_language}" dir="(ltr|auto)"', html)
+    assert re.search(rf'<p class="text candidate" lang="{version.target_language}" dir="(ltr|auto)"', html)
+
+
+@pytest.mark.parametrize("code, direction", [
+    ("ar", "rtl"), ("fa-IR", "rtl"), ("ckb", "rtl"), ("crk-Cans", "ltr"), ("crk-Latn", "ltr"), ("pa-Arab", "rtl"),
+    ("crk", "auto"), ("en", "auto"), ("", "auto"), ("he_IL", "rtl"), ("az-Arab-IR", "rtl"),
+])
+def test_text_direction_from_a_bcp47_code(code, direction):
+    assert text_direction(code) == direction
+
+
+def test_upcoming_items_hold_public_items_only_unless_the_campaign_allows_secret_ones(client, public_campaign, pool):
+    speaker = pool[0]
+    client.force_login(speaker)
+    items = open_items(public_campaign, speaker)
+    secret_at = next(i for i, a in enumerate(items) if a.item.entry.is_secret)
+    answer = client.get(f"/review/c/{public_campaign.public_id}/upcoming/")
+    assert answer.status_code == 200 and "no-store" in answer["Cache-Control"]
+    held = answer.json()["items"]
+    assert [row["id"] for row in held] == [str(a.public_id) for a in items[:secret_at]]
+    assert answer.json()["held_back"] is True
+    assert all(set(row) == {"id", "url", "source", "candidate"} for row in held)
+    assert not AuditEvent.objects.filter(action="secret_entries.shown", actor=speaker).exists()
+
+    Campaign.objects.filter(pk=public_campaign.pk).update(device_may_hold_secret_items=True)
+    answer = client.get(f"/review/c/{public_campaign.public_id}/upcoming/").json()
+    assert [row["id"] for row in answer["items"]] == [str(a.public_id) for a in items]
+    assert answer["held_back"] is False
+    secret = sum(a.item.entry.is_secret for a in items)
+    event = AuditEvent.objects.get(action="secret_entries.shown", actor=speaker)
+    assert event.details == {"count": secret, "where": f"/review/c/{public_campaign.public_id}/upcoming/"}
+
+
+def test_upcoming_items_are_the_speakers_own(client, public_campaign, pool, outsider):
+    client.force_login(outsider)
+    assert client.get(f"/review/c/{public_campaign.public_id}/upcoming/").status_code == 404
+    client.force_login(pool[1])
+    theirs = {row["id"] for row in client.get(f"/review/c/{public_campaign.public_id}/upcoming/").json()["items"]}
+    assert not theirs & {str(a.public_id) for a in open_items(public_campaign, pool[0])}
+
+
+def test_a_paused_campaign_refuses_with_a_clear_message_the_script_recognises(client, public_campaign, pool,
+                                                                             governance_user):
+    speaker = pool[0]
+    client.force_login(speaker)
+    item = open_items(public_campaign, speaker)[0]
+    services.set_campaign_status(campaign=public_campaign, actor=governance_user, status="paused")
+    answer = client.post(f"/review/items/{item.public_id}/", post(), headers={"Accept": "application/json"})
+    assert answer.status_code == 409 and answer.json()["code"] == "not_serving"
+    assert "paused" in answer.json()["error"] and "discarded" in answer.json()["error"]
+    upcoming = client.get(f"/review/c/{public_campaign.public_id}/upcoming/")
+    assert upcoming.status_code == 409 and upcoming.json()["code"] == "not_serving"
+    page = client.get(f"/review/items/{item.public_id}/")
+    assert page.status_code == 409 and b"data-rate-wipe" in page.content, "the page that says so wipes the queue"
+    assert not Rating.objects.exists()
+
+
+def test_withdrawn_consent_and_a_closed_campaign_say_so(client, public_campaign, pool, governance_user):
+    speaker = pool[0]
+    client.force_login(speaker)
+    item = open_items(public_campaign, speaker)[0]
+    record = ConsentRecord.objects.get(dataset=public_campaign.run_card.dataset_version.dataset)
+    revoke_consent(record=record, actor=governance_user, reason="The council withdrew consent for now.")
+    answer = client.post(f"/review/items/{item.public_id}/", post(), headers={"Accept": "application/json"})
+    assert answer.status_code == 409 and "withdrew its consent" in answer.json()["error"]
+    Campaign.objects.filter(pk=public_campaign.pk).update(status="closed")
+    answer = client.post(f"/review/items/{item.public_id}/", post(), headers={"Accept": "application/json"})
+    assert answer.status_code == 409 and answer.json()["code"] == "not_serving"
+
+
+def test_a_queued_rating_resent_after_the_campaign_paused_is_acknowledged_once(client, public_campaign, pool,
+                                                                                governance_user):
+    """The phone may resend a rating whose answer it never got: stored once, acknowledged even after a pause."""
+    speaker = pool[0]
+    client.force_login(speaker)
+    item = open_items(public_campaign, speaker)[0]
+    data = post("gist")
+    first = client.post(f"/review/items/{item.public_id}/", data, headers={"Accept": "application/json"})
+    assert first.status_code == 201
+    services.set_campaign_status(campaign=public_campaign, actor=governance_user, status="paused")
+    again = client.post(f"/review/items/{item.public_id}/", data, headers={"Accept": "application/json"})
+    assert again.status_code == 200 and again.json()["duplicate"]
+    assert Rating.objects.filter(assignment=item).count() == 1
+
+
+def test_rating_examples_and_the_scale_are_shown(client, steward, governance_user, pool):
+    card = gold_card(steward, governance_user, count=12)
+    campaign = services.open_campaign(run_card=card, actor=governance_user,
+                                      values=settings_for(pool, sample_size=4, ratings_per_item=1))
+    services.set_rating_examples(organization=steward, actor=governance_user,
+                                 values={"gist": "“I see dog” for “I see the dog”."})
+    client.force_login(pool[0])
+    item = open_items(campaign, pool[0])[0]
+    html = client.get(f"/review/items/{item.public_id}/").content.decode()
+    assert "“I see dog” for “I see the dog”." in html and "Your community’s example:" in html
+    assert html.count("Your community’s example:") == 1
+
+
+def test_the_service_worker_is_served_under_review_for_its_scope(client):
+    answer = client.get("/review/sw.js")
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/javascript")
+    assert "no-cache" in answer["Cache-Control"] and b'addEventListener("fetch"' in answer.content
+
+
+def test_the_offline_shell_holds_no_item_text_and_follows_the_serving_rule(client, public_campaign, pool, outsider,
+                                                                          governance_user):
+    speaker = pool[0]
+    client.force_login(speaker)
+    shell = client.get(f"/review/c/{public_campaign.public_id}/shell/")
+    html = shell.content.decode()
+    assert shell.status_code == 200 and "data-shell" in html and "no-store" in shell["Cache-Control"]
+    for assignment in Assignment.objects.filter(campaign=public_campaign).select_related("item__entry"):
+        assert assignment.item.entry.source not in html
+    assert not AuditEvent.objects.filter(action="secret_entries.shown").exists()
+    client.force_login(outsider)
+    assert client.get(f"/review/c/{public_campaign.public_id}/shell/").status_code == 404
+    services.set_campaign_status(campaign=public_campaign, actor=governance_user, status="paused")
+    client.force_login(speaker)
+    assert client.get(f"/review/c/{public_campaign.public_id}/shell/").status_code == 409
+
+
+def test_a_secret_item_page_says_the_device_may_not_hold_it(client, public_campaign, pool):
+    client.force_login(pool[0])
+    for assignment in open_items(public_campaign, pool[0]):
+        html = client.get(f"/review/items/{assignment.public_id}/").content.decode()
+        assert ("data-may-hold" in html) is (not assignment.item.entry.is_secret)
