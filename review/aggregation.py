@@ -19,6 +19,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
+
 from review.statistics import krippendorff_alpha_ordinal, lower_median, wilson_interval
 
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
@@ -30,9 +33,10 @@ RATING_RANK = {value: rank for rank, value in enumerate(RATING_VALUES)}
 USABLE_MIN_RANK = RATING_RANK["acceptable"]
 REJECT_RANK = RATING_RANK["reject"]
 
-CAMPAIGN_LABEL = "Whole campaign"
-NO_DIFFICULTY_LABEL = "No difficulty"
-NO_DOMAIN_LABEL = "No domain"
+# Labels and reasons are lazy: an aggregate is cached and read back by pages in every language.
+CAMPAIGN_LABEL = gettext_lazy("Whole campaign")
+NO_DIFFICULTY_LABEL = gettext_lazy("No difficulty")
+NO_DOMAIN_LABEL = gettext_lazy("No domain")
 
 CONTROL_MIN_RATED = 2
 """A speaker's control accuracy is judged only once they rated at least this many control items."""
@@ -191,8 +195,35 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> Campa
     )
 
 
+def _difficulty_label(difficulty: int) -> str:
+    return gettext("Difficulty %(difficulty)s") % {"difficulty": difficulty}
+
+
+def _control_reason(missed: int, rated: int) -> str:
+    return ngettext(
+        "rated %(missed)s of %(rated)s hidden control item (the human reference) as reject or gist",
+        "rated %(missed)s of %(rated)s hidden control items (the human reference) as reject or gist",
+        rated,
+    ) % {"missed": missed, "rated": rated}
+
+
+def _panel_reason(agreements: int, comparisons: int) -> str:
+    return ngettext(
+        "agreed with the other speakers (within one step of their median) on only %(agreements)s of "
+        "%(comparisons)s item",
+        "agreed with the other speakers (within one step of their median) on only %(agreements)s of "
+        "%(comparisons)s items",
+        comparisons,
+    ) % {"agreements": agreements, "comparisons": comparisons}
+
+
+difficulty_label = lazy(_difficulty_label, str)
+control_reason = lazy(_control_reason, str)
+panel_reason = lazy(_panel_reason, str)
+
+
 def _tier_label(difficulty: int | None) -> str:
-    return NO_DIFFICULTY_LABEL if difficulty is None else f"Difficulty {difficulty}"
+    return NO_DIFFICULTY_LABEL if difficulty is None else difficulty_label(difficulty)
 
 
 def _median_rank(observations: Iterable[Observation]) -> int | None:
@@ -283,16 +314,10 @@ def _speaker_reliability(
         accuracy = _share(control_usable[speaker_id], control_rated[speaker_id])
         if control_rated[speaker_id] >= CONTROL_MIN_RATED and accuracy < CONTROL_MIN_ACCURACY:
             missed = control_rated[speaker_id] - control_usable[speaker_id]
-            reasons.append(
-                f"rated {missed} of {control_rated[speaker_id]} hidden control items (the human reference) "
-                "as reject or gist"
-            )
+            reasons.append(control_reason(missed, control_rated[speaker_id]))
         agreement = _share(agreements[speaker_id], comparisons[speaker_id])
         if comparisons[speaker_id] >= PANEL_MIN_COMPARISONS and agreement < PANEL_MIN_AGREEMENT:
-            reasons.append(
-                f"agreed with the other speakers (within one step of their median) on only "
-                f"{agreements[speaker_id]} of {comparisons[speaker_id]} items"
-            )
+            reasons.append(panel_reason(agreements[speaker_id], comparisons[speaker_id]))
         result.append(
             SpeakerReliability(
                 speaker_id=speaker_id,

@@ -38,15 +38,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
 from review.aggregation import CampaignAggregate, GroupSummary
 
 OUTCOME_PASS = "pass"
 OUTCOME_FAIL = "fail"
 OUTCOME_INSUFFICIENT = "insufficient_evidence"
 OUTCOME_LABELS = {
-    OUTCOME_PASS: "Pass",
-    OUTCOME_FAIL: "Fail",
-    OUTCOME_INSUFFICIENT: "Insufficient evidence",
+    OUTCOME_PASS: gettext_lazy("Pass"),
+    OUTCOME_FAIL: gettext_lazy("Fail"),
+    OUTCOME_INSUFFICIENT: gettext_lazy("Insufficient evidence"),
 }
 OUTCOME_CHOICES = tuple(OUTCOME_LABELS.items())
 
@@ -94,7 +97,7 @@ class GateResult:
 
     @property
     def outcome_label(self) -> str:
-        return OUTCOME_LABELS[self.outcome]
+        return str(OUTCOME_LABELS[self.outcome])
 
 
 def evaluate_gate(aggregate: CampaignAggregate, policy: GatePolicy) -> GateResult:
@@ -119,27 +122,26 @@ def evaluate_gate(aggregate: CampaignAggregate, policy: GatePolicy) -> GateResul
 
     if certain_fail:
         outcome = OUTCOME_FAIL
-        summary = (
-            f"Recommendation: fail — even the upper end of the usable-share interval "
-            f"({_number(campaign.wilson_high, policy.min_usable_lower_bound)}) is below the "
-            f"{_number(policy.min_usable_lower_bound)} threshold, so more ratings would not change this."
-        )
+        summary = _(
+            "Recommendation: fail — even the upper end of the usable-share interval (%(high)s) is below the "
+            "%(threshold)s threshold, so more ratings would not change this."
+        ) % {"high": _number(campaign.wilson_high, policy.min_usable_lower_bound),
+             "threshold": _number(policy.min_usable_lower_bound)}
     elif missing_evidence:
         outcome = OUTCOME_INSUFFICIENT
-        summary = (
-            f"Recommendation: insufficient evidence — {_join(findings[name][1] for name in missing_evidence)}."
-        )
+        summary = _("Recommendation: insufficient evidence — %(reasons)s.") % {
+            "reasons": _join(findings[name][1] for name in missing_evidence)}
         if failures:
-            summary += f" Also not met on the current evidence: {_join(findings[name][1] for name in failures)}."
+            summary += " " + _("Also not met on the current evidence: %(reasons)s.") % {
+                "reasons": _join(findings[name][1] for name in failures)}
     elif failures:
         outcome = OUTCOME_FAIL
-        summary = f"Recommendation: fail — {_join(findings[name][1] for name in failures)}."
+        summary = _("Recommendation: fail — %(reasons)s.") % {"reasons": _join(findings[name][1] for name in failures)}
     else:
         outcome = OUTCOME_PASS
-        summary = (
-            f"Recommendation: pass — all {len(checks)} checks are met; governance staff make and record "
-            "the decision."
-        )
+        summary = _(
+            "Recommendation: pass — all %(count)s checks are met; governance staff make and record the decision."
+        ) % {"count": len(checks)}
     return GateResult(outcome=outcome, reasons=checks, summary=summary, policy=policy)
 
 
@@ -154,128 +156,144 @@ def _number(value: float, threshold: float | None = None) -> str:
 
 def _join(phrases: Iterable[str]) -> str:
     phrases = list(phrases)
-    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+    if len(phrases) == 1:
+        return phrases[0]
+    return _("%(first)s and %(last)s") % {"first": ", ".join(phrases[:-1]), "last": phrases[-1]}
 
 
 def _check_rated_items(campaign: GroupSummary, policy: GatePolicy) -> tuple[GateCheck, str]:
     rated, needed = campaign.rated_items, max(1, policy.min_rated_items)
+    numbers = {"rated": rated, "needed": needed}
     if rated == 0:
-        return GateCheck("rated_items", False, "No item has been rated yet."), "no item has been rated yet"
+        return GateCheck("rated_items", False, _("No item has been rated yet.")), _("no item has been rated yet")
     if rated < needed:
-        message = (
-            f"Only {rated} items have been rated; the policy needs at least {needed} before it can recommend "
-            "anything — rate more items or sample a larger campaign."
-        )
-        return GateCheck("rated_items", False, message), f"only {rated} items are rated ({needed} needed)"
-    message = f"{rated} items have been rated, meeting the minimum of {needed}."
+        message = ngettext(
+            "Only %(rated)s item has been rated; the policy needs at least %(needed)s before it can recommend "
+            "anything — rate more items or sample a larger campaign.",
+            "Only %(rated)s items have been rated; the policy needs at least %(needed)s before it can recommend "
+            "anything — rate more items or sample a larger campaign.",
+            rated,
+        ) % numbers
+        reason = ngettext("only %(rated)s item is rated (%(needed)s needed)",
+                          "only %(rated)s items are rated (%(needed)s needed)", rated) % numbers
+        return GateCheck("rated_items", False, message), reason
+    message = ngettext("%(rated)s item has been rated, meeting the minimum of %(needed)s.",
+                       "%(rated)s items have been rated, meeting the minimum of %(needed)s.", rated) % numbers
     return GateCheck("rated_items", True, message), ""
 
 
 def _check_coverage(campaign: GroupSummary, ratings_per_item: int, policy: GatePolicy) -> tuple[GateCheck, str]:
     covered, items = campaign.covered_items, campaign.items
     if items == 0:
-        message = "The campaign has no sampled items."
-        return GateCheck("coverage", not policy.require_complete_coverage, message), "the campaign has no items"
-    required = f"the required {ratings_per_item} rating{'s' if ratings_per_item != 1 else ''}"
+        message = _("The campaign has no sampled items.")
+        return GateCheck("coverage", not policy.require_complete_coverage, message), _("the campaign has no items")
+    required = ngettext("the required %(count)s rating", "the required %(count)s ratings",
+                        ratings_per_item) % {"count": ratings_per_item}
+    numbers = {"covered": covered, "items": items, "percent": f"{covered / items:.0%}", "required": required}
     if covered == items:
-        return GateCheck("coverage", True, f"All {items} sampled items have {required}: coverage is complete."), ""
-    state = f"{covered} of {items} sampled items ({covered / items:.0%}) have {required}"
+        message = _("All %(items)s sampled items have %(required)s: coverage is complete.") % numbers
+        return GateCheck("coverage", True, message), ""
     if not policy.require_complete_coverage:
-        return GateCheck("coverage", True, f"{state}; this policy does not require complete coverage."), ""
-    message = f"Only {state}; the policy requires complete coverage, so the remaining items need ratings."
-    return GateCheck("coverage", False, message), f"coverage is incomplete ({covered} of {items} items)"
+        message = _("%(covered)s of %(items)s sampled items (%(percent)s) have %(required)s; this policy does not "
+                    "require complete coverage.") % numbers
+        return GateCheck("coverage", True, message), ""
+    message = _("Only %(covered)s of %(items)s sampled items (%(percent)s) have %(required)s; the policy requires "
+                "complete coverage, so the remaining items need ratings.") % numbers
+    return GateCheck("coverage", False, message), _("coverage is incomplete (%(covered)s of %(items)s items)") % numbers
 
 
 def _check_agreement(aggregate: CampaignAggregate, policy: GatePolicy) -> tuple[GateCheck, str]:
     alpha, minimum = aggregate.alpha, _number(policy.min_alpha)
     if alpha is None:
         if aggregate.alpha_pairable_ratings == 0:
-            message = (
-                "Agreement between speakers cannot be measured yet: no item has ratings from two speakers."
-            )
+            message = _("Agreement between speakers cannot be measured yet: no item has ratings from two speakers.")
         else:
-            message = (
+            message = _(
                 "Agreement between speakers cannot be measured: every rating has the same value, so the "
                 "ratings cannot show whether speakers judge consistently. Check the hidden control items "
                 "and speaker reliability, and consider a more varied sample."
             )
-        return GateCheck("agreement", False, message), "agreement between speakers cannot be measured"
-    shown = _number(alpha, policy.min_alpha)
+        return GateCheck("agreement", False, message), _("agreement between speakers cannot be measured")
+    numbers = {"alpha": _number(alpha, policy.min_alpha), "minimum": minimum}
     if alpha < policy.min_alpha:
-        message = (
-            f"Agreement between speakers (Krippendorff's alpha, ordinal) is {shown}, below the {minimum} "
+        message = _(
+            "Agreement between speakers (Krippendorff's alpha, ordinal) is %(alpha)s, below the %(minimum)s "
             "minimum: the speakers disagree too much to conclude anything from their ratings. Review the "
             "flagged speakers and the rating guidance before collecting more ratings."
-        )
-        return GateCheck("agreement", False, message), f"speakers disagree too much (alpha {shown}, minimum {minimum})"
-    message = f"Agreement between speakers (Krippendorff's alpha, ordinal) is {shown}, meeting the {minimum} minimum."
+        ) % numbers
+        reason = _("speakers disagree too much (alpha %(alpha)s, minimum %(minimum)s)") % numbers
+        return GateCheck("agreement", False, message), reason
+    message = _("Agreement between speakers (Krippendorff's alpha, ordinal) is %(alpha)s, meeting the %(minimum)s "
+                "minimum.") % numbers
     return GateCheck("agreement", True, message), ""
 
 
 def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[GateCheck, str]:
     if campaign.rated_items == 0:
-        return GateCheck("usable_share", None, "No item has been rated, so the usable share is unknown."), ""
+        return GateCheck("usable_share", None, _("No item has been rated, so the usable share is unknown.")), ""
     threshold = policy.min_usable_lower_bound
     point = campaign.usable_share
-    low, high = _number(campaign.wilson_low, threshold), _number(campaign.wilson_high, threshold)
-    share = _number(point, threshold)
-    limit = _number(threshold)
-    stated = (
-        f"Usable share {share} ({campaign.usable_items} of {campaign.rated_items} rated items; "
-        f"95% interval {low}–{high})"
-    )
+    numbers = {
+        "low": _number(campaign.wilson_low, threshold), "high": _number(campaign.wilson_high, threshold),
+        "share": _number(point, threshold), "limit": _number(threshold),
+        "usable": campaign.usable_items, "rated": campaign.rated_items,
+    }
+    numbers["stated"] = _("Usable share %(share)s (%(usable)s of %(rated)s rated items; 95%% interval "
+                          "%(low)s–%(high)s)") % numbers
     if campaign.wilson_high < threshold:
-        message = (
-            f"{stated} — even its upper bound {high} is below the {limit} threshold, so more ratings would not "
-            "change the outcome."
-        )
-        return GateCheck("usable_share", False, message), f"even the upper bound {high} is below {limit}"
+        message = _("%(stated)s — even its upper bound %(high)s is below the %(limit)s threshold, so more ratings "
+                    "would not change the outcome.") % numbers
+        reason = _("even the upper bound %(high)s is below %(limit)s") % numbers
+        return GateCheck("usable_share", False, message), reason
     if campaign.wilson_low >= threshold:
-        return GateCheck("usable_share", True, f"{stated} — its lower bound {low} meets the {limit} threshold."), ""
+        message = _("%(stated)s — its lower bound %(low)s meets the %(limit)s threshold.") % numbers
+        return GateCheck("usable_share", True, message), ""
     if point < threshold:
-        message = f"{stated} is below the {limit} threshold."
-        return GateCheck("usable_share", False, message), f"the usable share {share} is below the {limit} threshold"
-    message = (
-        f"{stated} is at or above the {limit} threshold, but its lower bound {low} is not: more rated items "
-        "are needed to be confident."
-    )
-    return GateCheck("usable_share", None, message), f"the usable share's lower bound {low} is still below {limit}"
+        message = _("%(stated)s is below the %(limit)s threshold.") % numbers
+        reason = _("the usable share %(share)s is below the %(limit)s threshold") % numbers
+        return GateCheck("usable_share", False, message), reason
+    message = _("%(stated)s is at or above the %(limit)s threshold, but its lower bound %(low)s is not: more rated "
+                "items are needed to be confident.") % numbers
+    return GateCheck("usable_share", None, message), _("the usable share's lower bound %(low)s is still below "
+                                                       "%(limit)s") % numbers
 
 
 def _check_tier_floor(tiers: tuple[GroupSummary, ...], policy: GatePolicy) -> tuple[GateCheck, str]:
     rated = [tier for tier in tiers if tier.rated_items > 0]
     floor = _number(policy.min_tier_usable_share)
     if not rated:
-        return GateCheck("tier_floor", None, "No difficulty tier has a rated item yet."), ""
+        return GateCheck("tier_floor", None, _("No difficulty tier has a rated item yet.")), ""
     below = [tier for tier in rated if tier.usable_share < policy.min_tier_usable_share]
     if below:
         listed = _join(
-            f"{tier.label} ({_number(tier.usable_share, policy.min_tier_usable_share)}, "
-            f"{tier.usable_items} of {tier.rated_items} items usable)"
+            _("%(tier)s (%(share)s, %(usable)s of %(rated)s items usable)") % {
+                "tier": tier.label, "share": _number(tier.usable_share, policy.min_tier_usable_share),
+                "usable": tier.usable_items, "rated": tier.rated_items}
             for tier in below
         )
-        verb = "falls" if len(below) == 1 else "fall"
-        message = f"{listed} {verb} below the {floor} floor for every difficulty tier."
-        names = _join(tier.label for tier in below)
-        return GateCheck("tier_floor", False, message), f"{names} {verb} below the {floor} tier floor"
+        message = ngettext("%(tiers)s falls below the %(floor)s floor for every difficulty tier.",
+                           "%(tiers)s fall below the %(floor)s floor for every difficulty tier.",
+                           len(below)) % {"tiers": listed, "floor": floor}
+        reason = ngettext("%(tiers)s falls below the %(floor)s tier floor",
+                          "%(tiers)s fall below the %(floor)s tier floor", len(below)) % {
+            "tiers": _join(str(tier.label) for tier in below), "floor": floor}
+        return GateCheck("tier_floor", False, message), reason
     lowest = min(rated, key=lambda tier: tier.usable_share)
-    message = (
-        f"Every rated difficulty tier reaches the {floor} floor (lowest: {lowest.label} at "
-        f"{_number(lowest.usable_share, policy.min_tier_usable_share)})."
-    )
+    message = _("Every rated difficulty tier reaches the %(floor)s floor (lowest: %(tier)s at %(share)s).") % {
+        "floor": floor, "tier": lowest.label, "share": _number(lowest.usable_share, policy.min_tier_usable_share)}
     return GateCheck("tier_floor", True, message), ""
 
 
 def _check_reject_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[GateCheck, str]:
     if campaign.rated_items == 0:
-        return GateCheck("reject_share", None, "No item has been rated, so the reject share is unknown."), ""
-    share = _number(campaign.reject_share, policy.max_reject_share)
-    limit = _number(policy.max_reject_share)
-    stated = (
-        f"Reject share {share} ({campaign.reject_items} of {campaign.rated_items} rated items have a median "
-        "rating of reject)"
-    )
+        return GateCheck("reject_share", None, _("No item has been rated, so the reject share is unknown.")), ""
+    numbers = {"share": _number(campaign.reject_share, policy.max_reject_share),
+               "limit": _number(policy.max_reject_share), "rejected": campaign.reject_items,
+               "rated": campaign.rated_items}
+    numbers["stated"] = _("Reject share %(share)s (%(rejected)s of %(rated)s rated items have a median rating of "
+                          "reject)") % numbers
     if campaign.reject_share > policy.max_reject_share:
-        message = f"{stated} exceeds the {limit} maximum."
-        return GateCheck("reject_share", False, message), f"the reject share {share} exceeds the {limit} maximum"
-    return GateCheck("reject_share", True, f"{stated} is within the {limit} maximum."), ""
+        message = _("%(stated)s exceeds the %(limit)s maximum.") % numbers
+        return GateCheck("reject_share", False, message), _("the reject share %(share)s exceeds the %(limit)s "
+                                                            "maximum") % numbers
+    return GateCheck("reject_share", True, _("%(stated)s is within the %(limit)s maximum.") % numbers), ""

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from common.append_only import AppendOnlyModel
 from corpus.models import Entry
@@ -14,11 +15,11 @@ from leaderboard.models import RunCard, RunCardResult
 from organizations.models import Organization
 
 RATING_CHOICES = [
-    ("reject", "Reject"),
-    ("gist", "Gist"),
-    ("acceptable", "Acceptable"),
-    ("excellent", "Excellent"),
-    ("cannot_judge", "Can't judge"),
+    ("reject", gettext_lazy("Reject")),
+    ("gist", gettext_lazy("Gist")),
+    ("acceptable", gettext_lazy("Acceptable")),
+    ("excellent", gettext_lazy("Excellent")),
+    ("cannot_judge", gettext_lazy("Can't judge")),
 ]
 FLAG_FIELDS = ("semantically_wrong", "culturally_inappropriate", "hallucination", "acceptable_variant")
 
@@ -27,10 +28,10 @@ class Campaign(models.Model):
     """One community review of one run card's outputs (SPEC §5)."""
 
     class Status(models.TextChoices):
-        PREPARING = "preparing", "Preparing"
-        OPEN = "open", "Open"
-        PAUSED = "paused", "Paused"
-        CLOSED = "closed", "Closed"
+        PREPARING = "preparing", gettext_lazy("Preparing")
+        OPEN = "open", gettext_lazy("Open")
+        PAUSED = "paused", gettext_lazy("Paused")
+        CLOSED = "closed", gettext_lazy("Closed")
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="campaigns")
@@ -116,10 +117,10 @@ class Assignment(models.Model):
     """One item given to one speaker. `position` is the speaker's own shuffled order."""
 
     class State(models.TextChoices):
-        OPEN = "open", "To rate"
-        RATED = "rated", "Rated"
-        SKIPPED = "skipped", "Can't judge"
-        RELEASED = "released", "Released (speaker left)"
+        OPEN = "open", gettext_lazy("To rate")
+        RATED = "rated", gettext_lazy("Rated")
+        SKIPPED = "skipped", gettext_lazy("Can't judge")
+        RELEASED = "released", gettext_lazy("Released (speaker left)")
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
@@ -198,14 +199,28 @@ class GatePolicy(models.Model):
         ]
 
 
+class RatingExamples(models.Model):
+    """An organization's own examples of each rating, written by its community for its speakers (optional):
+    the rating page shows them beside the four ratings and "can't judge"."""
+
+    organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="rating_examples")
+    reject = models.TextField(blank=True)
+    gist = models.TextField(blank=True)
+    acceptable = models.TextField(blank=True)
+    excellent = models.TextField(blank=True)
+    cannot_judge = models.TextField(blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+
 class Decision(AppendOnlyModel):
     """A governance decision on a campaign's run card, never edited: a later decision (a rejection after
     an approval, or a revocation) is a new row, and the latest one is in force."""
 
     class Outcome(models.TextChoices):
-        APPROVE = "approve", "Approved"
-        REJECT = "reject", "Rejected"
-        REVOKE = "revoke", "Approval revoked"
+        APPROVE = "approve", gettext_lazy("Approved")
+        REJECT = "reject", gettext_lazy("Rejected")
+        REVOKE = "revoke", gettext_lazy("Approval revoked")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="decisions")
     outcome = models.CharField(max_length=10, choices=Outcome.choices)

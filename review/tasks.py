@@ -5,13 +5,24 @@ from django.conf import settings
 from django.core.mail import send_mail, send_mass_mail
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 
 from . import services
 from .models import Campaign
 
+# As the review pages show a deadline: with its time zone ("3 Dec 2026, 17:00 UTC").
+DEADLINE_FORMAT = "j M Y, H:i T"
+
 
 def site_url(path: str) -> str:
     return f"{settings.SITE_BASE_URL.rstrip('/')}{path}"
+
+
+def in_language(language: str):
+    """The recipient's interface language for their e-mail; '' (never chosen) is the site's default."""
+    return translation.override(language or settings.LANGUAGE_CODE)
 
 
 @shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
@@ -20,29 +31,49 @@ def prepare_campaign_task(campaign_pk: int) -> None:
     services.prepare_campaign(campaign_pk)
 
 
+def invitation(campaign: Campaign, language: str) -> tuple[str, str]:
+    """The invitation's subject and body in one language."""
+    with in_language(language):
+        context = {"campaign": campaign, "link": site_url(reverse("review:queue"))}
+        subject = _("Translations to review for %(organization)s") % {"organization": campaign.organization.name}
+        return settings.ACCOUNT_EMAIL_SUBJECT_PREFIX + subject, render_to_string("review/invitation_email.txt", context)
+
+
 @shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
 def send_campaign_invitations_task(campaign_pk: int) -> int:
-    """E-mail each pool speaker once that items wait for them (never the method: reviews are blind)."""
+    """E-mail each pool speaker once that items wait for them (never the method: reviews are blind), in their
+    interface language."""
     campaign = Campaign.objects.select_related("organization").get(pk=campaign_pk)
-    context = {"campaign": campaign, "link": site_url(reverse("review:queue"))}
-    subject = f"{settings.ACCOUNT_EMAIL_SUBJECT_PREFIX}Translations to review for {campaign.organization.name}"
-    body = render_to_string("review/invitation_email.txt", context)
+    messages: dict[str, tuple[str, str]] = {}
     sent = 0
     for member in services.uninvited_members(campaign_pk):
+        language = member.user.interface_language
+        if language not in messages:
+            messages[language] = invitation(campaign, language)
+        subject, body = messages[language]
         send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [member.user.email])
         services.mark_invited(member)
         sent += 1
     return sent
 
 
+def reminder(campaign: Campaign, language: str) -> tuple[str, str]:
+    """The deadline reminder's subject and body in one language."""
+    with in_language(language):
+        context = {"campaign": campaign, "link": site_url(reverse("review:queue"))}
+        deadline = date_format(timezone.localtime(campaign.deadline), DEADLINE_FORMAT)
+        subject = _("Reminder: reviews due %(deadline)s") % {"deadline": deadline}
+        return settings.ACCOUNT_EMAIL_SUBJECT_PREFIX + subject, render_to_string("review/reminder_email.txt", context)
+
+
 @shared_task(acks_late=True)
 def send_deadline_reminders_task() -> int:
-    """Run by Celery beat: one reminder per campaign, a day before its deadline, to speakers with items left."""
-    def send(campaign: Campaign, addresses: list[str]) -> int:
-        context = {"campaign": campaign, "link": site_url(reverse("review:queue"))}
-        subject = f"{settings.ACCOUNT_EMAIL_SUBJECT_PREFIX}Reminder: reviews due {campaign.deadline:%Y-%m-%d %H:%M}"
-        body = render_to_string("review/reminder_email.txt", context)
-        return send_mass_mail([(subject, body, settings.DEFAULT_FROM_EMAIL, [a]) for a in addresses])
+    """Run by Celery beat: one reminder per campaign, a day before its deadline, to speakers with items left,
+    each in their interface language."""
+    def send(campaign: Campaign, recipients: list[tuple[str, str]]) -> int:
+        messages = {language: reminder(campaign, language) for language in {pair[1] for pair in recipients}}
+        return send_mass_mail([(*messages[language], settings.DEFAULT_FROM_EMAIL, [address])
+                               for address, language in recipients])
 
     return sum(services.send_reminder(campaign_pk, send) for campaign_pk in services.due_reminders())
 
