@@ -1,32 +1,43 @@
 """The governance dashboard: what waits for an organization's governance staff — consent per dataset,
 method submissions to move on, review campaigns to decide, the latest audit events. Each section is one
-or two queries whatever the amount of data; nothing here reads an entry's text."""
+or two queries whatever the amount of data (stale campaign figures add a bounded refresh, `request_fresh_figures`);
+nothing here reads an entry's text."""
 
+import functools
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.utils.translation import gettext, gettext_lazy
 
 from corpus.models import CONSENT_USE_SHORT_LABELS, ConsentUse, Dataset
 from organizations.models import AuditEvent, Organization
 from organizations.selectors import audit_log
 from review.gate import OUTCOME_LABELS
-from review.models import Campaign, Decision
+from review.models import Campaign, Decision, Rating
 from review.selectors import governed_campaigns
+from review.tasks import refresh_campaign_summary_task
 
 from .models import MethodSubmission, SubmissionState
 from .selectors import governed_submissions
 
 RECENT_EVENTS = 10
 WAITING_SHOWN = 10
+# Celery beat refreshes the stored figures of open campaigns every five minutes; without beat (`make run`) nothing
+# would, so the dashboard asks for the figures it shows when none are stored or ratings arrived after they were: at
+# most once a minute per campaign, and for a few campaigns per view, so that a view never recomputes much.
+FIGURES_REQUEST_SECONDS = 60
+FIGURES_REQUESTED_PER_VIEW = 3
 
 # What governance staff do next with a submission in each state that is not final (docs/submissions.md).
 NEXT_STEPS = {
-    SubmissionState.SUBMITTED: "Check the manifest audit",
-    SubmissionState.MANIFEST_AUDITED: "Send it to the sandbox, or reject it",
-    SubmissionState.AWAITING_SANDBOX: "Attach the run card your sandbox produced",
-    SubmissionState.EVALUATED: "Start community review, or reject it",
-    SubmissionState.IN_REVIEW: "Follow the review campaign's decision",
-    SubmissionState.APPROVED: "Record the ownership transfer",
+    SubmissionState.SUBMITTED: gettext_lazy("Check the manifest audit"),
+    SubmissionState.MANIFEST_AUDITED: gettext_lazy("Send it to the sandbox, or reject it"),
+    SubmissionState.AWAITING_SANDBOX: gettext_lazy("Attach the run card your sandbox produced"),
+    SubmissionState.EVALUATED: gettext_lazy("Start community review, or reject it"),
+    SubmissionState.IN_REVIEW: gettext_lazy("Follow the review campaign's decision"),
+    SubmissionState.APPROVED: gettext_lazy("Record the ownership transfer"),
 }
 
 
@@ -59,8 +70,9 @@ def consent_status(organization: Organization) -> list[DatasetConsent]:
     ).order_by("identifier")
     return [DatasetConsent(
         dataset=dataset, active_records=dataset.active_records, revoked_records=dataset.revoked_records,
-        covered=[CONSENT_USE_SHORT_LABELS[use] for use in ConsentUse if getattr(dataset, f"covers_{use.value}")],
-        not_covered=[CONSENT_USE_SHORT_LABELS[use] for use in ConsentUse
+        covered=[str(CONSENT_USE_SHORT_LABELS[use]) for use in ConsentUse
+                 if getattr(dataset, f"covers_{use.value}")],
+        not_covered=[str(CONSENT_USE_SHORT_LABELS[use]) for use in ConsentUse
                      if not getattr(dataset, f"covers_{use.value}")],
     ) for dataset in datasets]
 
@@ -74,7 +86,7 @@ class WaitingSubmission:
 def waiting_submissions(user, organization: Organization) -> tuple[list[WaitingSubmission], int]:
     """The oldest submissions still waiting for staff (every state but the final ones), and how many wait."""
     waiting = governed_submissions(user, organization).filter(state__in=list(NEXT_STEPS)).order_by("created_at", "pk")
-    shown = [WaitingSubmission(submission, NEXT_STEPS[SubmissionState(submission.state)])
+    shown = [WaitingSubmission(submission, str(NEXT_STEPS[SubmissionState(submission.state)]))
              for submission in waiting[:WAITING_SHOWN]]
     total = len(shown) if len(shown) < WAITING_SHOWN else waiting.count()
     return shown, total
@@ -109,18 +121,28 @@ class UndecidedCampaign:
 
     @property
     def gate_label(self) -> str:
-        return OUTCOME_LABELS.get((self.campaign.summary or {}).get("gate"), "")
+        return str(OUTCOME_LABELS.get((self.campaign.summary or {}).get("gate"), ""))
+
+    @property
+    def figures_stale(self) -> bool:
+        """No figures were stored since the sample was drawn, or ratings arrived after they were."""
+        if self.campaign.status == Campaign.Status.PREPARING:
+            return False
+        if self.campaign.summary_at is None:
+            return True
+        rated_at = getattr(self.campaign, "last_rated_at", None)
+        return rated_at is not None and rated_at > self.campaign.summary_at
 
     @property
     def situation(self) -> str:
         if self.fully_covered:
-            return "Every item has its ratings — ready for a decision"
+            return gettext("Every item has its ratings — ready for a decision")
         if self.campaign.status == Campaign.Status.CLOSED:
-            return "Closed — waiting for a decision"
+            return gettext("Closed — waiting for a decision")
         return {
-            Campaign.Status.OPEN: "Collecting ratings",
-            Campaign.Status.PAUSED: "Paused",
-            Campaign.Status.PREPARING: "Drawing the sample",
+            Campaign.Status.OPEN: gettext("Collecting ratings"),
+            Campaign.Status.PAUSED: gettext("Paused"),
+            Campaign.Status.PREPARING: gettext("Drawing the sample"),
         }.get(self.campaign.status, self.campaign.get_status_display())
 
     @property
@@ -135,9 +157,32 @@ def campaigns_needing_decision(user, organization: Organization) -> list[Undecid
     """The organization's campaigns without a decision in force (none recorded: `decision_in_force` would
     answer None), those ready for one first; one query, however many campaigns."""
     decided = Decision.objects.filter(campaign=OuterRef("pk"))
+    last_rating = Rating.objects.filter(assignment__campaign=OuterRef("pk")).order_by("-created_at").values(
+        "created_at")[:1]
     campaigns = (governed_campaigns(user).filter(organization=organization).filter(~Exists(decided))
-                 .defer("strata").order_by("-opened_at"))
+                 .annotate(last_rated_at=Subquery(last_rating)).defer("strata").order_by("-opened_at"))
     return sorted((UndecidedCampaign(campaign) for campaign in campaigns), key=lambda row: row.priority)
+
+
+def request_fresh_figures(rows: list[UndecidedCampaign]) -> list[UndecidedCampaign]:
+    """Ask for the figures of the campaigns whose stored ones are stale (`refresh_campaign_summary_task`, after the
+    current transaction commits), and return the rows with the figures stored by then. With a worker they arrive
+    for a later view; with no broker the task runs in-process, so this view shows them already. The cache
+    remembers each request for a minute: views meanwhile neither ask again nor recompute."""
+    stale = sorted((row for row in rows if row.figures_stale),
+                   key=lambda row: (row.campaign.summary_at is not None, row.campaign.summary_at or 0))
+    requested = [row.campaign.pk for row in stale[:FIGURES_REQUESTED_PER_VIEW]
+                 if cache.add(f"campaign-figures-requested:{row.campaign.pk}", True, FIGURES_REQUEST_SECONDS)]
+    if not requested:
+        return rows
+    for pk in requested:
+        transaction.on_commit(functools.partial(refresh_campaign_summary_task.delay, pk), robust=True)
+    stored = {pk: (summary, summary_at) for pk, summary, summary_at in
+              Campaign.objects.filter(pk__in=requested).values_list("pk", "summary", "summary_at")}
+    for row in rows:
+        if row.campaign.pk in stored:
+            row.campaign.summary, row.campaign.summary_at = stored[row.campaign.pk]
+    return sorted(rows, key=lambda row: row.priority)
 
 
 @dataclass(frozen=True)
@@ -174,8 +219,10 @@ class Dashboard:
 
 def dashboard(user, organization: Organization) -> Dashboard:
     """Everything the dashboard shows, for the organization's governance staff (callers check the role
-    and two-factor authentication; the submission and campaign selectors answer nothing otherwise)."""
+    and two-factor authentication; the submission and campaign selectors answer nothing otherwise). Stale
+    campaign figures are asked for on the way (`request_fresh_figures`)."""
     submissions, waiting = waiting_submissions(user, organization)
     return Dashboard(organization=organization, datasets=consent_status(organization), submissions=submissions,
-                     submissions_waiting=waiting, campaigns=campaigns_needing_decision(user, organization),
+                     submissions_waiting=waiting,
+                     campaigns=request_fresh_figures(campaigns_needing_decision(user, organization)),
                      events=recent_events(organization))
