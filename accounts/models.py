@@ -6,6 +6,7 @@ import secrets
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 
 class UserManager(BaseUserManager):
@@ -61,6 +62,14 @@ class TokenScope(models.TextChoices):
     SECRET = "secret", "Also read the secret segments your roles show (needs two-factor authentication)"
 
 
+# The scopes as pages describe them, in the reader's language. TokenScope keeps its English labels: they are
+# recorded in migrations, which translating them would churn.
+TOKEN_SCOPE_LABELS = {
+    TokenScope.READ: gettext_lazy("Read public data only"),
+    TokenScope.PUBLISH: gettext_lazy("Read public data and publish run cards and methods"),
+    TokenScope.SECRET: gettext_lazy("Also read the secret segments your roles show (needs two-factor authentication)"),
+}
+
 TOKEN_LIFETIME_DAYS = (30, 90, 365)
 DEFAULT_TOKEN_LIFETIME_DAYS = 90
 
@@ -93,6 +102,11 @@ class ApiToken(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None and self.expires_at > timezone.now()
+
+    @property
+    def scope_label(self) -> str:
+        """What the token may do, in the reader's language."""
+        return str(TOKEN_SCOPE_LABELS.get(self.scope, self.scope))
 
     @property
     def label(self) -> str:

@@ -4,6 +4,7 @@ import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from common.errors import NotAllowed
 
@@ -28,16 +29,20 @@ def create_api_token(*, actor: User, name: str = "", scope: str = TokenScope.PUB
     typed the code, and only such a session may create a `secret` token. `operator` is a site operator at
     the command line (`create_api_token`), who may not create `secret` tokens at all."""
     if scope not in TokenScope.values:
-        raise TokenRefused(f"unknown scope {str(scope)[:20]!r}; expected one of: {', '.join(TokenScope.values)}")
+        raise TokenRefused(_("unknown scope %(scope)s; expected one of: %(scopes)s")
+                           % {"scope": repr(str(scope)[:20]), "scopes": ", ".join(TokenScope.values)})
     if lifetime_days not in TOKEN_LIFETIME_DAYS:
-        raise TokenRefused(f"lifetime must be one of {', '.join(map(str, TOKEN_LIFETIME_DAYS))} days")
+        raise TokenRefused(_("lifetime must be one of %(choices)s days")
+                           % {"choices": ", ".join(map(str, TOKEN_LIFETIME_DAYS))})
     proven = second_factor_proven(actor)
     if scope == TokenScope.SECRET and (operator or not proven):
-        raise TokenRefused("a token that reads secret segments can only be created in a session confirmed with "
-                           "your authenticator code" + (" (not from the command line)" if operator else ""))
+        raise TokenRefused(_("a token that reads secret segments can only be created in a session confirmed with "
+                             "your authenticator code (not from the command line)") if operator else
+                           _("a token that reads secret segments can only be created in a session confirmed with "
+                             "your authenticator code"))
     if not operator and not proven and account_authenticators(actor)[0] is not None:
-        raise TokenRefused("this session has not been confirmed with your authenticator code; confirm it, then "
-                           "create the token")
+        raise TokenRefused(_("this session has not been confirmed with your authenticator code; confirm it, then "
+                             "create the token"))
     key = ApiToken.generate_key()
     now = timezone.now()
     token = ApiToken.objects.create(user=actor, name=name[:100], key_hash=hash_token_key(key), prefix=key[:8],

@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from . import services
@@ -39,14 +40,14 @@ def create_token(request):
     if not form.is_valid():
         return _profile(request, form, status=400)
     try:
-        _, key = services.create_api_token(
+        _token, key = services.create_api_token(
             actor=request.user,
             name=form.cleaned_data["name"].strip(),
             scope=form.cleaned_data["scope"],
             lifetime_days=form.cleaned_data["lifetime_days"],
         )
     except services.TokenRefused as refusal:
-        form.add_error(None, f"The token was not created: {refusal}.")
+        form.add_error(None, _("The token was not created: %(reason)s.") % {"reason": refusal})
         return _profile(request, form, status=403)
     request.session["new_api_token_key"] = key
     return redirect("accounts:profile")
@@ -58,6 +59,6 @@ def revoke_token(request, token_id: int):
     try:
         token = services.revoke_api_token(actor=request.user, token_id=token_id)
     except services.ApiToken.DoesNotExist as error:
-        raise Http404("No such token among yours.") from error
-    messages.success(request, f"Token {token.prefix}… revoked.")
+        raise Http404(_("No such token among yours.")) from error
+    messages.success(request, _("Token %(prefix)s… revoked.") % {"prefix": token.prefix})
     return redirect("accounts:profile")

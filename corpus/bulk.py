@@ -25,6 +25,8 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections, router, transaction
 from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
 
 from common.errors import ApplicationError, NotAllowed
 from common.spreadsheets import restore_formula
@@ -81,12 +83,12 @@ class RowProblem:
     message: str
 
     def __str__(self) -> str:
-        where = [f"row {self.row}"]
+        where = [gettext("row %(row)s") % {"row": self.row}]
         if self.entry_id is not None:
-            where.append(f"id {self.entry_id}")
+            where.append(gettext("id %(id)s") % {"id": self.entry_id})
         if self.field:
-            where.append(f"field '{self.field}'")
-        return f"{', '.join(where)}: {self.message}"
+            where.append(gettext("field '%(field)s'") % {"field": self.field})
+        return gettext("%(where)s: %(message)s") % {"where": ", ".join(where), "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,17 @@ class BulkPreview:
     @property
     def summary(self) -> str:
         counts = self.counts
-        return (f"{counts[NEW]:,} new, {counts[UPDATED]:,} updated, {counts[SKIPPED]:,} unchanged"
-                + (f", {counts[INVALID]:,} invalid" if counts[INVALID] else ""))
+        parts = [
+            ngettext("%(number)s new", "%(number)s new", counts[NEW]),
+            ngettext("%(number)s updated", "%(number)s updated", counts[UPDATED]),
+            ngettext("%(number)s unchanged", "%(number)s unchanged", counts[SKIPPED]),
+        ]
+        numbers = [counts[NEW], counts[UPDATED], counts[SKIPPED]]
+        if counts[INVALID]:
+            parts.append(ngettext("%(number)s invalid", "%(number)s invalid", counts[INVALID]))
+            numbers.append(counts[INVALID])
+        return ", ".join(part % {"number": number_format(number, force_grouping=True)}
+                         for part, number in zip(parts, numbers, strict=True))
 
     def add_problem(self, problem: RowProblem) -> None:
         self.total_problems += 1
@@ -214,18 +225,23 @@ def map_columns(headers: list[str]) -> tuple[dict[str, int], list[str]]:
     missing = [name for name in REQUIRED_COLUMNS if name not in columns]
     if missing:
         problems.append(Problem(
-            f"missing required column{'s' if len(missing) > 1 else ''}: {', '.join(missing)}. The first row must "
-            f"name the columns; found: {', '.join(h for h in headers if h) or 'none'}", line=1, column=1))
+            ngettext("missing required column: %(missing)s. The first row must name the columns; found: %(found)s",
+                     "missing required columns: %(missing)s. The first row must name the columns; found: %(found)s",
+                     len(missing))
+            % {"missing": ", ".join(missing), "found": ", ".join(h for h in headers if h) or gettext("none")},
+            line=1, column=1))
     if repeated:
-        problems.append(Problem(f"column{'s' if len(repeated) > 1 else ''} named more than once: "
-                                f"{', '.join(sorted(set(repeated)))}", line=1, column=1))
+        problems.append(Problem(ngettext("column named more than once: %(names)s",
+                                         "columns named more than once: %(names)s", len(repeated))
+                                % {"names": ", ".join(sorted(set(repeated)))}, line=1, column=1))
     if problems:
         raise CorpusFileError(problems)
     warnings = []
     if unknown:
         shown = ", ".join(repr(name) for name in unknown[:20]) + (" …" if len(unknown) > 20 else "")
-        warnings.append(f"Unknown column{'s' if len(unknown) > 1 else ''} ignored: {shown}. "
-                        f"Known columns: {', '.join(COLUMNS)}.")
+        warnings.append(ngettext("Unknown column ignored: %(shown)s. Known columns: %(known)s.",
+                                 "Unknown columns ignored: %(shown)s. Known columns: %(known)s.", len(unknown))
+                        % {"shown": shown, "known": ", ".join(COLUMNS)})
     return columns, warnings
 
 
@@ -295,14 +311,15 @@ def preview_bulk_import(version: DatasetVersion, data: bytes, file_format: str) 
                 raw[name] = value
         parsed.append((number, raw, raw_entry_id(raw)))
         if len(cells) > width and not is_blank(cells[width:]):
-            ragged[number] = (f"the row has {len(cells)} cells but the header names {width} columns; "
-                              "put text that contains the separator in double quotes")
+            ragged[number] = (gettext("the row has %(cells)s cells but the header names %(columns)s columns; put "
+                                      "text that contains the separator in double quotes")
+                              % {"cells": len(cells), "columns": width})
         if unnamed and not unnamed_with_data:
             unnamed_with_data = not is_blank([cells[index] for index in unnamed if index < len(cells)])
     if unnamed_with_data:
-        preview.warnings.append("Some cells are in columns without a header; they were ignored.")
+        preview.warnings.append(gettext("Some cells are in columns without a header; they were ignored."))
     if not parsed:
-        preview.add_problem(RowProblem(1, None, "", "the file has a header row but no entries below it"))
+        preview.add_problem(RowProblem(1, None, "", gettext("the file has a header row but no entries below it")))
         return preview
 
     existing, next_position = load_existing(version, {entry_id for _, _, entry_id in parsed if entry_id})
@@ -315,7 +332,8 @@ def preview_bulk_import(version: DatasetVersion, data: bytes, file_format: str) 
         if entry_id is not None:
             if entry_id in first_row:
                 preview.add_problem(RowProblem(number, shown_id, "id",
-                                               f"duplicate id: row {first_row[entry_id]} already uses it"))
+                                               gettext("duplicate id: row %(row)s already uses it")
+                                               % {"row": first_row[entry_id]}))
             else:
                 first_row[entry_id] = number
         current = existing.get(entry_id) if entry_id is not None else None
@@ -469,7 +487,7 @@ def apply_staged_import(*, actor: AbstractBaseUser, staged: StagedImport) -> Bul
     """Apply a staged upload (its stored bytes, re-validated) and drop it, in the same transaction. Only the
     curator who staged it confirms it, while they still curate the dataset."""
     if staged.user_id != actor.pk:
-        raise NotAllowed("Only the person who uploaded this file confirms it.")
+        raise NotAllowed(gettext("Only the person who uploaded this file confirms it."))
     require(actor, "dataset.curate", staged.version.dataset)
     with transaction.atomic():
         preview = apply_bulk_import(staged.version, bytes(staged.content), staged.format)

@@ -12,6 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
@@ -28,7 +30,7 @@ from .resources import (
     export_entries,
 )
 from .services import FrozenVersionError
-from .validation import CorpusFileError, Problem
+from .validation import CorpusFileError, too_large
 from .views import curated_version, get_visible_version, gone_when_withdrawn
 
 PREVIEW_ROWS_SHOWN = 500
@@ -36,11 +38,12 @@ PREVIEW_ROWS_SHOWN = 500
 
 class BulkImportForm(forms.Form):
     # Empty files reach corpus.resources.read_table, whose message says what the file should hold.
-    file = forms.FileField(label="Spreadsheet file", help_text="The first row names the columns.",
-                           allow_empty_file=True)
+    file = forms.FileField(label=gettext_lazy("Spreadsheet file"),
+                           help_text=gettext_lazy("The first row names the columns."), allow_empty_file=True)
     format = forms.ChoiceField(
-        label="Format",
-        choices=[("csv", "CSV (UTF-8, comma-separated)"), ("xlsx", "XLSX (Excel workbook, first sheet)")],
+        label=gettext_lazy("Format"),
+        choices=[("csv", gettext_lazy("CSV (UTF-8, comma-separated)")),
+                 ("xlsx", gettext_lazy("XLSX (Excel workbook, first sheet)"))],
         initial="csv",
         widget=forms.RadioSelect,
     )
@@ -82,8 +85,7 @@ def bulk_import(request, pk: int):
     upload = form.cleaned_data["file"]
     try:
         if upload.size > settings.CORPUS_MAX_UPLOAD_BYTES:
-            raise CorpusFileError([Problem(
-                f"the file is {upload.size:,} bytes; the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes")])
+            raise CorpusFileError([too_large(upload.size, settings.CORPUS_MAX_UPLOAD_BYTES)])
         preview = bulk.stage_bulk_import(
             actor=request.user,
             version=version,
@@ -107,7 +109,7 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
     version = curated_version(request, pk)
     staged = bulk.staged_import_for(request.user, version, staged_pk)
     if staged is None:
-        messages.error(request, "This upload has expired or was already applied. Upload the file again.")
+        messages.error(request, _("This upload has expired or was already applied. Upload the file again."))
         return redirect("corpus:bulk_import", pk=version.pk)
     try:
         preview = bulk.apply_staged_import(actor=request.user, staged=staged)
@@ -120,7 +122,8 @@ def bulk_import_confirm(request, pk: int, staged_pk: int):
         return render_import_page(request, version, preview=error.preview, status=400)
     except NotAllowed as error:  # the role went away since the page checked it
         raise PermissionDenied(str(error)) from error
-    messages.success(request, f"Imported into {version}: {preview.summary}.")
+    messages.success(request, _("Imported into %(version)s: %(summary)s.")
+                     % {"version": version, "summary": preview.summary})
     return redirect("corpus:version", pk=version.pk)
 
 

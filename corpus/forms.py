@@ -1,10 +1,19 @@
 from django import forms
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from .models import CONSENT_USE_EXPLANATIONS, ConsentUse, Context, Domain, Register, Segment
+from .labels import CONSENT_USE_LABELS, CONTEXT_LABELS, DOMAIN_LABELS, REGISTER_LABELS, SEGMENT_LABELS
+from .models import CONSENT_USE_EXPLANATIONS, ConsentUse, Segment
 from .resources import canonical_int
 from .validation import VERSION
+
+SEGMENT_CHOICES = list(SEGMENT_LABELS.items())
+REGISTER_CHOICES = list(REGISTER_LABELS.items())
+CONTEXT_CHOICES = list(CONTEXT_LABELS.items())
+DOMAIN_CHOICES = list(DOMAIN_LABELS.items())
+DIFFICULTY_CHOICES = [("", "—"), *[(str(n), str(n)) for n in range(1, 6)]]
 
 
 def optional_choices(choices) -> list[tuple[str, str]]:
@@ -12,10 +21,10 @@ def optional_choices(choices) -> list[tuple[str, str]]:
 
 
 class CorpusUploadForm(forms.Form):
-    organization = forms.ChoiceField(label="Steward organization")
+    organization = forms.ChoiceField(label=gettext_lazy("Steward organization"))
     file = forms.FileField(
-        label="Corpus file (JSON)",
-        help_text='A JSON file {"dataset": {...}, "entries": [...]} in the corpus format.',
+        label=gettext_lazy("Corpus file (JSON)"),
+        help_text=gettext_lazy('A JSON file {"dataset": {...}, "entries": [...]} in the corpus format.'),
     )
 
     def __init__(self, *args, organizations=(), **kwargs):
@@ -29,20 +38,24 @@ class CorpusUploadForm(forms.Form):
 class EntryForm(forms.Form):
     """One entry; new entries default to `elicited` provenance, the usual origin of curated entries."""
 
-    entry_id = forms.CharField(label="Id", max_length=200, help_text="An integer, unique in this version.")
-    source = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    reference = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    segment = forms.ChoiceField(choices=Segment.choices, initial=Segment.DEVELOPMENT)
+    entry_id = forms.CharField(label=gettext_lazy("Id"), max_length=200,
+                               help_text=gettext_lazy("An integer, unique in this version."))
+    source = forms.CharField(label=gettext_lazy("Source"), widget=forms.Textarea(attrs={"rows": 3}))
+    reference = forms.CharField(label=gettext_lazy("Reference"), widget=forms.Textarea(attrs={"rows": 3}))
+    segment = forms.ChoiceField(label=gettext_lazy("Segment"), choices=SEGMENT_CHOICES, initial=Segment.DEVELOPMENT)
     difficulty = forms.TypedChoiceField(
-        choices=[("", "—"), *[(str(n), str(n)) for n in range(1, 6)]], coerce=int, required=False, empty_value=None
+        label=gettext_lazy("Difficulty"), choices=DIFFICULTY_CHOICES, coerce=int, required=False, empty_value=None
     )
-    provenance = forms.CharField(max_length=200, initial="elicited")
-    register = forms.ChoiceField(choices=optional_choices(Register.choices), required=False)
-    context = forms.ChoiceField(choices=optional_choices(Context.choices), required=False)
-    domain = forms.ChoiceField(choices=optional_choices(Domain.choices), required=False)
-    morphological_analysis = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
-    variant_class = forms.CharField(max_length=200, required=False)
+    provenance = forms.CharField(label=gettext_lazy("Provenance"), max_length=200, initial="elicited")
+    register = forms.ChoiceField(label=gettext_lazy("Register"), choices=optional_choices(REGISTER_CHOICES),
+                                 required=False)
+    context = forms.ChoiceField(label=gettext_lazy("Context"), choices=optional_choices(CONTEXT_CHOICES),
+                                required=False)
+    domain = forms.ChoiceField(label=gettext_lazy("Domain"), choices=optional_choices(DOMAIN_CHOICES), required=False)
+    morphological_analysis = forms.CharField(label=gettext_lazy("Morphological analysis"),
+                                             widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    notes = forms.CharField(label=gettext_lazy("Notes"), widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    variant_class = forms.CharField(label=gettext_lazy("Variant class"), max_length=200, required=False)
 
     def entry_data(self) -> dict:
         """The entry object as the corpus file format has it: an id of digits becomes an integer and
@@ -65,61 +78,65 @@ class EntryForm(forms.Form):
 
 class NextVersionForm(forms.Form):
     new_version = forms.RegexField(
-        label="New version", regex=VERSION, max_length=50,
-        error_messages={"invalid": "Use letters, digits, '.', '_', '+' and '-', e.g. 1.1."},
+        label=gettext_lazy("New version"), regex=VERSION, max_length=50,
+        error_messages={"invalid": gettext_lazy("Use letters, digits, '.', '_', '+' and '-', e.g. 1.1.")},
     )
 
 
 class EntryFilterForm(forms.Form):
-    q = forms.CharField(label="Search", required=False)
-    segment = forms.ChoiceField(choices=optional_choices(Segment.choices), required=False)
+    q = forms.CharField(label=gettext_lazy("Search"), required=False)
+    segment = forms.ChoiceField(label=gettext_lazy("Segment"), choices=optional_choices(SEGMENT_CHOICES),
+                                required=False)
     difficulty = forms.TypedChoiceField(
-        choices=[("", "—"), *[(str(n), str(n)) for n in range(1, 6)]], coerce=int, required=False, empty_value=None
+        label=gettext_lazy("Difficulty"), choices=DIFFICULTY_CHOICES, coerce=int, required=False, empty_value=None
     )
-    domain = forms.ChoiceField(choices=optional_choices(Domain.choices), required=False)
-    register = forms.ChoiceField(choices=optional_choices(Register.choices), required=False)
-    provenance = forms.CharField(required=False, max_length=200)
+    domain = forms.ChoiceField(label=gettext_lazy("Domain"), choices=optional_choices(DOMAIN_CHOICES), required=False)
+    register = forms.ChoiceField(label=gettext_lazy("Register"), choices=optional_choices(REGISTER_CHOICES),
+                                 required=False)
+    provenance = forms.CharField(label=gettext_lazy("Provenance"), required=False, max_length=200)
 
 
 class ConsentForm(forms.Form):
     """A community's consent as governance staff record it; corpus.services.grant_consent validates again."""
 
     uses = forms.MultipleChoiceField(
-        label="Uses this consent covers", choices=ConsentUse.choices, widget=forms.CheckboxSelectMultiple,
-        error_messages={"required": "Choose at least one use the community consented to."},
+        label=gettext_lazy("Uses this consent covers"), choices=list(CONSENT_USE_LABELS.items()),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": gettext_lazy("Choose at least one use the community consented to.")},
     )
     granted_by_name = forms.CharField(
-        label="Granted by", max_length=300,
-        error_messages={"required": "Name the person or body who granted consent on the community's behalf."},
-        help_text="The person or body who granted consent on the community's behalf, e.g. "
-                  "“Council resolution 2026-14, Chief and Council”.",
+        label=gettext_lazy("Granted by"), max_length=300,
+        error_messages={"required": gettext_lazy(
+            "Name the person or body who granted consent on the community's behalf.")},
+        help_text=gettext_lazy("The person or body who granted consent on the community's behalf, e.g. "
+                               "“Council resolution 2026-14, Chief and Council”."),
     )
     granted_on = forms.DateField(
-        label="Date granted", widget=forms.DateInput(attrs={"type": "date"}),
-        error_messages={"required": "Give the date the consent was granted."},
-        help_text="The date of the decision, not today's date if it was earlier.",
+        label=gettext_lazy("Date granted"), widget=forms.DateInput(attrs={"type": "date"}),
+        error_messages={"required": gettext_lazy("Give the date the consent was granted.")},
+        help_text=gettext_lazy("The date of the decision, not today's date if it was earlier."),
     )
     document = forms.FileField(
-        label="Supporting document", required=False,
-        help_text="The signed agreement, resolution or minutes: PDF, PNG, JPEG, plain text or Word (.docx), "
-                  "up to 10 MB. Only your organization's governance staff can download it.",
+        label=gettext_lazy("Supporting document"), required=False,
         widget=forms.ClearableFileInput(attrs={"accept": ".pdf,.png,.jpg,.jpeg,.txt,.docx"}),
     )
     document_reference = forms.CharField(
-        label="Document reference", max_length=500, required=False,
-        help_text="A URL or where the paper original is kept, e.g. “Band office archive, binder 7”. Give a "
-                  "document, a reference, or both.",
+        label=gettext_lazy("Document reference"), max_length=500, required=False,
+        help_text=gettext_lazy("A URL or where the paper original is kept, e.g. “Band office archive, binder 7”. "
+                               "Give a document, a reference, or both."),
     )
     notes = forms.CharField(
-        label="Notes", required=False, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Conditions or context the community attached, for other governance staff.",
+        label=gettext_lazy("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=gettext_lazy("Conditions or context the community attached, for other governance staff."),
     )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["granted_on"].widget.attrs["max"] = timezone.localdate().isoformat()
-        self.fields["document"].help_text = self.fields["document"].help_text.replace(
-            "10 MB", f"{settings.CONSENT_DOCUMENT_MAX_BYTES // (1024 * 1024)} MB")
+        self.fields["document"].help_text = _(
+            "The signed agreement, resolution or minutes: PDF, PNG, JPEG, plain text or Word (.docx), up to "
+            "%(megabytes)s MB. Only your organization's governance staff can download it."
+        ) % {"megabytes": settings.CONSENT_DOCUMENT_MAX_BYTES // (1024 * 1024)}
 
     def clean(self):
         """Every problem at once: the service's own rules (date not in the future, a document or a reference,
@@ -138,14 +155,16 @@ class ConsentForm(forms.Form):
     def use_choices(self) -> list[dict]:
         """The use checkboxes with their one-line explanations, checked as submitted."""
         chosen = set(self["uses"].value() or [])
-        return [{"value": use.value, "label": use.label, "explanation": CONSENT_USE_EXPLANATIONS[use],
+        return [{"value": use.value, "label": CONSENT_USE_LABELS[use], "explanation": CONSENT_USE_EXPLANATIONS[use],
                  "checked": use.value in chosen, "id": f"id_uses_{index}"}
                 for index, use in enumerate(ConsentUse)]
 
 
 class RevokeConsentForm(forms.Form):
     reason = forms.CharField(
-        label="Why is the consent revoked?", widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Kept with the record and in the audit log; shown to governance staff only, never publicly.",
-        error_messages={"required": "Say why the consent is revoked; the reason is kept with the record."},
+        label=gettext_lazy("Why is the consent revoked?"), widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=gettext_lazy("Kept with the record and in the audit log; shown to governance staff only, never "
+                               "publicly."),
+        error_messages={"required": gettext_lazy(
+            "Say why the consent is revoked; the reason is kept with the record.")},
     )

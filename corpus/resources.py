@@ -29,13 +29,15 @@ from xml.parsers import expat
 
 import tablib
 from django.db.models import QuerySet
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 from import_export import fields, resources, widgets
 from import_export.formats import base_formats
 
 from common.spreadsheets import neutralise_formula
 
 from .models import Entry
-from .validation import CorpusFileError, Problem
+from .validation import CorpusFileError, Problem, too_large
 
 COLUMNS = (
     "id", "source", "reference", "segment", "difficulty", "provenance", "register", "context", "domain",
@@ -217,16 +219,17 @@ class Table:
 def read_table(data: bytes, file_format: str, max_bytes: int) -> Table:
     """Read a CSV or XLSX upload; every unreadable file is a CorpusFileError with one clear Problem."""
     if file_format not in FORMATS:
-        raise CorpusFileError([Problem(f"unknown format {file_format!r}; choose CSV or XLSX")])
+        raise CorpusFileError([Problem(gettext("unknown format %(format)s; choose CSV or XLSX")
+                                       % {"format": repr(file_format)})])
     if len(data) > max_bytes:
-        raise CorpusFileError([Problem(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
+        raise CorpusFileError([too_large(len(data), max_bytes)])
     if not data.strip():
-        raise CorpusFileError([Problem("the file is empty; expected a header row (id, source, reference, …) "
-                                       "and one row per entry")])
+        raise CorpusFileError([Problem(gettext("the file is empty; expected a header row (id, source, reference, …) "
+                                               "and one row per entry"))])
     table = read_csv(data) if file_format == "csv" else read_xlsx(data)
     if not any(table.headers):
-        raise CorpusFileError([Problem("the first row is empty; it must name the columns "
-                                       "(id, source, reference, …)", line=1, column=1)])
+        raise CorpusFileError([Problem(gettext("the first row is empty; it must name the columns "
+                                               "(id, source, reference, …)"), line=1, column=1)])
     return table
 
 
@@ -241,16 +244,17 @@ def sniff_delimiter(header_line: str) -> str:
 
 def read_csv(data: bytes) -> Table:
     if data.startswith(ZIP_MAGIC):
-        raise CorpusFileError([Problem("this is not a CSV file but a spreadsheet workbook (XLSX); "
-                                       "choose the XLSX format, or save it as CSV UTF-8")])
+        raise CorpusFileError([Problem(gettext("this is not a CSV file but a spreadsheet workbook (XLSX); "
+                                               "choose the XLSX format, or save it as CSV UTF-8"))])
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise CorpusFileError([Problem(
-            f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as "
-            "\"CSV UTF-8\" (Excel) or with the UTF-8 encoding (LibreOffice)", line=line, column=column)]) from None
+            gettext("the file is not valid UTF-8 (byte 0x%(byte)s at offset %(offset)s); save it as \"CSV UTF-8\" "
+                    "(Excel) or with the UTF-8 encoding (LibreOffice)")
+            % {"byte": f"{data[exc.start]:02x}", "offset": exc.start}, line=line, column=column)]) from None
     delimiter = sniff_delimiter(text.split("\n", 1)[0])
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows: list[tuple[int, list[Any]]] = []
@@ -264,7 +268,8 @@ def read_csv(data: bytes) -> Table:
                 rows.append((number, record))
     except csv.Error as exc:
         row = number + 1
-        raise CorpusFileError([Problem(f"row {row}: the CSV cannot be read: {exc}")]) from None
+        raise CorpusFileError([Problem(gettext("row %(row)s: the CSV cannot be read: %(reason)s")
+                                       % {"row": row, "reason": exc})]) from None
     return Table(headers=headers or [], rows=rows)
 
 
@@ -273,35 +278,43 @@ def read_xlsx(data: bytes) -> Table:
     from openpyxl.utils.exceptions import InvalidFileException
 
     if not data.startswith(ZIP_MAGIC):
-        hint = "; if it is a CSV file, choose the CSV format" if b"," in data[:4096] or b";" in data[:4096] else ""
-        raise CorpusFileError([Problem("this is not an XLSX workbook (Excel 2007 or later); old .xls and .ods files "
-                                       f"are not supported, save as .xlsx or CSV UTF-8{hint}")])
+        if b"," in data[:4096] or b";" in data[:4096]:
+            message = gettext("this is not an XLSX workbook (Excel 2007 or later); old .xls and .ods files are not "
+                              "supported, save as .xlsx or CSV UTF-8; if it is a CSV file, choose the CSV format")
+        else:
+            message = gettext("this is not an XLSX workbook (Excel 2007 or later); old .xls and .ods files are not "
+                              "supported, save as .xlsx or CSV UTF-8")
+        raise CorpusFileError([Problem(message)])
     check_xlsx_archive(data)
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (InvalidFileException, KeyError, SyntaxError, *UNZIP_ERRORS) as exc:
-        raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
-                                       "open it in a spreadsheet program and save it again as .xlsx")]) from None
+        raise CorpusFileError([unreadable_workbook(exc)]) from None
     try:
         sheets = [book.active, *book.worksheets]
         sheet = next((s for s in sheets if s is not None and hasattr(s, "iter_rows")), None)
         if sheet is None:
-            raise CorpusFileError([Problem("the XLSX workbook has no worksheet with rows (only charts?)")])
+            raise CorpusFileError([Problem(gettext("the XLSX workbook has no worksheet with rows (only charts?)"))])
         headers: list[str] | None = None
         rows: list[tuple[int, list[Any]]] = []
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
             if number > XLSX_MAX_ROWS:
-                raise CorpusFileError([Problem(f"the worksheet has more than {XLSX_MAX_ROWS:,} rows; split it")])
+                raise CorpusFileError([Problem(gettext("the worksheet has more than %(limit)s rows; split it")
+                                               % {"limit": number_format(XLSX_MAX_ROWS, force_grouping=True)})])
             if headers is None:
                 headers = ["" if value is None else str(value).strip().lower() for value in values]
             else:
                 rows.append((number, list(values)))
     except (KeyError, IndexError, SyntaxError, *UNZIP_ERRORS) as exc:
-        raise CorpusFileError([Problem(f"the XLSX workbook cannot be read ({type(exc).__name__}); "
-                                       "open it in a spreadsheet program and save it again as .xlsx")]) from None
+        raise CorpusFileError([unreadable_workbook(exc)]) from None
     finally:
         book.close()
     return Table(headers=headers or [], rows=rows)
+
+
+def unreadable_workbook(exc: Exception) -> Problem:
+    return Problem(gettext("the XLSX workbook cannot be read (%(error)s); open it in a spreadsheet program and save "
+                           "it again as .xlsx") % {"error": type(exc).__name__})
 
 
 class _PrologRead(Exception):
@@ -320,15 +333,20 @@ def check_xlsx_archive(data: bytes) -> None:
     except UNZIP_ERRORS as exc:
         raise unzip_error(exc) from None
     if len(members) > XLSX_MAX_MEMBERS:
-        raise CorpusFileError([Problem(f"the XLSX workbook holds {len(members):,} parts, more than "
-                                       f"{XLSX_MAX_MEMBERS:,}; expected a .xlsx file saved by a spreadsheet program")])
+        raise CorpusFileError([Problem(gettext("the XLSX workbook holds %(count)s parts, more than %(limit)s; "
+                                               "expected a .xlsx file saved by a spreadsheet program")
+                                       % {"count": number_format(len(members), force_grouping=True),
+                                          "limit": number_format(XLSX_MAX_MEMBERS, force_grouping=True)})])
     if "[Content_Types].xml" not in {info.filename for info in members}:
-        raise CorpusFileError([Problem("the file is a zip archive but not an XLSX workbook (it has no "
-                                       "[Content_Types].xml); expected an Excel 2007 or later workbook (.xlsx)")])
+        raise CorpusFileError([Problem(gettext("the file is a zip archive but not an XLSX workbook (it has no "
+                                               "[Content_Types].xml); expected an Excel 2007 or later workbook "
+                                               "(.xlsx)"))])
     expanded = sum(info.file_size for info in members)
     if expanded > XLSX_MAX_EXPANSION * len(data) and expanded > 50 * 1024 * 1024:
-        raise CorpusFileError([Problem(f"the XLSX workbook expands to {expanded:,} bytes, more than "
-                                       f"{XLSX_MAX_EXPANSION} times its size; save it again or use CSV")])
+        raise CorpusFileError([Problem(gettext("the XLSX workbook expands to %(size)s bytes, more than %(ratio)s "
+                                               "times its size; save it again or use CSV")
+                                       % {"size": number_format(expanded, force_grouping=True),
+                                          "ratio": XLSX_MAX_EXPANSION})])
     for info in members:
         try:
             declared = declares_doctype(archive, info)
@@ -336,16 +354,16 @@ def check_xlsx_archive(data: bytes) -> None:
             raise unzip_error(exc) from None
         if declared:
             raise CorpusFileError([Problem(
-                f"the XLSX workbook's part {info.filename[:200]!r} declares a DOCTYPE (XML entities), which "
-                "spreadsheet programs never write, so it was not read; expected a .xlsx file saved by a "
-                "spreadsheet program")])
+                gettext("the XLSX workbook's part %(part)s declares a DOCTYPE (XML entities), which spreadsheet "
+                        "programs never write, so it was not read; expected a .xlsx file saved by a spreadsheet "
+                        "program") % {"part": repr(info.filename[:200])})])
 
 
 def unzip_error(exc: Exception) -> CorpusFileError:
-    cause = "corrupt compressed data" if isinstance(exc, zlib.error) else type(exc).__name__
-    return CorpusFileError([Problem(f"the XLSX workbook cannot be read: it does not unzip ({cause}), so it is "
-                                    "truncated or damaged; expected a complete .xlsx file, saved again from the "
-                                    "spreadsheet program")])
+    cause = gettext("corrupt compressed data") if isinstance(exc, zlib.error) else type(exc).__name__
+    return CorpusFileError([Problem(gettext("the XLSX workbook cannot be read: it does not unzip (%(cause)s), so it "
+                                            "is truncated or damaged; expected a complete .xlsx file, saved again "
+                                            "from the spreadsheet program") % {"cause": cause})])
 
 
 def declares_doctype(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bool:

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from common.errors import ApplicationError
 
 from .models import Context, Domain, Register, Segment
@@ -46,14 +50,16 @@ class Problem:
     def __str__(self) -> str:
         where = []
         if self.line is not None:
-            where.append(f"line {self.line}, column {self.column}")
+            where.append(_("line %(line)s, column %(column)s") % {"line": self.line, "column": self.column})
         if self.entry_index is not None:
-            where.append(f"entry #{self.entry_index}")
+            where.append(_("entry #%(index)s") % {"index": self.entry_index})
         if self.entry_id is not None:
-            where.append(f"id {self.entry_id}")
+            where.append(_("id %(id)s") % {"id": self.entry_id})
         if self.field:
-            where.append(f"field '{self.field}'")
-        return f"{', '.join(where)}: {self.message}" if where else self.message
+            where.append(_("field '%(field)s'") % {"field": self.field})
+        if not where:
+            return self.message
+        return _("%(where)s: %(message)s") % {"where": ", ".join(where), "message": self.message}
 
 
 class CorpusFileError(ApplicationError):
@@ -97,24 +103,35 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        shown = repr(value) if not isinstance(value, int) or value.bit_length() < 128 else "a huge integer"
+        shown = repr(value) if not isinstance(value, int) or value.bit_length() < 128 else _("a huge integer")
         return shown if len(shown) <= 40 else shown[:37] + "…"
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "…"
         return json.dumps(shown, ensure_ascii=False)
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+    if isinstance(value, dict):
+        return _("an object")
+    if isinstance(value, list):
+        return _("a list")
+    return type(value).__name__
+
+
+def too_large(size: int, limit: int) -> Problem:
+    """The refusal of a file over the upload limit, both sizes in bytes as the reader's language writes numbers."""
+    return Problem(_("the file is %(size)s bytes; the limit is %(limit)s bytes")
+                   % {"size": number_format(size, force_grouping=True),
+                      "limit": number_format(limit, force_grouping=True)})
 
 
 def unavailable_dataset_id(identifier: str, organization_name: str) -> Problem:
     """The one refusal of a dataset id the importing organization may not use. It says nothing of the dataset
     behind the id (who stewards it, whether it is public, withdrawn or private), so that it reads the same
     whichever it is, through the page, the API and the import_corpus command."""
-    return Problem(f"dataset id {identifier!r} is not available to {organization_name}; choose another dataset id",
-                   field="dataset.id")
+    return Problem(_("dataset id %(id)s is not available to %(organization)s; choose another dataset id")
+                   % {"id": repr(identifier), "organization": organization_name}, field="dataset.id")
 
 
 def refuse_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number; write a number or null")
+    raise ValueError(_("%(name)s is not a JSON number; write a number or null") % {"name": name})
 
 
 def refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -123,16 +140,16 @@ def refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(result) != len(pairs):
         seen: set[str] = set()
         duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise ValueError(f"the key {duplicate!r} appears twice in one object")
+        raise ValueError(_("the key %(key)s appears twice in one object") % {"key": repr(duplicate)})
     return result
 
 
 def check_file_size(data: bytes, max_bytes: int) -> None:
     """Refuse a file over `max_bytes`, and an empty one (only whitespace: what bytes.strip() would empty)."""
     if len(data) > max_bytes:
-        raise CorpusFileError([Problem(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")])
+        raise CorpusFileError([too_large(len(data), max_bytes)])
     if not data or data.isspace():
-        raise CorpusFileError([Problem("the file is empty; expected a JSON object with 'dataset' and 'entries'")])
+        raise CorpusFileError([Problem(_("the file is empty; expected a JSON object with 'dataset' and 'entries'"))])
 
 
 def decode_corpus_bytes(data: bytes, max_bytes: int) -> tuple[Any, bool]:
@@ -148,19 +165,19 @@ def decode_corpus_bytes(data: bytes, max_bytes: int) -> tuple[Any, bool]:
         line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise CorpusFileError(
-            [Problem(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                     "save it as UTF-8", line=line, column=column)]
+            [Problem(_("the file is not valid UTF-8 (byte 0x%(byte)s at offset %(offset)s); save it as UTF-8")
+                     % {"byte": f"{data[exc.start]:02x}", "offset": exc.start}, line=line, column=column)]
         ) from None
     try:
         parsed = json.loads(text, parse_constant=refuse_constant, object_pairs_hook=refuse_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise CorpusFileError(
-            [Problem(f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)]
+            [Problem(_("invalid JSON: %(reason)s") % {"reason": exc.msg}, line=exc.lineno, column=exc.colno)]
         ) from None
     except ValueError as exc:
-        raise CorpusFileError([Problem(f"invalid JSON: {exc}")]) from None
+        raise CorpusFileError([Problem(_("invalid JSON: %(reason)s") % {"reason": exc})]) from None
     except RecursionError:
-        raise CorpusFileError([Problem("invalid JSON: nested too deeply")]) from None
+        raise CorpusFileError([Problem(_("invalid JSON: nested too deeply"))]) from None
     return parsed, bool(UNSTORABLE_ESCAPE.search(text))
 
 
@@ -168,11 +185,11 @@ def unstorable_text(value: Any) -> str | None:
     """Why a string can't be stored faithfully (NUL, unpaired surrogate), scanning nested values."""
     if isinstance(value, str):
         if "\x00" in value:
-            return "contains a NUL character (\\u0000), which cannot be stored"
+            return _("contains a NUL character (\\u0000), which cannot be stored")
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return "contains an unpaired UTF-16 surrogate escape, which is not valid Unicode text"
+            return _("contains an unpaired UTF-16 surrogate escape, which is not valid Unicode text")
         return None
     if isinstance(value, dict):
         items = list(value.keys()) + list(value.values())
@@ -201,27 +218,29 @@ def parse_iso_date(value: str) -> date | None:
 def validate_envelope(envelope: Any, problems: list[Problem]) -> dict[str, Any]:
     """Validate the `dataset` object and return the values the version's columns need."""
     if not isinstance(envelope, dict):
-        problems.append(Problem(f"expected an object, found {describe(envelope)}", field="dataset"))
+        problems.append(Problem(_("expected an object, found %(found)s") % {"found": describe(envelope)},
+                                field="dataset"))
         return {}
     fields: dict[str, Any] = {}
     for name in ENVELOPE_REQUIRED:
         if name not in envelope or envelope[name] is None:
-            problems.append(Problem("required field is missing", field=f"dataset.{name}"))
+            problems.append(Problem(_("required field is missing"), field=f"dataset.{name}"))
     identifier = envelope.get("id")
     if identifier is not None:
         if not isinstance(identifier, str) or not identifier.strip() or len(identifier) > MAX_ID_LENGTH:
-            problems.append(Problem(f"expected a non-empty string of at most {MAX_ID_LENGTH} characters, "
-                                    f"found {describe(identifier)}", field="dataset.id"))
+            problems.append(Problem(_("expected a non-empty string of at most %(limit)s characters, found %(found)s")
+                                    % {"limit": MAX_ID_LENGTH, "found": describe(identifier)}, field="dataset.id"))
         elif not DATASET_ID.match(identifier):
-            problems.append(Problem(f"expected letters, digits, '.', '_' and '-' only (e.g. \"edtekla-dev-v1\"), "
-                                    f"found {describe(identifier)}", field="dataset.id"))
+            problems.append(Problem(_("expected letters, digits, '.', '_' and '-' only (e.g. \"edtekla-dev-v1\"), "
+                                      "found %(found)s") % {"found": describe(identifier)}, field="dataset.id"))
         else:
             fields["identifier"] = identifier
     version = envelope.get("version")
     if version is not None:
         if not isinstance(version, str) or not VERSION.match(version):
-            problems.append(Problem("expected a version such as \"1.0\" (letters, digits, '.', '_', '+', '-'; "
-                                    f"at most 50), found {describe(version)}", field="dataset.version"))
+            problems.append(Problem(_("expected a version such as \"1.0\" (letters, digits, '.', '_', '+', '-'; "
+                                      "at most 50), found %(found)s") % {"found": describe(version)},
+                                    field="dataset.version"))
         else:
             fields["version"] = version
     pair = envelope.get("language_pair")
@@ -231,8 +250,8 @@ def validate_envelope(envelope: Any, problems: list[Problem]) -> dict[str, Any]:
         elif isinstance(pair, dict) and isinstance(pair.get("source"), str) and isinstance(pair.get("target"), str):
             fields["language_pair"] = f"{pair['source']}→{pair['target']}"[:100]
         else:
-            problems.append(Problem(f"expected a label such as \"EN→CRK\", found {describe(pair)}",
-                                    field="dataset.language_pair"))
+            problems.append(Problem(_("expected a label such as \"EN→CRK\", found %(found)s")
+                                    % {"found": describe(pair)}, field="dataset.language_pair"))
     for name in ("source_language", "target_language"):
         value = envelope.get(name)
         if value is None:
@@ -240,14 +259,14 @@ def validate_envelope(envelope: Any, problems: list[Problem]) -> dict[str, Any]:
         if isinstance(value, str) and BCP47.match(value) and len(value) <= 35:
             fields[name] = value
         else:
-            problems.append(Problem(f"expected a BCP 47 language code such as \"crk\", found {describe(value)}",
-                                    field=f"dataset.{name}"))
+            problems.append(Problem(_("expected a BCP 47 language code such as \"crk\", found %(found)s")
+                                    % {"found": describe(value)}, field=f"dataset.{name}"))
     created = envelope.get("created")
     if created is not None:
         parsed = parse_iso_date(created) if isinstance(created, str) else None
         if parsed is None:
-            problems.append(Problem(f"expected an ISO 8601 date such as \"2026-05-01\", found {describe(created)}",
-                                    field="dataset.created"))
+            problems.append(Problem(_("expected an ISO 8601 date such as \"2026-05-01\", found %(found)s")
+                                    % {"found": describe(created)}, field="dataset.created"))
         else:
             fields["created"] = parsed
     license_id = envelope.get("license")
@@ -255,15 +274,15 @@ def validate_envelope(envelope: Any, problems: list[Problem]) -> dict[str, Any]:
         if isinstance(license_id, str) and license_id.strip() and len(license_id) <= 100:
             fields["license"] = license_id
         else:
-            problems.append(Problem(f"expected an SPDX licence identifier, found {describe(license_id)}",
-                                    field="dataset.license"))
+            problems.append(Problem(_("expected an SPDX licence identifier, found %(found)s")
+                                    % {"found": describe(license_id)}, field="dataset.license"))
     provenance = envelope.get("provenance")
     if provenance is not None:
         if isinstance(provenance, list) and all(isinstance(tag, (str, dict)) for tag in provenance):
             fields["provenance"] = provenance
         else:
-            problems.append(Problem(f"expected a list of provenance tags, found {describe(provenance)}",
-                                    field="dataset.provenance"))
+            problems.append(Problem(_("expected a list of provenance tags, found %(found)s")
+                                    % {"found": describe(provenance)}, field="dataset.provenance"))
     reason = unstorable_text(envelope)
     if reason:
         problems.append(Problem(reason, field="dataset"))
@@ -292,7 +311,8 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
     """Whether `raw` is a valid entry, its problems added to `problems` (validate_entry without the ValidEntry,
     which a streamed file builds when it reads the entry again)."""
     if not isinstance(raw, dict):
-        problems.append(Problem(f"expected an object, found {describe(raw)}", entry_index=position))
+        problems.append(Problem(_("expected an object, found %(found)s") % {"found": describe(raw)},
+                                entry_index=position))
         return False
     before = len(problems)
     raw_id = raw.get("id")
@@ -303,49 +323,50 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
 
     entry_id = None
     if "id" not in raw or raw_id is None:
-        problem("id", "required field is missing")
+        problem("id", _("required field is missing"))
     elif isinstance(raw_id, bool) or not isinstance(raw_id, (int, str)):
-        problem("id", f"expected an integer (or an identifier string), found {describe(raw_id)}")
+        problem("id", _("expected an integer (or an identifier string), found %(found)s") % {"found": describe(raw_id)})
     elif (isinstance(raw_id, str) and not raw_id.strip()) or len(str(raw_id)) > MAX_ID_LENGTH:
-        problem("id", f"expected a non-empty identifier of at most {MAX_ID_LENGTH} characters")
+        problem("id", _("expected a non-empty identifier of at most %(limit)s characters") % {"limit": MAX_ID_LENGTH})
     else:
         entry_id = str(raw_id)
         if entry_id in seen_ids:
             earlier = seen_ids[entry_id]
-            problem("id", f"duplicate id: entry #{earlier} already uses it" if earlier >= 0
-                    else "duplicate id: another entry of this version already uses it")
+            problem("id", _("duplicate id: entry #%(index)s already uses it") % {"index": earlier} if earlier >= 0
+                    else _("duplicate id: another entry of this version already uses it"))
         else:
             seen_ids[entry_id] = position
     for name in ("source", "reference"):
         value = raw.get(name)
         if name not in raw or value is None:
-            problem(name, "required field is missing")
+            problem(name, _("required field is missing"))
         elif not isinstance(value, str):
-            problem(name, f"expected a string, found {describe(value)}")
+            problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
         elif not value.strip():
-            problem(name, "expected non-empty text, found an empty string")
+            problem(name, _("expected non-empty text, found an empty string"))
     values: dict[str, str] = {}
     for name, allowed in CHOICE_VALUES.items():
         value = raw.get(name)
         if value is None:
             values[name] = ""
         elif not isinstance(value, str) or value not in allowed:
-            problem(name, f"unknown value {describe(value)}; expected one of: {CHOICE_LISTS[name]}")
+            problem(name, _("unknown value %(found)s; expected one of: %(choices)s")
+                    % {"found": describe(value), "choices": CHOICE_LISTS[name]})
         else:
             values[name] = value
     difficulty = raw.get("difficulty")
     if difficulty is not None and (isinstance(difficulty, bool) or not isinstance(difficulty, int)
                                    or not 1 <= difficulty <= 5):
-        problem("difficulty", f"expected an integer from 1 to 5, found {describe(difficulty)}")
+        problem("difficulty", _("expected an integer from 1 to 5, found %(found)s") % {"found": describe(difficulty)})
     provenance = raw.get("provenance")
     if provenance is not None and not isinstance(provenance, (str, dict)):
-        problem("provenance", f"expected a string (or an object), found {describe(provenance)}")
+        problem("provenance", _("expected a string (or an object), found %(found)s") % {"found": describe(provenance)})
     for name in OPTIONAL_TEXT_FIELDS:
         value = raw.get(name)
         if value is not None and not isinstance(value, str):
-            problem(name, f"expected a string, found {describe(value)}")
+            problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
     if isinstance(raw.get("variant_class"), str) and len(raw["variant_class"]) > 200:
-        problem("variant_class", "expected at most 200 characters")
+        problem("variant_class", _("expected at most %(limit)s characters") % {"limit": 200})
     reason = unstorable_text(raw) if scan_text else None
     if reason:
         problem("", reason)
@@ -399,21 +420,25 @@ class EntryChecks:
         the envelope's problems, then the entry list's, then the entries'."""
         problems: list[Problem] = []
         if "dataset" not in document:
-            problems.append(Problem("required field is missing", field="dataset"))
+            problems.append(Problem(_("required field is missing"), field="dataset"))
         envelope_fields = validate_envelope(document.get("dataset"), problems) if "dataset" in document else {}
         entries_raw = document.get("entries")
         if entries_raw is None:
-            problems.append(Problem("required field is missing", field="entries"))
+            problems.append(Problem(_("required field is missing"), field="entries"))
         elif not isinstance(entries_raw, list):
-            problems.append(Problem(f"expected a list of entries, found {describe(entries_raw)}", field="entries"))
+            problems.append(Problem(_("expected a list of entries, found %(found)s") % {"found": describe(entries_raw)},
+                                    field="entries"))
         elif not self.read:
-            problems.append(Problem("the corpus has no entries", field="entries"))
+            problems.append(Problem(_("the corpus has no entries"), field="entries"))
         problems += self.problems
         if problems:
             raise CorpusFileError(problems)
         warnings = []
         if self.unsegmented:
-            warnings.append(f"{self.unsegmented} entries have no segment and were filed as development.")
+            # English keeps one wording for every count (scripts match it); other languages agree in number.
+            warnings.append(ngettext("%(count)s entries have no segment and were filed as development.",
+                                     "%(count)s entries have no segment and were filed as development.",
+                                     self.unsegmented) % {"count": self.unsegmented})
         return ValidCorpus(envelope=document["dataset"], envelope_fields=envelope_fields, entries=entries,
                            warnings=warnings, segments=self.segments)
 
@@ -421,8 +446,8 @@ class EntryChecks:
 def validate_corpus(document: Any, scan_text: bool = True) -> ValidCorpus:
     """Validate a parsed corpus file; raise CorpusFileError listing every problem found."""
     if not isinstance(document, dict):
-        raise CorpusFileError([Problem(f"expected a JSON object with 'dataset' and 'entries', "
-                                       f"found {describe(document)}")])
+        raise CorpusFileError([Problem(_("expected a JSON object with 'dataset' and 'entries', found %(found)s")
+                                       % {"found": describe(document)})])
     checks = EntryChecks()
     entries: list[ValidEntry] = []
     if isinstance(document.get("entries"), list):

@@ -11,6 +11,7 @@ from django.db.models import BooleanField, ExpressionWrapper
 from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
@@ -22,7 +23,7 @@ from organizations.permissions import permitted
 from . import selectors, services
 from .forms import ConsentForm, CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm, RevokeConsentForm
 from .models import PUBLIC_SEGMENTS, ConsentRecord, Dataset, Segment
-from .validation import CorpusFileError, Problem
+from .validation import CorpusFileError, too_large
 
 
 class DatasetWithdrawn(Http404):
@@ -105,10 +106,10 @@ def version_detail(request, pk: int):
         "readiness": selectors.readiness(version),
         "visible_count": entries.count(),
         "distributions": [
-            ("Segment", selectors.distribution(entries, "segment")),
-            ("Difficulty", selectors.distribution(entries, "difficulty")),
-            ("Register", selectors.distribution(entries, "register")),
-            ("Domain", selectors.distribution(entries, "domain")),
+            (_("Segment"), selectors.distribution(entries, "segment")),
+            (_("Difficulty"), selectors.distribution(entries, "difficulty")),
+            (_("Register"), selectors.distribution(entries, "register")),
+            (_("Domain"), selectors.distribution(entries, "domain")),
         ],
         "can_curate": can_curate,
         "can_see_secret": permitted(request.user, "dataset.see_secret", version.dataset),
@@ -177,7 +178,7 @@ def export_version(request, pk: int):
 def import_corpus(request):
     organizations = list(selectors.curating_organizations(request.user))
     if not organizations:
-        raise PermissionDenied("Only curators and governance staff of an organization import corpora.")
+        raise PermissionDenied(_("Only curators and governance staff of an organization import corpora."))
     form = CorpusUploadForm(request.POST or None, request.FILES or None, organizations=organizations)
     problems = None
     total_problems = 0
@@ -187,8 +188,7 @@ def import_corpus(request):
         upload = form.cleaned_data["file"]
         try:
             if upload.size > settings.CORPUS_MAX_UPLOAD_BYTES:
-                raise CorpusFileError([Problem(
-                    f"the file is {upload.size:,} bytes; the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes")])
+                raise CorpusFileError([too_large(upload.size, settings.CORPUS_MAX_UPLOAD_BYTES)])
             outcome = services.import_corpus(data=upload.read(), organization=organization, actor=request.user)
         except CorpusFileError as error:
             problems, total_problems, status = error.problems, error.total, 400
@@ -210,7 +210,7 @@ def import_corpus(request):
 def curated_version(request, pk: int):
     version = get_visible_version(request.user, pk)
     if not permitted(request.user, "dataset.curate", version.dataset):
-        raise PermissionDenied("Only curators and governance staff of the steward organization edit this corpus.")
+        raise PermissionDenied(_("Only curators and governance staff of the steward organization edit this corpus."))
     return version
 
 
@@ -238,7 +238,7 @@ def entry_form_view(request, version, entry=None):
             except NotAllowed as error:  # the role went away since the page checked it
                 raise PermissionDenied(str(error)) from error
             else:
-                messages.success(request, f"Entry {saved.entry_id} saved.")
+                messages.success(request, _("Entry %(id)s saved.") % {"id": saved.entry_id})
                 return redirect("corpus:entry", pk=saved.pk)
     return render(
         request,
@@ -277,10 +277,10 @@ def next_version(request, pk: int):
         except ValueError as error:
             messages.error(request, str(error))
         else:
-            messages.success(request, f"Created {successor} from {version}.")
+            messages.success(request, _("Created %(new)s from %(old)s.") % {"new": successor, "old": version})
             return redirect("corpus:version", pk=successor.pk)
     else:
-        messages.error(request, "Give the new version a name, e.g. 1.1.")
+        messages.error(request, _("Give the new version a name, e.g. 1.1."))
     return redirect("corpus:version", pk=version.pk)
 
 
@@ -290,7 +290,7 @@ def next_version(request, pk: int):
 def set_public(request, pk: int):
     version = get_visible_version(request.user, pk)
     if not permitted(request.user, "dataset.govern", version.dataset):
-        raise PermissionDenied("Only governance staff of the steward organization decide publication.")
+        raise PermissionDenied(_("Only governance staff of the steward organization decide publication."))
     try:
         services.set_dataset_public(
             dataset=version.dataset,
@@ -300,7 +300,7 @@ def set_public(request, pk: int):
     except services.ConsentRequired as refusal:
         messages.error(request, str(refusal))
     else:
-        messages.success(request, "Publication setting saved.")
+        messages.success(request, _("Publication setting saved."))
     return redirect("corpus:version", pk=version.pk)
 
 
@@ -344,8 +344,8 @@ def consent(request, identifier: str):
             except ValidationError as error:
                 add_service_errors(form, error)
             else:
-                messages.success(request, f"Consent recorded for {selectors.uses_text(record.uses)}. "
-                                          "It takes effect on the next request.")
+                messages.success(request, _("Consent recorded for %(uses)s. It takes effect on the next request.")
+                                 % {"uses": selectors.uses_text(record.uses)})
                 return redirect("corpus:consent", identifier=dataset.identifier)
     records = list(selectors.consent_records(dataset))
     return render(request, "corpus/consent.html", {
@@ -376,9 +376,9 @@ def consent_revoke(request, identifier: str, pk: int):
                 add_service_errors(form, error)
                 status = 409 if NON_FIELD_ERRORS in error.message_dict else 400
             else:
-                messages.success(request, f"Consent #{record.pk} revoked. Whatever only it covered "
-                                          f"({selectors.uses_text(record.uses)}) stops from the next request; "
-                                          "nothing was deleted.")
+                messages.success(request, _("Consent #%(number)s revoked. Whatever only it covered (%(uses)s) stops "
+                                            "from the next request; nothing was deleted.")
+                                 % {"number": record.pk, "uses": selectors.uses_text(record.uses)})
                 return redirect("corpus:consent", identifier=dataset.identifier)
     return render(request, "corpus/consent_revoke.html", {
         "dataset": dataset,

@@ -22,6 +22,7 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import RowNumber
+from django.utils.translation import get_language, gettext
 
 from corpus.models import ConsentUse
 from corpus.selectors import (
@@ -70,13 +71,16 @@ class LeaderboardQuery:
         query.standard = (params.get("standard") or "legacy-composite").strip()
         query.sort = (params.get("sort") or "primary").strip()
         if query.standard not in STANDARDS:
-            query.errors["standard"] = f"unknown standard; expected one of: {', '.join(STANDARDS)}"
+            query.errors["standard"] = gettext("unknown standard; expected one of: %(values)s") % {
+                "values": ", ".join(STANDARDS)}
         if query.sort not in SORTS:
-            query.errors["sort"] = f"unknown sort; expected one of: {', '.join(SORTS)}"
+            query.errors["sort"] = gettext("unknown sort; expected one of: %(values)s") % {"values": ", ".join(SORTS)}
         if query.segment and query.segment not in [*Segment.values, "mixed"]:
-            query.errors["segment"] = f"unknown segment; expected one of: {', '.join(Segment.values)}, mixed"
+            query.errors["segment"] = gettext("unknown segment; expected one of: %(values)s") % {
+                "values": ", ".join([*Segment.values, "mixed"])}
         if query.domain and query.domain not in Domain.values:
-            query.errors["domain"] = f"unknown domain; expected one of: {', '.join(Domain.values)}"
+            query.errors["domain"] = gettext("unknown domain; expected one of: %(values)s") % {
+                "values": ", ".join(Domain.values)}
         return query
 
 
@@ -160,7 +164,9 @@ def leaderboard_stamp() -> str | None:
 class LeaderboardPage:
     rows: list[dict[str, Any]]
     page: Page
-    cache_key: str | None  # what the page's rendered ranking may be cached under; None: not to be cached
+    # What the page's rendered ranking may be cached under (it names the active language: the rendering is
+    # translated, the rows are not); None: not to be cached.
+    cache_key: str | None
 
 
 def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 50,
@@ -194,7 +200,7 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     name = f"rows:{per_page}:{page.number}"
     rows = cached(name, lambda: [
         row_view(card, offset + index) for index, card in enumerate(cards()[offset:offset + per_page], 1)])
-    return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{filters}:{name}")
+    return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{get_language()}:{filters}:{name}")
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:

@@ -5,8 +5,10 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import get_language
 
-from corpus.models import Domain, Segment
+from corpus.labels import DOMAIN_LABELS, SEGMENT_LABELS, choice_label
+from corpus.models import Domain
 from corpus.views import withdrawn_response
 
 from . import selectors
@@ -15,12 +17,14 @@ from . import selectors
 def leaderboard(request):
     """The ranking. An anonymous visitor with no message waiting gets the whole page from the cache, under the
     leaderboard's state stamp (`selectors.leaderboard_page` says why that is never stale); others get the
-    rendered ranking from it."""
+    rendered ranking from it. Both are cached per interface language: a French visitor never gets the page an
+    English one rendered."""
     key = None
     if not request.user.is_authenticated and not len(messages.get_messages(request)):
         stamp = selectors.leaderboard_stamp()
         if stamp is not None:
-            key = f"leaderboard-page:{stamp}:{hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]}"
+            path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
+            key = f"leaderboard-page:{stamp}:{get_language()}:{path}"
             html = cache.get(key)
             if html is not None:
                 return HttpResponse(html)
@@ -41,7 +45,9 @@ def leaderboard_response(request):
     return render(request, "leaderboard/leaderboard.html", {
         "query": query, "rows": rows, "page": page, "query_string": params.urlencode(),
         "ranking_cache_key": ranking_cache_key,
-        "standards": list(selectors.STANDARDS), "domains": Domain.choices, "segments": Segment.choices,
+        "domain_label": choice_label("domain", query.domain) if query.domain in Domain.values else "",
+        "standards": list(selectors.STANDARDS), "domains": list(DOMAIN_LABELS.items()),
+        "segments": list(SEGMENT_LABELS.items()),
     }, status=400 if query.errors else 200)
 
 
@@ -61,6 +67,7 @@ def card_detail(request, public_id):
         "results": page,
         "hidden_results": card.result_count - results.count(),
         "others": selectors.same_setup_cards(request.user, card)[:20],
-        "domain_scores": [(Domain(score.domain).label, score) for score in card.domain_scores.order_by("domain")],
+        "domain_scores": [(choice_label("domain", score.domain), score)
+                          for score in card.domain_scores.order_by("domain")],
     })
 

@@ -12,7 +12,7 @@ from django.db.models import QuerySet, Subquery
 
 from accounts.second_factor import account_authenticators, second_factor_proven
 
-from .models import SECRET_READER_ROLES, Membership, Organization, Role
+from .models import SECRET_READER_ROLES, Membership, Organization, Role, role_label
 
 
 def organizations_where(user, roles) -> QuerySet[Organization]:
@@ -134,7 +134,7 @@ def memberships_of(user) -> dict[Organization, list[str]]:
     """The user's organizations with the display names of their roles there."""
     grouped: dict[Organization, list[str]] = {}
     for membership in Membership.objects.filter(user=user).select_related("organization"):
-        grouped.setdefault(membership.organization, []).append(membership.get_role_display())
+        grouped.setdefault(membership.organization, []).append(role_label(membership.role))
     return grouped
 
 

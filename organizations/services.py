@@ -3,6 +3,8 @@
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.services import get_or_create_user
@@ -61,7 +63,8 @@ def invite_member(*, actor: User, organization: Organization, email: str, role: 
         invitation = Invitation.objects.create(organization=organization, email=email, role=role, invited_by=actor)
     record_event(AuditAction.INVITATION_SENT, actor=actor, organization=organization, obj=invitation,
                  details={"email": email, "role": role})
-    transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk), robust=True)
+    language = get_language() or ""  # the inviter's, for an address with no language of its own
+    transaction.on_commit(lambda: send_invitation_email.delay(invitation.pk, language=language), robust=True)
     return invitation
 
 
@@ -70,14 +73,15 @@ def accept_invitation(*, actor: User, token: str) -> Membership:
     """Grant the invited role to `actor`, whose e-mail must be the invited one."""
     invitation = Invitation.objects.select_for_update().filter(token=token).first()
     if invitation is None:
-        raise InvitationError("This invitation link is not valid.")
+        raise InvitationError(_("This invitation link is not valid."))
     if invitation.accepted_at is not None:
-        raise InvitationError("This invitation has already been used.")
+        raise InvitationError(_("This invitation has already been used."))
     if invitation.expires_at <= timezone.now():
-        raise InvitationError("This invitation has expired; ask the organization for a new one.")
+        raise InvitationError(_("This invitation has expired; ask the organization for a new one."))
     if actor.email.lower() != invitation.email.lower():
         raise InvitationError(
-            f"This invitation was sent to {invitation.email}; sign in with that address to accept it."
+            _("This invitation was sent to %(email)s; sign in with that address to accept it.")
+            % {"email": invitation.email}
         )
     membership, created = Membership.objects.get_or_create(
         user=actor, organization=invitation.organization, role=invitation.role
@@ -101,8 +105,8 @@ def _keeps_governance(membership: Membership) -> None:
     Organization.objects.select_for_update().filter(pk=membership.organization_id).first()
     if membership.role == Role.GOVERNANCE and not Membership.objects.filter(
             organization_id=membership.organization_id, role=Role.GOVERNANCE).exclude(pk=membership.pk).exists():
-        raise MembershipError("An organization keeps at least one governance staff member; give the role to "
-                              "someone else first.")
+        raise MembershipError(_("An organization keeps at least one governance staff member; give the role to "
+                                "someone else first."))
 
 
 @transaction.atomic
@@ -122,12 +126,14 @@ def remove_member(*, actor: User, membership: Membership) -> None:
 def change_role(*, actor: User, membership: Membership, role: str) -> Membership:
     """Replace a member's role by another (audited as `membership.role_changed`)."""
     if role not in Role.values:
-        raise MembershipError(f"Unknown role {str(role)[:30]!r}; expected one of: {', '.join(Role.values)}.")
+        raise MembershipError(_("Unknown role %(role)s; expected one of: %(roles)s.")
+                              % {"role": repr(str(role)[:30]), "roles": ", ".join(Role.values)})
     membership = Membership.objects.select_for_update().select_related("user", "organization").get(pk=membership.pk)
     if role == membership.role:
         return membership
     if Membership.objects.filter(user=membership.user, organization=membership.organization, role=role).exists():
-        raise MembershipError(f"{membership.user.email} already holds that role; remove this one instead.")
+        raise MembershipError(_("%(email)s already holds that role; remove this one instead.")
+                              % {"email": membership.user.email})
     _keeps_governance(membership)
     previous = membership.role
     membership.role = role

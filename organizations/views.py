@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
@@ -17,7 +18,7 @@ from . import permissions, selectors, services
 from .adapter import PENDING_INVITATION_KEY
 from .forms import InvitationForm, RoleForm
 from .mfa import mfa_required_response, secret_holder_required
-from .models import AuditEvent, Invitation, Membership, Organization, Role
+from .models import ROLE_CHOICES, AuditEvent, Invitation, Membership, Organization, Role, role_label
 
 
 def organization_detail(request, slug: str):
@@ -31,7 +32,7 @@ def organization_detail(request, slug: str):
         if verdict.needs_second_factor:
             return mfa_required_response(request)
         if not is_governance:
-            raise PermissionDenied("Only governance staff invite members.")
+            raise PermissionDenied(_("Only governance staff invite members."))
         if form.is_valid():
             invitation = services.invite_member(
                 organization=organization,
@@ -39,7 +40,7 @@ def organization_detail(request, slug: str):
                 role=form.cleaned_data["role"],
                 actor=request.user,
             )
-            messages.success(request, f"Invitation sent to {invitation.email}.")
+            messages.success(request, _("Invitation sent to %(email)s.") % {"email": invitation.email})
             return redirect("organizations:organization", slug=slug)
     context = {
         "organization": organization,
@@ -48,7 +49,7 @@ def organization_detail(request, slug: str):
         "members": organization.memberships.select_related("user").order_by("user__email", "role")
         if is_governance
         else None,
-        "role_choices": Role.choices,
+        "role_choices": ROLE_CHOICES,
         "invitations": selectors.open_invitations(organization) if is_governance else None,
         "datasets": organization.datasets.annotate(
             active_consents=Count("consents", filter=Q(consents__revoked_at__isnull=True))) if is_governance else None,
@@ -75,8 +76,9 @@ def member_remove(request, slug: str, membership_id: int):
     except services.MembershipError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"{membership.user.email} is no longer {membership.get_role_display().lower()} "
-                                  "here; their ratings and other contributions are kept.")
+        messages.success(request, _("%(email)s is no longer %(role)s here; their ratings and other contributions "
+                                    "are kept.") % {"email": membership.user.email,
+                                                    "role": role_label(membership.role).lower()})
     return redirect("organizations:organization", slug=slug)
 
 
@@ -87,14 +89,15 @@ def member_role(request, slug: str, membership_id: int):
     membership = governed_membership(request, slug, membership_id)
     form = RoleForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose one of the roles listed.")
+        messages.error(request, _("Choose one of the roles listed."))
         return redirect("organizations:organization", slug=slug)
     try:
         changed = services.change_role(membership=membership, role=form.cleaned_data["role"], actor=request.user)
     except services.MembershipError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"{changed.user.email} is now {changed.get_role_display().lower()}.")
+        messages.success(request, _("%(email)s is now %(role)s.")
+                         % {"email": changed.user.email, "role": role_label(changed.role).lower()})
     return redirect("organizations:organization", slug=slug)
 
 
@@ -111,8 +114,8 @@ def invitation(request, token: str):
         except services.InvitationError as error:
             messages.error(request, str(error))
             return redirect("organizations:invitation", token=token)
-        messages.success(request,
-                         f"You are now a {invitation.get_role_display().lower()} of {invitation.organization}.")
+        messages.success(request, _("You are now a %(role)s of %(organization)s.")
+                         % {"role": role_label(invitation.role).lower(), "organization": invitation.organization})
         return redirect("accounts:profile")
     if not request.user.is_authenticated:
         from allauth.account.adapter import get_adapter
@@ -127,7 +130,7 @@ def audit_log(request, slug: str):
     """Governance staff read (and export as CSV) their organization's audit log; nobody else does."""
     organization = get_object_or_404(Organization, slug=slug)
     if not permissions.permitted(request.user, "organization.govern", organization):
-        raise PermissionDenied("Only the organization's governance staff read its audit log.")
+        raise PermissionDenied(_("Only the organization's governance staff read its audit log."))
     action = request.GET.get("action", "")
     events = selectors.audit_log(organization, action)
     if request.GET.get("format") == "csv":

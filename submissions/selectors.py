@@ -7,6 +7,7 @@ never a gold source, reference or output (SPEC §2 principle 3).
 """
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_lazy
 
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
 from leaderboard.models import Method, RunCard
@@ -28,12 +29,13 @@ from .services import TRANSITIONS, latest_terms
 
 # What each dependency class means for a submission, shown beside the derived class.
 CLASS_EXPLANATIONS = {
-    "S": "Self-contained: everything it needs is in the package, with the right to redistribute and transfer it.",
-    "O": "Open external: its external artifacts are mirrored and pinned under licences that allow redistribution "
-         "and transfer.",
-    "A1": "Substitutable LLM inference through the gateway: any compatible endpoint can serve it.",
-    "A2": "Non-substitutable external API: accepted for the open leaderboard only, flagged \u201cexternal "
-          "dependency\u201d; it cannot be fully transferred to the community.",
+    "S": gettext_lazy("Self-contained: everything it needs is in the package, with the right to redistribute and "
+                      "transfer it."),
+    "O": gettext_lazy("Open external: its external artifacts are mirrored and pinned under licences that allow "
+                      "redistribution and transfer."),
+    "A1": gettext_lazy("Substitutable LLM inference through the gateway: any compatible endpoint can serve it."),
+    "A2": gettext_lazy("Non-substitutable external API: accepted for the open leaderboard only, flagged “external "
+                       "dependency”; it cannot be fully transferred to the community."),
 }
 
 
@@ -139,7 +141,7 @@ def dependency_rows(submission: MethodSubmission) -> list[dict]:
 
 
 def class_explanation(dependency_class: str) -> str:
-    return CLASS_EXPLANATIONS.get(dependency_class, "")
+    return str(CLASS_EXPLANATIONS.get(dependency_class, ""))
 
 
 def next_states(submission: MethodSubmission) -> list[tuple[str, str]]:

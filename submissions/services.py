@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from common import errors
@@ -117,15 +118,16 @@ def publish_terms(*, actor: User, organization: Organization, version: str, text
     require(actor, "organization.govern", organization, error=NotAllowed)
     version = version.strip()
     if not VERSION_LABEL.match(version):
-        raise SubmissionError("A version label is 1 to 40 letters, digits, dots, hyphens or underscores, "
-                              "starting with a letter or digit (e.g. 1, 2026-1, 1.1).", "version")
+        raise SubmissionError(_("A version label is 1 to 40 letters, digits, dots, hyphens or underscores, "
+                                "starting with a letter or digit (e.g. 1, 2026-1, 1.1)."), "version")
     if not text.strip():
-        raise SubmissionError("Write the terms a submitter accepts.", "text")
+        raise SubmissionError(_("Write the terms a submitter accepts."), "text")
     if not transfer_clause.strip():
-        raise SubmissionError("The terms must include the ownership-transfer clause (SPEC §5).", "transfer_clause")
+        raise SubmissionError(_("The terms must include the ownership-transfer clause (SPEC §5)."),
+                              "transfer_clause")
     if ParticipationTerms.objects.filter(organization=organization, version=version).exists():
-        raise SubmissionError(f"Version {version} is already published; published terms are never edited, "
-                              "publish a new version instead.", "version")
+        raise SubmissionError(_("Version %(version)s is already published; published terms are never edited, "
+                                "publish a new version instead.") % {"version": version}, "version")
     terms = ParticipationTerms.objects.create(organization=organization, version=version, text=text.strip(),
                                               transfer_clause=transfer_clause.strip(), published_by=actor)
     record_event(AuditAction.TERMS_PUBLISHED, actor=actor, organization=organization, obj=terms,
@@ -137,7 +139,7 @@ def publish_terms(*, actor: User, organization: Organization, version: str, text
 def accept_terms(*, actor: User, terms: ParticipationTerms) -> TermsAcceptance:
     """Record that `actor` accepts this exact version; accepting it again changes nothing."""
     if not actor.is_authenticated:
-        raise NotAllowed("Sign in to accept participation terms.")
+        raise NotAllowed(_("Sign in to accept participation terms."))
     acceptance, created = TermsAcceptance.objects.get_or_create(terms=terms, user=actor)
     if created:
         record_event(AuditAction.TERMS_ACCEPTED, actor=actor, organization=terms.organization, obj=acceptance,
@@ -156,21 +158,23 @@ def audit_manifest(manifest: Any, method_card: Any) -> tuple[str | None, str | N
     problems += check_card_against_manifest(method_card, derived, path="method_card")
     deciding = None
     if derived is not None:
-        _, deciding = derive_method_class(manifest["dependencies"])
+        deciding = derive_method_class(manifest["dependencies"])[1]
     if derived == "X":
-        who = f'dependency "{deciding}"' if deciding else "a dependency"
-        problems.append(FieldProblem("method.dependencies",
-                                     f"{who} makes the method class X (content bundled without "
-                                     "the right to redistribute and transfer it); class X methods "
-                                     "cannot be evaluated or transferred and are refused"))
+        problems.append(FieldProblem("method.dependencies", (
+            _('dependency "%(dependency)s" makes the method class X (content bundled without the right to '
+              "redistribute and transfer it); class X methods cannot be evaluated or transferred and are refused")
+            % {"dependency": deciding} if deciding else
+            _("a dependency makes the method class X (content bundled without the right to redistribute and "
+              "transfer it); class X methods cannot be evaluated or transferred and are refused"))))
     if isinstance(method_card, dict) and isinstance(method_card.get("method_id"), str) \
             and len(method_card["method_id"]) > 200:
-        problems.append(FieldProblem("method_card.method_id", "longer than 200 characters"))
+        problems.append(FieldProblem("method_card.method_id", _("longer than 200 characters")))
     if isinstance(manifest, dict) and isinstance(method_card, dict):
         manifest_id, card_id = manifest.get("method_id"), method_card.get("method_id")
         if isinstance(manifest_id, str) and isinstance(card_id, str) and manifest_id != card_id:
-            problems.append(FieldProblem("method.method_id", f'"{manifest_id}" differs from the method card\'s '
-                                                             f'method_id "{card_id}"'))
+            problems.append(FieldProblem("method.method_id", _('"%(manifest_id)s" differs from the method card\'s '
+                                                               'method_id "%(card_id)s"') % {
+                "manifest_id": manifest_id, "card_id": card_id}))
     return derived, deciding, problems
 
 
@@ -178,14 +182,16 @@ def check_terms(organization: Organization, submitter, acceptance: TermsAcceptan
     """The submitter must have accepted the organization's current terms version."""
     current = latest_terms(organization)
     if current is None:
-        return [FieldProblem("terms", f"{organization.name} has not published participation terms yet; "
-                                      "submissions open once it does")]
+        return [FieldProblem("terms", _("%(organization)s has not published participation terms yet; submissions "
+                                        "open once it does") % {"organization": organization.name})]
     if acceptance is None or acceptance.user_id != submitter.pk or acceptance.terms.organization_id != organization.pk:
-        return [FieldProblem("terms", f"accept {organization.name}'s participation terms (version {current.version}) "
-                                      "before submitting")]
+        return [FieldProblem("terms", _("accept %(organization)s's participation terms (version %(version)s) before "
+                                        "submitting") % {
+            "organization": organization.name, "version": current.version})]
     if acceptance.terms_id != current.pk:
-        return [FieldProblem("terms", f"you accepted version {acceptance.terms.version}, which version "
-                                      f"{current.version} replaced; accept the current version")]
+        return [FieldProblem("terms", _("you accepted version %(accepted)s, which version %(current)s replaced; "
+                                        "accept the current version") % {
+            "accepted": acceptance.terms.version, "current": current.version})]
     return []
 
 
@@ -254,10 +260,17 @@ def _record_change(submission: MethodSubmission, actor, from_state: str, to_stat
 # The workflow.
 
 def refuse(submission: MethodSubmission, to_state: str, reason: str = "") -> TransitionRefused:
-    allowed = ", ".join(state_label(state) for state in TRANSITIONS.get(submission.state, ())) or "none (final state)"
-    because = f" {reason}" if reason else ""
-    return TransitionRefused(f'A submission in state "{state_label(submission.state)}" cannot move to '
-                             f'"{state_label(to_state)}".{because} Allowed next: {allowed}.', "to_state")
+    allowed = ", ".join(state_label(state) for state in TRANSITIONS.get(submission.state, ())) or _(
+        "none (final state)")
+    values = {"state": state_label(submission.state), "to_state": state_label(to_state), "reason": reason,
+              "allowed": allowed}
+    if reason:
+        message = _('A submission in state "%(state)s" cannot move to "%(to_state)s". %(reason)s Allowed next: '
+                    '%(allowed)s.') % values
+    else:
+        message = _('A submission in state "%(state)s" cannot move to "%(to_state)s". Allowed next: '
+                    '%(allowed)s.') % values
+    return TransitionRefused(message, "to_state")
 
 
 def latest_campaign(run_card: RunCard):
@@ -267,20 +280,20 @@ def latest_campaign(run_card: RunCard):
 
 def _check_run_card(submission: MethodSubmission, run_card: RunCard | None) -> None:
     if run_card is None:
-        raise SubmissionError("Choose the gold_standard run card the sandbox produced.", "run_card")
+        raise SubmissionError(_("Choose the gold_standard run card the sandbox produced."), "run_card")
     if run_card.status != RunCard.Status.READY:
-        raise SubmissionError("That run card is not verified yet (or failed verification).", "run_card")
+        raise SubmissionError(_("That run card is not verified yet (or failed verification)."), "run_card")
     if run_card.segment != "gold_standard":
-        raise SubmissionError(f"That run card scores the {run_card.segment} segment; a submission is evaluated "
-                              "on gold_standard.", "run_card")
+        raise SubmissionError(_("That run card scores the %(segment)s segment; a submission is evaluated on "
+                                "gold_standard.") % {"segment": run_card.segment}, "run_card")
     if run_card.dataset_version.dataset.organization_id != submission.organization_id:
-        raise SubmissionError(f"That run card scores a dataset {submission.organization.name} does not steward.",
-                              "run_card")
+        raise SubmissionError(_("That run card scores a dataset %(organization)s does not steward.") % {
+            "organization": submission.organization.name}, "run_card")
     if run_card.method is not None and run_card.method.method_id != submission.method_id:
-        raise SubmissionError(f'That run card is of method "{run_card.method.method_id}", not '
-                              f'"{submission.method_id}".', "run_card")
+        raise SubmissionError(_('That run card is of method "%(card_method)s", not "%(method)s".') % {
+            "card_method": run_card.method.method_id, "method": submission.method_id}, "run_card")
     if MethodSubmission.objects.filter(run_card=run_card).exclude(pk=submission.pk).exists():
-        raise SubmissionError("That run card is already attached to another submission.", "run_card")
+        raise SubmissionError(_("That run card is already attached to another submission."), "run_card")
 
 
 def _check_condition(submission: MethodSubmission, to_state: str, run_card: RunCard | None, note: str) -> None:
@@ -289,7 +302,7 @@ def _check_condition(submission: MethodSubmission, to_state: str, run_card: RunC
         _check_run_card(submission, run_card)
     elif to_state == State.IN_REVIEW:
         if not Campaign.objects.filter(run_card=submission.run_card).exists():
-            raise refuse(submission, to_state, "Open a review campaign on its run card first.")
+            raise refuse(submission, to_state, _("Open a review campaign on its run card first."))
     elif to_state == State.APPROVED or (to_state == State.REJECTED and submission.state in REVIEWED_STATES):
         assert submission.run_card is not None  # in review and approved keep their run card (a DB constraint)
         campaign = latest_campaign(submission.run_card)
@@ -298,11 +311,12 @@ def _check_condition(submission: MethodSubmission, to_state: str, run_card: RunC
         wanted = (Decision.Outcome.APPROVE,) if to_state == State.APPROVED else (Decision.Outcome.REJECT,
                                                                                  Decision.Outcome.REVOKE)
         if in_force not in wanted:
-            found = f"the decision in force is \u201c{decision.get_outcome_display()}\u201d" if decision \
-                else "the review campaign has no decision yet"
-            raise refuse(submission, to_state, f"It mirrors the community review, and {found}.")
+            reason = _("It mirrors the community review, and the decision in force is “%(outcome)s”.") % {
+                "outcome": decision.get_outcome_display()} if decision else _(
+                "It mirrors the community review, and the review campaign has no decision yet.")
+            raise refuse(submission, to_state, reason)
     elif to_state == State.REJECTED and not note.strip():
-        raise SubmissionError("Write why the submission is rejected; the submitter reads it.", "note")
+        raise SubmissionError(_("Write why the submission is rejected; the submitter reads it."), "note")
 
 
 @transaction.atomic
@@ -314,9 +328,10 @@ def advance_submission(*, actor: User, submission: MethodSubmission, to_state: s
                   .get(pk=submission.pk))
     require(actor, "organization.govern", submission.organization, error=NotAllowed)
     if to_state == State.MANIFEST_AUDITED:
-        raise refuse(submission, to_state, "The manifest audit happens when the package is submitted.")
+        raise refuse(submission, to_state, _("The manifest audit happens when the package is submitted."))
     if to_state == State.OWNERSHIP_TRANSFERRED:
-        raise refuse(submission, to_state, "Record the ownership transfer instead (it lists what each side keeps).")
+        raise refuse(submission, to_state,
+                     _("Record the ownership transfer instead (it lists what each side keeps)."))
     if to_state not in TRANSITIONS.get(submission.state, ()):
         raise refuse(submission, to_state)
     _check_condition(submission, to_state, run_card, note)
@@ -333,7 +348,8 @@ def advance_submission(*, actor: User, submission: MethodSubmission, to_state: s
     try:
         submission.save(update_fields=fields)
     except IntegrityError as error:  # a concurrent attach of the same run card
-        raise SubmissionError("That run card is already attached to another submission.", "run_card") from error
+        raise SubmissionError(_("That run card is already attached to another submission."),
+                              "run_card") from error
     _record_change(submission, actor, from_state, to_state, note.strip(), **details)
     return submission
 
@@ -347,19 +363,19 @@ def record_ownership_transfer(*, actor: User, submission: MethodSubmission, deve
                   .select_related("organization", "run_card", "terms_acceptance__terms").get(pk=submission.pk))
     require(actor, "organization.govern", submission.organization, error=NotAllowed)
     if submission.state != State.APPROVED:
-        raise refuse(submission, State.OWNERSHIP_TRANSFERRED, "Only an approved submission is transferred.")
+        raise refuse(submission, State.OWNERSHIP_TRANSFERRED, _("Only an approved submission is transferred."))
     assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
     if not transfer_eligible(submission.run_card):
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
-                     "Its run card is not eligible: a transfer needs composite ≥ 0.70 on gold_standard and an "
-                     "approval in force at the review gate.")
+                     _("Its run card is not eligible: a transfer needs composite ≥ 0.70 on gold_standard and an "
+                       "approval in force at the review gate."))
     keeps = [item.strip() for item in (DEVELOPER_KEEPS if developer_keeps is None else developer_keeps) if item.strip()]
     gets = [item.strip() for item in (GOVERNANCE_GETS if governance_gets is None else governance_gets) if item.strip()]
     if not keeps:
-        raise SubmissionError("List what the developer keeps (SPEC §5: attribution, publication, other pairs).",
+        raise SubmissionError(_("List what the developer keeps (SPEC §5: attribution, publication, other pairs)."),
                               "developer_keeps")
     if not gets:
-        raise SubmissionError("List what the governance organization gets (SPEC §5).", "governance_gets")
+        raise SubmissionError(_("List what the governance organization gets (SPEC §5)."), "governance_gets")
     terms = submission.terms_acceptance.terms
     transfer = OwnershipTransfer.objects.create(
         submission=submission, method_id=submission.method_id, method_name=submission.method_name,

@@ -12,6 +12,7 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
@@ -52,7 +53,8 @@ def terms(request, slug: str):
             except services.SubmissionError as error:
                 _form_error(form, error)
             else:
-                messages.success(request, f"Version {published.version} of the participation terms is published.")
+                messages.success(request, _("Version %(version)s of the participation terms is published.") % {
+                    "version": published.version})
                 return redirect("submissions:terms", slug=slug)
     versions = list(selectors.published_terms(organization))
     return render(request, "submissions/terms.html", {
@@ -67,8 +69,8 @@ def terms(request, slug: str):
 def accept_terms(request, slug: str, version: str):
     terms = get_object_or_404(ParticipationTerms, organization__slug=slug, version=version)
     services.accept_terms(terms=terms, actor=request.user)
-    messages.success(request, f"You accepted version {terms.version} of {terms.organization.name}'s participation "
-                              "terms.")
+    messages.success(request, _("You accepted version %(version)s of %(organization)s's participation terms.") % {
+        "version": terms.version, "organization": terms.organization.name})
     if request.POST.get("next") == "submit":
         return redirect("submissions:submit", slug=slug)
     return redirect("submissions:terms", slug=slug)
@@ -100,8 +102,8 @@ def submit(request, slug: str):
             if outcome.problems:
                 transaction.set_rollback(True)
         if outcome.submission is not None:
-            messages.success(request, f"{outcome.submission.method_name} was submitted; its manifest audit derived "
-                                      f"class {outcome.submission.derived_class}.")
+            messages.success(request, _("%(method)s was submitted; its manifest audit derived class %(class)s.") % {
+                "method": outcome.submission.method_name, "class": outcome.submission.derived_class})
             return redirect("submissions:submission", public_id=outcome.submission.public_id)
     failed = outcome is not None and bool(outcome.problems)
     return render(request, "submissions/submission_form.html", {
@@ -170,7 +172,7 @@ def submission_detail(request, public_id):
             except services.SubmissionError as error:
                 _form_error(form, error)
             else:
-                messages.success(request, "The submission moved on.")
+                messages.success(request, _("The submission moved on."))
                 return redirect("submissions:submission", public_id=submission.public_id)
     transfer = getattr(submission, "transfer", None) if submission.state == services.State.OWNERSHIP_TRANSFERRED \
         else None
@@ -204,7 +206,7 @@ def transfer_new(request, public_id):
         except services.SubmissionError as error:
             _form_error(form, error)
         else:
-            messages.success(request, f"The transfer of {transfer.method_name} is recorded.")
+            messages.success(request, _("The transfer of %(method)s is recorded.") % {"method": transfer.method_name})
             return redirect("submissions:transfer", public_id=transfer.public_id)
     return render(request, "submissions/transfer_form.html", {
         "submission": submission, "form": form, "terms": submission.terms_acceptance.terms,

@@ -4,6 +4,7 @@ layers below (the account page) that those layers cannot import."""
 from django import template
 
 from .. import permissions
+from ..models import role_label as label_of_role
 from ..selectors import memberships_of
 
 register = template.Library()
@@ -20,3 +21,9 @@ def permitted(context, permission: str, obj) -> bool:
     """`{% permitted "dataset.curate" version.dataset as can_curate %}`: the signed-in user's verdict, by name."""
     request = context.get("request")
     return permissions.permitted(getattr(request, "user", None), permission, obj)
+
+
+@register.filter
+def role_label(role: str) -> str:
+    """`{{ membership.role|role_label }}`: the role's name in the reader's language."""
+    return label_of_role(role)

@@ -1,0 +1,24 @@
+"""Names of the leaderboard's tiers in the interface language. Rows keep the English names (they are data, cached
+and served by the API as they are); pages translate them when they show them."""
+
+from django import template
+from django.utils.translation import pgettext_lazy
+
+register = template.Library()
+
+TIER_LABELS = {
+    "Baseline": pgettext_lazy("quality tier", "Baseline"),
+    "Emerging": pgettext_lazy("quality tier", "Emerging"),
+    "Functional": pgettext_lazy("quality tier", "Functional"),
+    "Deployable": pgettext_lazy("quality tier", "Deployable"),
+    "Fluent": pgettext_lazy("quality tier", "Fluent"),
+    "Self-benchmarked": pgettext_lazy("verification tier", "Self-benchmarked"),
+    "GDS Verified": pgettext_lazy("verification tier", "GDS Verified"),
+    "Community Validated": pgettext_lazy("verification tier", "Community Validated"),
+}
+
+
+@register.filter
+def tier_label(name: str | None) -> str:
+    """A quality or verification tier's name as the page shows it; an unknown name as it is."""
+    return str(TIER_LABELS.get(name, name)) if name else ""

@@ -1,0 +1,140 @@
+"""Pages a speaker and governance staff use, rendered in French (Canada): no English left in what the interface
+itself says (issue 12, part 4). Data (texts, names) is marked with its own `lang` and skipped; the interface's
+text is checked against the English catalog and for English function words."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import polib
+import pytest
+from django.core.management import call_command
+
+from accounts.models import User
+from corpus.models import DatasetVersion
+from organizations.models import Organization
+from review.models import Assignment, Campaign
+
+from .test_i18n_catalog import catalog
+
+ENGLISH_WORDS = {
+    "the", "your", "you", "and", "with", "this", "of", "is", "are", "has", "have", "not", "for", "from", "will",
+    "can", "was", "which", "that", "there", "their", "what", "when", "where", "how", "each", "than", "into",
+    "only", "after", "before", "yet", "here", "now", "it", "its", "no", "yes", "to",
+}
+SPOKEN_ATTRIBUTES = {"aria-label", "title", "placeholder", "alt"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class InterfaceText(HTMLParser):
+    """Text a reader sees or hears, outside scripts, styles and any element in another language than French."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, bool]] = []
+        self.texts: list[str] = []
+
+    def skipping(self) -> bool:
+        return any(skip for _, skip in self.stack)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        language = attributes.get("lang")
+        skip = tag in {"script", "style", "code", "pre", "textarea"} or (
+            language is not None and not language.lower().startswith("fr"))
+        if not skip and not self.skipping():
+            self.texts += [value for name, value in attrs if name in SPOKEN_ATTRIBUTES and value]
+            if tag == "input" and attributes.get("type") in {"submit", "button"} and attributes.get("value"):
+                self.texts.append(attributes["value"])
+        if tag not in VOID:
+            self.stack.append((tag, skip))
+
+    def handle_endtag(self, tag):
+        for index in range(len(self.stack) - 1, -1, -1):
+            if self.stack[index][0] == tag:
+                del self.stack[index:]
+                break
+
+    def handle_data(self, data):
+        if data.strip() and not self.skipping():
+            self.texts.append(" ".join(data.split()))
+
+
+def english_left(html: str, english: set[str], data: tuple[str, ...] = ()) -> list[str]:
+    """Interface text still in English; text holding `data` (names, titles people wrote) is theirs, not ours."""
+    parser = InterfaceText()
+    parser.feed(html)
+    found = []
+    for text in parser.texts:
+        if any(value in text for value in data):
+            continue
+        words = set(re.findall(r"[a-z']+", text.lower()))
+        if text in english or words & ENGLISH_WORDS:
+            found.append(text)
+    return found
+
+
+@pytest.fixture(scope="module")
+def english_msgids() -> set[str]:
+    """English strings whose French differs (a word spelled the same in both, like « Messages », is fine)."""
+    msgids = set()
+    for domain in ("django", "djangojs"):
+        for entry in catalog(domain):
+            if isinstance(entry, polib.POEntry) and entry.msgstr != entry.msgid and "%" not in entry.msgid:
+                msgids.add(entry.msgid)
+    return msgids
+
+
+@pytest.fixture
+def demo(db):
+    call_command("load_demo")
+    return Campaign.objects.get()
+
+
+def written_by_people() -> tuple[str, ...]:
+    """What the demo's people wrote (in English, for the demo): organization, dataset and campaign texts."""
+    values: list[str] = []
+    for organization in Organization.objects.all():
+        values += [organization.name, organization.principles]
+    for campaign in Campaign.objects.all():
+        values += [campaign.title, campaign.below_threshold_reason, campaign.instructions]
+    for version in DatasetVersion.objects.all():
+        envelope = json.loads(version.envelope)
+        values += [version.dataset.identifier, version.license] + [
+            value for value in envelope.values() if isinstance(value, str)]
+    return tuple(value for value in values if value)
+
+
+def french(client, url: str):
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE="fr-CA", follow=True)
+    assert response.status_code == 200, url
+    return response.content.decode()
+
+
+def test_a_speakers_pages_speak_french(client, demo, english_msgids):
+    pages = ["/", "/language/", "/leaderboard/", "/datasets/", "/accounts/login/"]
+    for url in pages:
+        assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
+    speaker = User.objects.get(email="speaker@demo.example")
+    client.force_login(speaker)
+    assignment = Assignment.objects.filter(campaign=demo, speaker=speaker).first()
+    for url in ["/", "/review/", f"/review/c/{demo.public_id}/", f"/review/items/{assignment.public_id}/",
+                "/accounts/profile/"]:
+        assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
+
+
+def test_governance_pages_speak_french(client, demo, english_msgids):
+    staff = User.objects.get(email="governance@demo.example")
+    client.force_login(staff)
+    slug = demo.organization.slug
+    for url in [f"/orgs/{slug}/", "/review/campaigns/", f"/review/campaigns/{demo.public_id}/",
+                f"/review/campaigns/{demo.public_id}/decision/", f"/orgs/{slug}/languages/",
+                f"/orgs/{slug}/dashboard/", f"/review/orgs/{slug}/gate/", f"/review/orgs/{slug}/rating-examples/",
+                f"/orgs/{slug}/audit/"]:
+        assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
+
+
+def test_the_scanner_finds_english_it_is_shown():
+    html = ('<p>Enregistré</p><p lang="crk">the niwâpamâw</p><button aria-label="Save the rating">x</button>'
+            '<p>Datasets</p>')
+    assert english_left(html, {"Datasets"}) == ["Save the rating", "Datasets"]
