@@ -1,7 +1,13 @@
 from django import forms
-from django.utils.translation import gettext_lazy, ngettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from .models import DEFAULT_TOKEN_LIFETIME_DAYS, TOKEN_LIFETIME_DAYS, TOKEN_SCOPE_LABELS, TokenScope
+
+
+def lifetime_choices() -> list[tuple[int, str]]:
+    """Called each time the form is shown, so the days read in the reader's language (a plural formatted when the
+    module loads would stay in the language active then)."""
+    return [(days, ngettext("%(days)d day", "%(days)d days", days) % {"days": days}) for days in TOKEN_LIFETIME_DAYS]
 
 
 class ApiTokenForm(forms.Form):
@@ -12,5 +18,4 @@ class ApiTokenForm(forms.Form):
                               initial=TokenScope.PUBLISH, widget=forms.RadioSelect)
     lifetime_days = forms.TypedChoiceField(
         label=gettext_lazy("Expires after"), coerce=int, initial=DEFAULT_TOKEN_LIFETIME_DAYS,
-        choices=[(days, ngettext_lazy("%(days)d day", "%(days)d days", "days") % {"days": days})
-                 for days in TOKEN_LIFETIME_DAYS])
+        choices=lifetime_choices)
