@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from corpus.models import DatasetVersion, Entry
 
@@ -42,13 +43,13 @@ class RunCard(models.Model):
     """One evaluation run, stored whole (`raw`, the exact text received) with the columns pages need."""
 
     class HashStatus(models.TextChoices):
-        VERIFIED = "verified", "Hash verified"
-        UNSEALED = "unsealed", "Unsealed (no hash)"
+        VERIFIED = "verified", gettext_lazy("Hash verified")
+        UNSEALED = "unsealed", gettext_lazy("Unsealed (no hash)")
 
     class Status(models.TextChoices):
-        PROCESSING = "processing", "Verifying"
-        READY = "ready", "Ready"
-        FAILED = "failed", "Verification failed"
+        PROCESSING = "processing", gettext_lazy("Verifying")
+        READY = "ready", gettext_lazy("Ready")
+        FAILED = "failed", gettext_lazy("Verification failed")
 
     run_id = models.UUIDField(unique=True)
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)

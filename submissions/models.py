@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from common.append_only import AppendOnlyModel
 from organizations.models import Organization
@@ -81,14 +82,14 @@ class TermsAcceptance(AppendOnlyModel):
 class SubmissionState(models.TextChoices):
     """The workflow of docs/submissions.md; `submissions.services.TRANSITIONS` says which moves exist."""
 
-    SUBMITTED = "submitted", "Submitted"
-    MANIFEST_AUDITED = "manifest_audited", "Manifest audited"
-    AWAITING_SANDBOX = "awaiting_sandbox", "Awaiting sandbox run"
-    EVALUATED = "evaluated", "Evaluated"
-    IN_REVIEW = "in_review", "In community review"
-    APPROVED = "approved", "Approved"
-    REJECTED = "rejected", "Rejected"
-    OWNERSHIP_TRANSFERRED = "ownership_transferred", "Ownership transferred"
+    SUBMITTED = "submitted", gettext_lazy("Submitted")
+    MANIFEST_AUDITED = "manifest_audited", gettext_lazy("Manifest audited")
+    AWAITING_SANDBOX = "awaiting_sandbox", gettext_lazy("Awaiting sandbox run")
+    EVALUATED = "evaluated", gettext_lazy("Evaluated")
+    IN_REVIEW = "in_review", gettext_lazy("In community review")
+    APPROVED = "approved", gettext_lazy("Approved")
+    REJECTED = "rejected", gettext_lazy("Rejected")
+    OWNERSHIP_TRANSFERRED = "ownership_transferred", gettext_lazy("Ownership transferred")
 
 
 # States in which the gold run card produced by the sandbox is attached.

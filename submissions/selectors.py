@@ -147,7 +147,7 @@ def class_explanation(dependency_class: str) -> str:
 def next_states(submission: MethodSubmission) -> list[tuple[str, str]]:
     """The moves governance staff can ask for from here (each still checked by the service); the
     transfer has its own form."""
-    return [(state, SubmissionState(state).label) for state in TRANSITIONS[submission.state]
+    return [(state, str(SubmissionState(state).label)) for state in TRANSITIONS[submission.state]
             if state != SubmissionState.OWNERSHIP_TRANSFERRED]
 
 

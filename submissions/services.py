@@ -94,7 +94,7 @@ class SubmissionOutcome:
 
 
 def state_label(state: str) -> str:
-    return State(state).label if state in State.values else state
+    return str(State(state).label) if state in State.values else state
 
 
 def package_limits() -> PackageLimits:

@@ -9,6 +9,7 @@ import pytest
 
 from accounts.services import get_or_create_user
 from corpus.services import import_corpus
+from languages.services import add_interface_language
 from review.models import Assignment
 from submissions import services as submission_services
 
@@ -109,7 +110,8 @@ def test_public_pages_for_a_visitor(live_server, page, scored_version, speaker):
     audit.visit("run-card", f"/leaderboard/cards/{cards['weaker'].public_id}/", "tiny-open")
     audit.visit("organization", "/orgs/steward/", "Steward Nation")
     audit.visit("sign-in", "/accounts/login/", "Sign In")
-    assert len(audit.checked) == 9
+    audit.visit("language", "/language/", "Interface language")
+    assert len(audit.checked) == 10
     audit.assert_no_serious_violations()
 
 
@@ -160,6 +162,15 @@ def test_governance_pages(live_server, page, steward, governance_user):  # noqa:
     page.get_by_label("Lowest agreement between speakers").fill("2")
     audit.submit_refused("gate-thresholds-refused", "Save thresholds", "Deployable validation gate", errors=1)
     audit.visit("entries-steward-view", f"/datasets/versions/{version.pk}/entries/", "Entries")
+    audit.visit("rating-examples", "/review/orgs/steward/rating-examples/", "Rating examples of Steward Nation")
+    audit.visit("interface-languages", "/orgs/steward/languages/", "Interface languages of Steward Nation")
+    audit.submit_refused("interface-languages-refused", "Add the language", "Interface languages of Steward Nation",
+                         errors=2)
+    add_interface_language(actor=governance_user, organization=steward, code="crk", name="nēhiyawēwin")
+    audit.visit("translate-interface", "/orgs/steward/languages/crk/", "Translate the interface into nēhiyawēwin")
+    page.locator("textarea").first.fill("<b>x</b>")
+    audit.submit_refused("translate-interface-refused", "Save the translations",
+                         "Translate the interface into nēhiyawēwin", errors=1)
     audit.assert_no_serious_violations()
 
 
