@@ -192,3 +192,10 @@ def test_another_communitys_staff_cannot_translate_it(client, steward, other_org
     assert client.post(reverse("languages:translate", args=[steward.slug, "crk"]),
                        {field_name(SIGN_IN): "x"}).status_code == 404
     assert client.get(reverse("languages:translate", args=[other_org.slug, "crk"])).status_code == 404
+
+
+def test_the_governance_dashboard_leads_to_the_language_pages(client, governance_user, steward):
+    client.force_login(governance_user)
+    page = client.get(reverse("submissions:dashboard", args=[steward.slug])).content.decode()
+    assert reverse("languages:community_languages", args=[steward.slug]) in page
+    assert reverse("review:rating_examples", args=[steward.slug]) in page
