@@ -22,6 +22,7 @@ from organizations.permissions import permitted
 
 from . import selectors, services
 from .forms import ConsentForm, CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm, RevokeConsentForm
+from .labels import choice_label
 from .models import PUBLIC_SEGMENTS, ConsentRecord, Dataset, Segment
 from .validation import CorpusFileError, too_large
 
@@ -92,6 +93,11 @@ def dataset_detail(request, identifier: str):
     return redirect("corpus:version", pk=latest.pk)
 
 
+def labelled(rows: list[tuple[str, int]], field: str) -> list[tuple[str, int]]:
+    """A distribution's values as the reader's language names them."""
+    return [(choice_label(field, value), count) for value, count in rows]
+
+
 @mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def version_detail(request, pk: int):
@@ -106,10 +112,10 @@ def version_detail(request, pk: int):
         "readiness": selectors.readiness(version),
         "visible_count": entries.count(),
         "distributions": [
-            (_("Segment"), selectors.distribution(entries, "segment")),
+            (_("Segment"), labelled(selectors.distribution(entries, "segment"), "segment")),
             (_("Difficulty"), selectors.distribution(entries, "difficulty")),
-            (_("Register"), selectors.distribution(entries, "register")),
-            (_("Domain"), selectors.distribution(entries, "domain")),
+            (_("Register"), labelled(selectors.distribution(entries, "register"), "register")),
+            (_("Domain"), labelled(selectors.distribution(entries, "domain"), "domain")),
         ],
         "can_curate": can_curate,
         "can_see_secret": permitted(request.user, "dataset.see_secret", version.dataset),

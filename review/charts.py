@@ -42,6 +42,6 @@ def usable_chart(groups: list[GroupSummary], threshold: float) -> dict:
             row.update(x=at(group.usable_share), low=at(group.wilson_low), high=at(group.wilson_high))
         rows.append(row)
     height = len(rows) * ROW_HEIGHT + 40
-    ticks = [{"x": at(share), "label": f"{share:.1f}"} for share in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]
+    ticks = [{"x": at(share), "share": share} for share in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]
     return {"width": WIDTH, "height": height, "rows": rows, "threshold_x": at(threshold), "threshold": threshold,
             "axis_y": height - 22, "ticks": ticks, "plot_top": 4}

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -146,12 +147,13 @@ def evaluate_gate(aggregate: CampaignAggregate, policy: GatePolicy) -> GateResul
 
 
 def _number(value: float, threshold: float | None = None) -> str:
-    """Two decimals, or more when two decimals would make a value look equal to its threshold."""
+    """Two decimals, or more when two decimals would make a value look equal to its threshold; written the
+    reader's way (0,70 in French)."""
     for decimals in (2, 3, 4):
         text = f"{value:.{decimals}f}"
         if threshold is None or value == threshold or text != f"{threshold:.{decimals}f}":
-            return text
-    return text
+            break
+    return number_format(float(text), decimals)
 
 
 def _join(phrases: Iterable[str]) -> str:

@@ -344,7 +344,13 @@ def campaign_detail(request, public_id):
             "instructions": campaign.instructions,
             "device_may_hold_secret_items": campaign.device_may_hold_secret_items}),
         "decision": selectors.decision_in_force(campaign),
+        "strata": [{**stratum, "label": stratum_name(stratum.get("difficulty"))} for stratum in campaign.strata],
     })
+
+
+def stratum_name(difficulty: int | None) -> str:
+    """A stratum as the reader's language names it (the stored English label is part of the sampling seed)."""
+    return _("No difficulty") if difficulty is None else _("Difficulty %(difficulty)s") % {"difficulty": difficulty}
 
 
 @login_required

@@ -38,7 +38,7 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
     screenshot_both(page, "review-open-campaign")
     page.get_by_role("button", name="Open the campaign").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Clinic phrases, first look")
-    expect(page.locator("main")).to_contain_text("Tier 1")
+    expect(page.locator("main")).to_contain_text("Difficulty 1")
     campaign = Campaign.objects.get()
 
     page.set_viewport_size(PHONE)

@@ -138,3 +138,12 @@ def test_the_scanner_finds_english_it_is_shown():
     html = ('<p>Enregistré</p><p lang="crk">the niwâpamâw</p><button aria-label="Save the rating">x</button>'
             '<p>Datasets</p>')
     assert english_left(html, {"Datasets"}) == ["Save the rating", "Datasets"]
+
+
+def test_numbers_are_written_the_readers_way_but_charts_keep_their_coordinates(client, demo):
+    """French writes 0,70; an SVG coordinate stays 130.0 whatever the language, or the chart breaks."""
+    client.force_login(User.objects.get(email="governance@demo.example"))
+    html = french(client, f"/review/campaigns/{demo.public_id}/decision/")
+    for attribute in re.findall(r'<(?:rect|line|circle|text)[^>]*>', html):
+        assert not re.search(r'="\d+,\d', attribute), attribute
+    assert re.search(r"\d,\d\d", html), "figures use a decimal comma in French"

@@ -79,7 +79,7 @@ def test_readiness_checklist_counts_each_requirement(client, steward, curator):
 def test_distribution_for_the_public_counts_only_visible_entries(client, public_version):
     page = client.get(f"/datasets/versions/{public_version.pk}/")
     segments = dict(page.context["distributions"])["Segment"]
-    assert sorted(segments) == [("development", 1), ("diagnostic", 1)]
+    assert sorted(segments) == [("Development", 1), ("Diagnostic", 1)]
     assert b"2 visible to you" in page.content
 
 

@@ -196,7 +196,7 @@ def test_queue_cards_show_language_pair_deadline_with_time_zone_and_items_left(
     with django_assert_max_num_queries(10):
         page = client.get("/review/").content.decode()
     assert page.count('class="card campaign-card"') == 2
-    assert "3 Dec 2099, 17:00 UTC" in page
+    assert "3 Dec. 2099, 17:00 UTC" in page
     left = Assignment.objects.filter(speaker=pool[0], campaign=campaign, state="open").count()
     assert f'<dd class="items-left">{left}</dd>' in page
     assert card.dataset_version.language_pair in page
@@ -216,8 +216,9 @@ def test_queue_query_count_does_not_grow_with_campaigns(client, card, governance
 
 def test_governance_pages_show_deadlines_with_their_time_zone(client, campaign, governance_user):
     client.force_login(governance_user)
-    assert "3 Dec 2099, 17:00 UTC" in client.get(reverse("review:campaign", args=[campaign.public_id])).content.decode()
-    assert "3 Dec 2099, 17:00 UTC" in client.get(reverse("review:campaigns")).content.decode()
+    detail = client.get(reverse("review:campaign", args=[campaign.public_id])).content.decode()
+    assert "3 Dec. 2099, 17:00 UTC" in detail
+    assert "3 Dec. 2099, 17:00 UTC" in client.get(reverse("review:campaigns")).content.decode()
 
 
 def test_e_mails_are_written_in_each_speakers_language(card, governance_user, pool, eager_tasks, monkeypatch):

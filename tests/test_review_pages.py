@@ -258,7 +258,7 @@ def test_governance_opens_a_campaign_from_the_form(client, card, governance_user
     campaign = Campaign.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/review/campaigns/{campaign.public_id}/"
     detail = client.get(response["Location"]).content.decode()
-    assert "Autumn review" in detail and "Tier 1" in detail and "No difficulty" in detail
+    assert "Autumn review" in detail and "Difficulty 1" in detail and "No difficulty" in detail
 
 
 def test_governance_decides_on_the_decision_page_and_the_leaderboard_shows_it(client, campaign, governance_user, card):
