@@ -9,6 +9,9 @@ module never queries. Every number is defined here once (see docs/validation-gat
 - *Coverage* counts items with at least ``ratings_per_item`` ratings.
 - Hidden control items (the human reference shown as a candidate) measure the speakers, not the
   method: they count only in speaker reliability, never in campaign, tier or domain figures or alpha.
+- Agreement on the usable / not-usable decision is Gwet's AC1 over the ratings themselves (each rating
+  usable or not), with the raw agreement it rests on; it stays meaningful when nearly every rating is
+  the same, where Krippendorff's alpha collapses.
 - Unreliable speakers are flagged with plain-English reasons but their ratings are kept: governance
   staff decide what to do about them.
 """
@@ -16,7 +19,7 @@ module never queries. Every number is defined here once (see docs/validation-gat
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.utils.functional import lazy
@@ -153,6 +156,59 @@ class CampaignAggregate:
     control_rating_count: int
     speakers: tuple[SpeakerReliability, ...]
     flagged_speakers: int
+    # Defaults let an aggregate cached before these fields existed be read back.
+    ac1: float | None = None
+    raw_agreement: float | None = None
+    ac1_items: int = 0
+    distinct_speakers: int = 0
+    speaker_drops: tuple[SpeakerDrop, ...] = ()
+
+
+@dataclass(frozen=True)
+class SpeakerDrop:
+    """The figures the gate reads, recomputed without one speaker's ratings (leave-one-speaker-out): if the
+    recommendation changes without them, that one speaker's ratings decide it."""
+
+    speaker_id: int
+    campaign: GroupSummary
+    tiers: tuple[GroupSummary, ...]
+    ac1: float | None
+    raw_agreement: float | None
+
+
+def _ac1_terms(usable: int, ratings: int) -> tuple[float, int, float, int]:
+    """One unit's share of Gwet's sums: (pa term, paired, pi term, rated)."""
+    if ratings == 0:
+        return 0.0, 0, 0.0, 0
+    if ratings == 1:
+        return 0.0, 0, usable / ratings, 1
+    other = ratings - usable
+    return (usable * (usable - 1) + other * (other - 1)) / (ratings * (ratings - 1)), 1, usable / ratings, 1
+
+
+def gwet_ac1_binary(units: Iterable[Sequence[bool]]) -> tuple[float | None, float | None, int]:
+    """Gwet's AC1 for two categories, any number of raters per unit: (AC1, raw agreement, units with two
+    or more ratings); (None, None, 0) when no unit has two ratings.
+
+    pa is the mean over units with r >= 2 ratings of [u(u-1) + v(v-1)] / [r(r-1)] (u ratings in the
+    category, v = r - u); pi is the mean over units with a rating of u / r; pe = 2 pi (1 - pi);
+    AC1 = (pa - pe) / (1 - pe) (Gwet, Handbook of Inter-Rater Reliability, ch. 4; irrCAC gwet.ac1.raw).
+    """
+    sums = [0.0, 0, 0.0, 0]
+    for unit in units:
+        for index, term in enumerate(_ac1_terms(sum(unit), len(unit))):
+            sums[index] += term
+    return _ac1_from_sums(*sums)
+
+
+def _ac1_from_sums(pa_sum: float, paired: float, pi_sum: float, rated: float) -> tuple[float | None, float | None, int]:
+    paired = round(paired)
+    if paired == 0:
+        return None, None, 0
+    pa = pa_sum / paired
+    pi = pi_sum / rated
+    pe = 2 * pi * (1 - pi)
+    return (pa - pe) / (1 - pe), pa, paired
 
 
 def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> CampaignAggregate:
@@ -180,6 +236,8 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> Campa
 
     units = [[RATING_RANK[o.value] for o in item.observations] for item in reviewed]
     speakers = _speaker_reliability(reviewed, controls)
+    ac1, raw_agreement, ac1_items = gwet_ac1_binary(
+        [[rank >= USABLE_MIN_RANK for rank in unit] for unit in units])
     return CampaignAggregate(
         ratings_per_item=ratings_per_item,
         campaign=_summarise_group(CAMPAIGN_LABEL, None, pairs),
@@ -192,6 +250,11 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> Campa
         control_rating_count=sum(len(item.observations) for item in controls),
         speakers=speakers,
         flagged_speakers=sum(speaker.flagged for speaker in speakers),
+        ac1=ac1,
+        raw_agreement=raw_agreement,
+        ac1_items=ac1_items,
+        distinct_speakers=len({o.speaker_id for item in reviewed for o in item.observations}),
+        speaker_drops=_speaker_drops(pairs, ratings_per_item, tiers, tier_keys),
     )
 
 
@@ -248,40 +311,126 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+class _Counts:
+    """The running counts behind a GroupSummary, so that one speaker's ratings can be taken out cheaply."""
+
+    def __init__(self) -> None:
+        self.items = self.covered = self.rated = self.usable = self.rejected = 0
+        self.distribution = dict.fromkeys(RATING_VALUES, 0)
+        self.flags = dict.fromkeys(FLAGS, 0)
+
+    def copy(self) -> _Counts:
+        other = _Counts()
+        other.items, other.covered, other.rated, other.usable, other.rejected = (
+            self.items, self.covered, self.rated, self.usable, self.rejected)
+        other.distribution, other.flags = dict(self.distribution), dict(self.flags)
+        return other
+
+    def add_rating(self, observation: Observation, sign: int = 1) -> None:
+        self.distribution[observation.value] += sign
+        for flag in observation.flags:
+            self.flags[flag] += sign
+
+    def summary(self, label: str, key: int | str | None) -> GroupSummary:
+        low, high = wilson_interval(self.usable, self.rated)
+        return GroupSummary(
+            label=label,
+            key=key,
+            items=self.items,
+            covered_items=self.covered,
+            coverage=_share(self.covered, self.items),
+            rated_items=self.rated,
+            rating_count=sum(self.distribution.values()),
+            distribution=self.distribution,
+            usable_items=self.usable,
+            usable_share=_share(self.usable, self.rated),
+            wilson_low=low,
+            wilson_high=high,
+            reject_items=self.rejected,
+            reject_share=_share(self.rejected, self.rated),
+            flag_counts=self.flags,
+        )
+
+
+def _count(pairs: Iterable[tuple[ItemObservations, ItemSummary]]) -> _Counts:
+    counts = _Counts()
+    for item, summary in pairs:
+        counts.items += 1
+        counts.covered += summary.covered
+        if summary.median_value is not None:
+            counts.rated += 1
+            counts.usable += bool(summary.usable)
+            counts.rejected += summary.median_value == RATING_VALUES[REJECT_RANK]
+        for observation in item.observations:
+            counts.add_rating(observation)
+    return counts
+
+
 def _summarise_group(
     label: str, key: int | str | None, pairs: Sequence[tuple[ItemObservations, ItemSummary]]
 ) -> GroupSummary:
-    distribution = dict.fromkeys(RATING_VALUES, 0)
-    flag_counts = dict.fromkeys(FLAGS, 0)
-    covered = rated = usable = rejected = 0
+    return _count(pairs).summary(label, key)
+
+
+def _contribution(ranks: Sequence[int], ratings_per_item: int) -> tuple[int, int, int, int]:
+    """What one item adds to a group's counts: (covered, rated, usable, rejected)."""
+    if not ranks:
+        return 0, 0, 0, 0
+    median = lower_median(ranks)
+    return len(ranks) >= ratings_per_item, 1, median >= USABLE_MIN_RANK, median == REJECT_RANK
+
+
+def _speaker_drops(
+    pairs: Sequence[tuple[ItemObservations, ItemSummary]], ratings_per_item: int,
+    tier_pairs: Mapping[int | None, Sequence[tuple[ItemObservations, ItemSummary]]], tier_keys: Sequence[int | None],
+) -> tuple[SpeakerDrop, ...]:
+    """For each speaker, the campaign and tier figures and AC1 without their ratings. Starts from the totals
+    and redoes only the items that speaker rated, so the cost is one pass over the ratings, not one
+    aggregate per speaker."""
+    campaign = _count(pairs)
+    tiers = {key: _count(tier_pairs[key]) for key in tier_keys}
+    ac1_sums = [0.0, 0, 0.0, 0]
+    rated_by: defaultdict[int, list[tuple[ItemObservations, list[int], tuple[int, int, int, int]]]] = defaultdict(list)
     for item, summary in pairs:
-        for observation in item.observations:
-            distribution[observation.value] += 1
-            for flag in observation.flags:
-                flag_counts[flag] += 1
-        covered += summary.covered
-        if summary.median_value is not None:
-            rated += 1
-            usable += summary.usable
-            rejected += summary.median_value == RATING_VALUES[REJECT_RANK]
-    low, high = wilson_interval(usable, rated)
-    return GroupSummary(
-        label=label,
-        key=key,
-        items=len(pairs),
-        covered_items=covered,
-        coverage=_share(covered, len(pairs)),
-        rated_items=rated,
-        rating_count=sum(distribution.values()),
-        distribution=distribution,
-        usable_items=usable,
-        usable_share=_share(usable, rated),
-        wilson_low=low,
-        wilson_high=high,
-        reject_items=rejected,
-        reject_share=_share(rejected, rated),
-        flag_counts=flag_counts,
-    )
+        ranks = [RATING_RANK[o.value] for o in item.observations]
+        for index, term in enumerate(_ac1_terms(sum(rank >= USABLE_MIN_RANK for rank in ranks), len(ranks))):
+            ac1_sums[index] += term
+        entry = (item, ranks, (int(summary.covered), int(summary.median_value is not None), int(bool(summary.usable)),
+                               int(summary.median_value == RATING_VALUES[REJECT_RANK])))
+        for speaker_id in {o.speaker_id for o in item.observations}:
+            rated_by[speaker_id].append(entry)
+
+    drops = []
+    for speaker_id in sorted(rated_by):
+        without_campaign = campaign.copy()
+        without_tiers: dict[int | None, _Counts] = {}
+        sums = list(ac1_sums)
+        for item, ranks, before in rated_by[speaker_id]:
+            kept = [rank for rank, o in zip(ranks, item.observations, strict=True) if o.speaker_id != speaker_id]
+            after = _contribution(kept, ratings_per_item)
+            if item.difficulty not in without_tiers:
+                without_tiers[item.difficulty] = tiers[item.difficulty].copy()
+            for counts in (without_campaign, without_tiers[item.difficulty]):
+                counts.covered += after[0] - before[0]
+                counts.rated += after[1] - before[1]
+                counts.usable += after[2] - before[2]
+                counts.rejected += after[3] - before[3]
+                for observation in item.observations:
+                    if observation.speaker_id == speaker_id:
+                        counts.add_rating(observation, -1)
+            old_terms = _ac1_terms(sum(rank >= USABLE_MIN_RANK for rank in ranks), len(ranks))
+            new_terms = _ac1_terms(sum(rank >= USABLE_MIN_RANK for rank in kept), len(kept))
+            for index in range(4):
+                sums[index] += new_terms[index] - old_terms[index]
+        ac1, raw_agreement, _paired = _ac1_from_sums(*sums)
+        drops.append(SpeakerDrop(
+            speaker_id=speaker_id,
+            campaign=without_campaign.summary(CAMPAIGN_LABEL, None),
+            tiers=tuple((without_tiers.get(key) or tiers[key]).summary(_tier_label(key), key) for key in tier_keys),
+            ac1=ac1,
+            raw_agreement=raw_agreement,
+        ))
+    return tuple(drops)
 
 
 def _speaker_reliability(

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from organizations.models import Role
 
+from .gate import MIN_RATED_ITEMS_FLOOR
 from .models import FLAG_FIELDS, GatePolicy, RatingExamples
 from .rating_texts import (
     CHOOSE_A_RATING,
@@ -148,17 +149,18 @@ class GatePolicyForm(forms.ModelForm):
     class Meta:
         model = GatePolicy
         fields = ["require_complete_coverage", "min_usable_lower_bound", "min_tier_usable_share",
-                  "max_reject_share", "min_alpha", "min_rated_items"]
+                  "max_reject_share", "min_ac1", "min_rated_items", "min_distinct_speakers"]
         labels = {
             "require_complete_coverage": gettext_lazy("Require every item to have all its ratings"),
             "min_usable_lower_bound": gettext_lazy("Lowest acceptable lower bound of the usable share"),
             "min_tier_usable_share": gettext_lazy("Lowest usable share in any difficulty tier"),
             "max_reject_share": gettext_lazy("Highest share of items rated reject"),
-            "min_alpha": gettext_lazy("Lowest agreement between speakers (Krippendorff's alpha)"),
+            "min_ac1": gettext_lazy("Lowest agreement between speakers on usable / not usable (Gwet's AC1)"),
             "min_rated_items": gettext_lazy("Fewest rated items to conclude anything"),
+            "min_distinct_speakers": gettext_lazy("Fewest distinct speakers whose ratings count"),
         }
         widgets = {name: forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "1"})
-                   for name in ["min_usable_lower_bound", "min_tier_usable_share", "max_reject_share"]}
+                   for name in ["min_usable_lower_bound", "min_tier_usable_share", "max_reject_share", "min_ac1"]}
 
     def clean(self):
         data = super().clean()
@@ -166,9 +168,16 @@ class GatePolicyForm(forms.ModelForm):
             value = data.get(name)
             if value is not None and not 0 <= value <= 1:
                 self.add_error(name, _("Enter a share between 0 and 1."))
-        alpha = data.get("min_alpha")
-        if alpha is not None and not -1 <= alpha <= 1:
-            self.add_error("min_alpha", _("Alpha lies between -1 and 1."))
+        rated = data.get("min_rated_items")
+        if rated is not None and rated < MIN_RATED_ITEMS_FLOOR:
+            self.add_error("min_rated_items", _("A policy needs at least %(floor)s rated items.")
+                           % {"floor": MIN_RATED_ITEMS_FLOOR})
+        speakers = data.get("min_distinct_speakers")
+        if speakers is not None and speakers < 2:
+            self.add_error("min_distinct_speakers", _("A policy needs ratings from at least 2 distinct speakers."))
+        ac1 = data.get("min_ac1")
+        if ac1 is not None and not 0 <= ac1 <= 1:
+            self.add_error("min_ac1", _("Enter a minimum AC1 between 0 and 1."))
         return data
 
 

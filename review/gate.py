@@ -3,40 +3,51 @@
 The recommendation is advice to governance staff, who record the actual decision (approve / reject)
 with a written rationale; it never decides alone. docs/validation-gate.md explains it in plain words.
 
-Six checks, one per rule, each with a sentence that carries its numbers:
+Seven checks, one per rule, each with a sentence that carries its numbers:
 
-- ``rated_items``: at least ``min_rated_items`` items (and at least one) have a rating.
+- ``rated_items``: at least ``min_rated_items`` items have a rating (never fewer than 30).
 - ``coverage``: every sampled item has the campaign's required number of ratings (when the policy
   requires complete coverage).
-- ``agreement``: Krippendorff's ordinal alpha is measurable and at least ``min_alpha``.
+- ``speakers``: at least ``min_distinct_speakers`` distinct speakers rated, and no single speaker decides:
+  recomputed without each speaker's ratings in turn (coverage, agreement and this rule left aside), the outcome
+  stays on the same side of pass / not pass.
+- ``agreement``: Gwet's AC1 on the usable / not-usable decision is measurable and at least ``min_ac1``.
+  Krippendorff's ordinal alpha is shown on the report but does not gate: when nearly every rating is
+  the same its expected disagreement is tiny and it reads unanimous speakers as disagreeing.
 - ``usable_share``: the lower end of the 95% Wilson interval of the usable share meets
-  ``min_usable_lower_bound``.
-- ``tier_floor``: every difficulty tier with a rated item has a usable share of at least
-  ``min_tier_usable_share``.
+  ``min_usable_lower_bound``; not met only when even the upper end is below it, otherwise "not
+  demonstrated" (None).
+- ``tier_floor``: judged per difficulty tier on its own Wilson interval against ``min_tier_usable_share``:
+  met when every rated tier's lower bound reaches the floor; not met when some tier's upper bound is
+  below it; otherwise None — a tier whose interval straddles the floor, or with fewer than
+  ``MIN_TIER_RATED_ITEMS`` rated items, is not demonstrated.
 - ``reject_share``: the share of rated items whose median rating is ``reject`` is at most
   ``max_reject_share``.
 
 A check's ``passed`` is True (met), False (not met) or None (cannot be decided yet: no rated item,
-or the usable-share interval straddles the threshold).
+or an interval straddles its threshold, or a tier has too few rated items).
 
 The outcome:
 
 1. **fail** when the failure is certain: the *upper* end of the Wilson interval is below
    ``min_usable_lower_bound``. Even the most favourable reading of the evidence misses the threshold,
-   so this holds whatever else is missing (partial coverage, few items, low agreement).
+   so this holds whatever else is missing (partial coverage, few items, low agreement) — unless the
+   ratings come from too few speakers or one speaker's ratings decide it (then: insufficient evidence).
 2. otherwise **insufficient_evidence** when any of: no rated item or fewer than ``min_rated_items``;
-   coverage incomplete while required; alpha not measurable or below ``min_alpha`` (the speakers
-   disagree too much to conclude anything); the usable-share point estimate meets the threshold but
-   its lower bound does not (more items are needed).
-3. otherwise **fail** when the usable-share point estimate is below the threshold, any rated tier is
-   below the tier floor, or the reject share exceeds its maximum.
+   coverage incomplete while required; too few distinct speakers or one speaker's ratings deciding
+   the outcome; AC1 not measurable or below ``min_ac1`` (the speakers
+   disagree too much to conclude anything); the usable share's interval straddles the threshold, or
+   a tier's straddles the floor or the tier is too small to judge (neither pass nor fail is
+   demonstrated: more items are needed).
+3. otherwise **fail** when a rated tier's upper bound is below the tier floor or the reject share
+   exceeds its maximum.
 4. otherwise **pass**: every check is met.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
@@ -54,7 +65,13 @@ OUTCOME_LABELS = {
 }
 OUTCOME_CHOICES = tuple(OUTCOME_LABELS.items())
 
-CHECK_NAMES = ("rated_items", "coverage", "agreement", "usable_share", "tier_floor", "reject_share")
+MIN_RATED_ITEMS_FLOOR = 30
+"""No policy may conclude from fewer rated items: below this the Wilson interval is too wide to mean much."""
+
+MIN_TIER_RATED_ITEMS = 5
+"""A difficulty tier with fewer rated items is not judged against the floor: its interval says almost nothing."""
+
+CHECK_NAMES = ("rated_items", "coverage", "speakers", "agreement", "usable_share", "tier_floor", "reject_share")
 
 
 @dataclass(frozen=True)
@@ -66,16 +83,21 @@ class GatePolicy:
     min_tier_usable_share: float = 0.50
     max_reject_share: float = 0.10
     min_alpha: float = 0.40
+    """Kept so stored policies load; alpha is shown on the report but no longer gates (AC1 does)."""
     min_rated_items: int = 30
+    min_ac1: float = 0.60
+    min_distinct_speakers: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("min_usable_lower_bound", "min_tier_usable_share", "max_reject_share"):
+        for name in ("min_usable_lower_bound", "min_tier_usable_share", "max_reject_share", "min_ac1"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be a share between 0 and 1")
         if not -1.0 <= self.min_alpha <= 1.0:
             raise ValueError("min_alpha must be between -1 and 1")
-        if self.min_rated_items < 0:
-            raise ValueError("min_rated_items cannot be negative")
+        if self.min_rated_items < MIN_RATED_ITEMS_FLOOR:
+            raise ValueError(f"min_rated_items cannot be below {MIN_RATED_ITEMS_FLOOR}")
+        if self.min_distinct_speakers < 2:
+            raise ValueError("min_distinct_speakers cannot be below 2")
 
 
 @dataclass(frozen=True)
@@ -95,55 +117,93 @@ class GateResult:
     reasons: tuple[GateCheck, ...]
     summary: str
     policy: GatePolicy
+    decisive_speaker: int | None = None
 
     @property
     def outcome_label(self) -> str:
         return str(OUTCOME_LABELS[self.outcome])
 
 
-def evaluate_gate(aggregate: CampaignAggregate, policy: GatePolicy) -> GateResult:
-    """Apply the documented rule (module docstring) to a campaign aggregate."""
+def evaluate_gate(aggregate: CampaignAggregate, policy: GatePolicy,
+                  speaker_names: Mapping[int, str] | None = None) -> GateResult:
+    """Apply the documented rule (module docstring) to a campaign aggregate; ``speaker_names`` (speaker id to
+    e-mail) names a speaker whose ratings alone decide the recommendation."""
     campaign = aggregate.campaign
-    findings = {
-        "rated_items": _check_rated_items(campaign, policy),
-        "coverage": _check_coverage(campaign, aggregate.ratings_per_item, policy),
-        "agreement": _check_agreement(aggregate, policy),
-        "usable_share": _check_usable_share(campaign, policy),
-        "tier_floor": _check_tier_floor(aggregate.tiers, policy),
-        "reject_share": _check_reject_share(campaign, policy),
-    }
+    findings = _core_findings(aggregate, policy)
+    findings["coverage"] = _check_coverage(campaign, aggregate.ratings_per_item, policy)
+    decisive = _decisive_speaker(aggregate, policy)
+    findings["speakers"] = _check_speakers(aggregate, policy, decisive, speaker_names or {})
     checks = tuple(findings[name][0] for name in CHECK_NAMES)
-    passed = {check.name: check.passed for check in checks}
+    outcome, missing_evidence, failures = _rule(findings, campaign, policy)
 
-    certain_fail = campaign.rated_items > 0 and campaign.wilson_high < policy.min_usable_lower_bound
-    missing_evidence = [name for name in ("rated_items", "coverage", "agreement") if passed[name] is False]
-    if passed["usable_share"] is None and campaign.rated_items > 0:
-        missing_evidence.append("usable_share")
-    failures = [name for name in ("usable_share", "tier_floor", "reject_share") if passed[name] is False]
-
-    if certain_fail:
-        outcome = OUTCOME_FAIL
+    if outcome == OUTCOME_FAIL and not failures:
         summary = _(
             "Recommendation: fail — even the upper end of the usable-share interval (%(high)s) is below the "
             "%(threshold)s threshold, so more ratings would not change this."
         ) % {"high": _number(campaign.wilson_high, policy.min_usable_lower_bound),
              "threshold": _number(policy.min_usable_lower_bound)}
-    elif missing_evidence:
-        outcome = OUTCOME_INSUFFICIENT
+    elif outcome == OUTCOME_INSUFFICIENT:
         summary = _("Recommendation: insufficient evidence — %(reasons)s.") % {
             "reasons": _join(findings[name][1] for name in missing_evidence)}
         if failures:
             summary += " " + _("Also not met on the current evidence: %(reasons)s.") % {
                 "reasons": _join(findings[name][1] for name in failures)}
-    elif failures:
-        outcome = OUTCOME_FAIL
+    elif outcome == OUTCOME_FAIL:
         summary = _("Recommendation: fail — %(reasons)s.") % {"reasons": _join(findings[name][1] for name in failures)}
     else:
-        outcome = OUTCOME_PASS
         summary = _(
             "Recommendation: pass — all %(count)s checks are met; governance staff make and record the decision."
         ) % {"count": len(checks)}
-    return GateResult(outcome=outcome, reasons=checks, summary=summary, policy=policy)
+    return GateResult(outcome=outcome, reasons=checks, summary=summary, policy=policy,
+                      decisive_speaker=None if decisive is None else decisive[0])
+
+
+def _core_findings(aggregate: CampaignAggregate, policy: GatePolicy) -> dict[str, tuple[GateCheck, str]]:
+    """The rules on what the ratings say, without the rules on how they were collected (coverage, speakers)."""
+    campaign = aggregate.campaign
+    return {
+        "rated_items": _check_rated_items(campaign, policy),
+        "agreement": _check_agreement(aggregate, policy),
+        "usable_share": _check_usable_share(campaign, policy),
+        "tier_floor": _check_tier_floor(aggregate.tiers, policy),
+        "reject_share": _check_reject_share(campaign, policy),
+    }
+
+
+def _rule(findings: Mapping[str, tuple[GateCheck, str]], campaign: GroupSummary,
+          policy: GatePolicy) -> tuple[str, list[str], list[str]]:
+    """The outcome, the rules that lack evidence, and the rules that fail; for a certain fail the last is
+    empty (the summary then gives the interval instead)."""
+    passed = {name: finding[0].passed for name, finding in findings.items()}
+    missing = [name for name in ("rated_items", "coverage", "speakers", "agreement") if passed.get(name) is False]
+    missing += [name for name in ("usable_share", "tier_floor") if passed[name] is None and campaign.rated_items > 0]
+    failures = [name for name in ("usable_share", "tier_floor", "reject_share") if passed[name] is False]
+    certain_fail = campaign.rated_items > 0 and campaign.wilson_high < policy.min_usable_lower_bound
+    if certain_fail and passed.get("speakers") is not False:
+        return OUTCOME_FAIL, [], []
+    if missing:
+        return OUTCOME_INSUFFICIENT, missing, failures
+    return (OUTCOME_FAIL if failures else OUTCOME_PASS), [], failures
+
+
+def _verdict(aggregate: CampaignAggregate, policy: GatePolicy) -> str:
+    """The outcome on what the ratings say about the method: agreement is left aside as well, since taking a
+    speaker out of the panel changes it by construction (two ratings become one)."""
+    findings = _core_findings(aggregate, policy)
+    del findings["agreement"]
+    return _rule(findings, aggregate.campaign, policy)[0]
+
+
+def _decisive_speaker(aggregate: CampaignAggregate, policy: GatePolicy) -> tuple[int, str] | None:
+    """Leave one speaker out: the first speaker without whose ratings the outcome moves between pass and not
+    pass, with the outcome that holds with them."""
+    with_all = _verdict(aggregate, policy)
+    for drop in aggregate.speaker_drops:
+        without = _verdict(replace(aggregate, campaign=drop.campaign, tiers=drop.tiers, ac1=drop.ac1,
+                                        raw_agreement=drop.raw_agreement), policy)
+        if (without == OUTCOME_PASS) != (with_all == OUTCOME_PASS):
+            return drop.speaker_id, with_all
+    return None
 
 
 def _number(value: float, threshold: float | None = None) -> str:
@@ -164,7 +224,7 @@ def _join(phrases: Iterable[str]) -> str:
 
 
 def _check_rated_items(campaign: GroupSummary, policy: GatePolicy) -> tuple[GateCheck, str]:
-    rated, needed = campaign.rated_items, max(1, policy.min_rated_items)
+    rated, needed = campaign.rated_items, policy.min_rated_items
     numbers = {"rated": rated, "needed": needed}
     if rated == 0:
         return GateCheck("rated_items", False, _("No item has been rated yet.")), _("no item has been rated yet")
@@ -205,29 +265,62 @@ def _check_coverage(campaign: GroupSummary, ratings_per_item: int, policy: GateP
 
 
 def _check_agreement(aggregate: CampaignAggregate, policy: GatePolicy) -> tuple[GateCheck, str]:
-    alpha, minimum = aggregate.alpha, _number(policy.min_alpha)
-    if alpha is None:
-        if aggregate.alpha_pairable_ratings == 0:
-            message = _("Agreement between speakers cannot be measured yet: no item has ratings from two speakers.")
-        else:
-            message = _(
-                "Agreement between speakers cannot be measured: every rating has the same value, so the "
-                "ratings cannot show whether speakers judge consistently. Check the hidden control items "
-                "and speaker reliability, and consider a more varied sample."
-            )
+    """AC1 on the usable / not-usable decision gates; alpha is only shown (it collapses when nearly every
+    rating is the same, which would read unanimous speakers as disagreeing)."""
+    ac1, minimum = aggregate.ac1, _number(policy.min_ac1)
+    if ac1 is None or aggregate.raw_agreement is None:
+        message = _("Agreement between speakers cannot be measured yet: no item has ratings from two speakers.")
         return GateCheck("agreement", False, message), _("agreement between speakers cannot be measured")
-    numbers = {"alpha": _number(alpha, policy.min_alpha), "minimum": minimum}
-    if alpha < policy.min_alpha:
+    numbers = {"ac1": _number(ac1, policy.min_ac1), "minimum": minimum,
+               "raw": _number(aggregate.raw_agreement)}
+    if ac1 < policy.min_ac1:
         message = _(
-            "Agreement between speakers (Krippendorff's alpha, ordinal) is %(alpha)s, below the %(minimum)s "
-            "minimum: the speakers disagree too much to conclude anything from their ratings. Review the "
-            "flagged speakers and the rating guidance before collecting more ratings."
+            "Agreement between speakers on the usable / not-usable decision (Gwet's AC1) is %(ac1)s (raw "
+            "agreement %(raw)s), below the %(minimum)s minimum: the speakers disagree too much to conclude "
+            "anything from their ratings. Review the flagged speakers and the rating guidance before "
+            "collecting more ratings."
         ) % numbers
-        reason = _("speakers disagree too much (alpha %(alpha)s, minimum %(minimum)s)") % numbers
+        reason = _("speakers disagree too much (AC1 %(ac1)s, minimum %(minimum)s)") % numbers
         return GateCheck("agreement", False, message), reason
-    message = _("Agreement between speakers (Krippendorff's alpha, ordinal) is %(alpha)s, meeting the %(minimum)s "
-                "minimum.") % numbers
+    message = _("Agreement between speakers on the usable / not-usable decision (Gwet's AC1) is %(ac1)s (raw "
+                "agreement %(raw)s), meeting the %(minimum)s minimum.") % numbers
     return GateCheck("agreement", True, message), ""
+
+
+def _check_speakers(aggregate: CampaignAggregate, policy: GatePolicy, decisive: tuple[int, str] | None,
+                    speaker_names: Mapping[int, str]) -> tuple[GateCheck, str]:
+    count, minimum = aggregate.distinct_speakers, policy.min_distinct_speakers
+    numbers = {"count": count, "minimum": minimum}
+    if count < minimum:
+        message = ngettext(
+            "Only %(count)s speaker has rated; the policy needs ratings from at least %(minimum)s distinct "
+            "speakers — invite more speakers.",
+            "Only %(count)s distinct speakers have rated; the policy needs ratings from at least %(minimum)s — "
+            "invite more speakers.",
+            count,
+        ) % numbers
+        reason = ngettext("only %(count)s speaker has rated (%(minimum)s needed)",
+                          "only %(count)s distinct speakers have rated (%(minimum)s needed)", count) % numbers
+        return GateCheck("speakers", False, message), reason
+    if decisive is not None:
+        speaker_id, with_all = decisive
+        speaker = {"speaker": speaker_names.get(speaker_id) or _("speaker %(id)s") % {"id": speaker_id}}
+        if with_all == OUTCOME_PASS:
+            message = _("Without the ratings of %(speaker)s the campaign would no longer pass: one speaker's "
+                        "ratings decide the recommendation. Invite more speakers to rate the same items.") % speaker
+        else:
+            message = _("Without the ratings of %(speaker)s the campaign would pass: one speaker's ratings decide "
+                        "the recommendation. Invite more speakers to rate the same items.") % speaker
+        reason = _("the ratings of %(speaker)s alone decide the recommendation") % speaker
+        return GateCheck("speakers", False, message), reason
+    message = ngettext(
+        "%(count)s distinct speaker has rated, meeting the minimum of %(minimum)s, and no single speaker's "
+        "ratings decide the recommendation.",
+        "%(count)s distinct speakers have rated, meeting the minimum of %(minimum)s, and no single speaker's "
+        "ratings decide the recommendation.",
+        count,
+    ) % numbers
+    return GateCheck("speakers", True, message), ""
 
 
 def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[GateCheck, str]:
@@ -251,9 +344,11 @@ def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[Gat
         message = _("%(stated)s — its lower bound %(low)s meets the %(limit)s threshold.") % numbers
         return GateCheck("usable_share", True, message), ""
     if point < threshold:
-        message = _("%(stated)s is below the %(limit)s threshold.") % numbers
-        reason = _("the usable share %(share)s is below the %(limit)s threshold") % numbers
-        return GateCheck("usable_share", False, message), reason
+        message = _("%(stated)s is below the %(limit)s threshold, but its upper bound %(high)s is not, so a fail is "
+                    "not demonstrated either: more rated items are needed.") % numbers
+        reason = _("the usable share %(share)s is below the %(limit)s threshold but its upper bound %(high)s is "
+                   "not (a fail is not demonstrated)") % numbers
+        return GateCheck("usable_share", None, message), reason
     message = _("%(stated)s is at or above the %(limit)s threshold, but its lower bound %(low)s is not: more rated "
                 "items are needed to be confident.") % numbers
     return GateCheck("usable_share", None, message), _("the usable share's lower bound %(low)s is still below "
@@ -261,28 +356,57 @@ def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[Gat
 
 
 def _check_tier_floor(tiers: tuple[GroupSummary, ...], policy: GatePolicy) -> tuple[GateCheck, str]:
+    """Each tier on its own interval, like the whole campaign: below the floor only when even the upper bound
+    is; demonstrated only when the lower bound reaches it; too small a tier is not judged at all."""
     rated = [tier for tier in tiers if tier.rated_items > 0]
-    floor = _number(policy.min_tier_usable_share)
+    floor, limit = _number(policy.min_tier_usable_share), policy.min_tier_usable_share
     if not rated:
         return GateCheck("tier_floor", None, _("No difficulty tier has a rated item yet.")), ""
-    below = [tier for tier in rated if tier.usable_share < policy.min_tier_usable_share]
+    below = [tier for tier in rated if tier.wilson_high < limit]
+    too_few = [tier for tier in rated if tier not in below and tier.rated_items < MIN_TIER_RATED_ITEMS]
+    unshown = [tier for tier in rated if tier not in below and tier not in too_few and tier.wilson_low < limit]
+
+    def listed(group: list[GroupSummary]) -> str:
+        return _join(_("%(tier)s (%(usable)s of %(rated)s items usable, 95%% interval %(low)s–%(high)s)") % {
+            "tier": tier.label, "usable": tier.usable_items, "rated": tier.rated_items,
+            "low": _number(tier.wilson_low, limit), "high": _number(tier.wilson_high, limit)} for tier in group)
+
+    def names(group: list[GroupSummary]) -> str:
+        return _join(str(tier.label) for tier in group)
+
+    sentences, reasons = [], []
     if below:
-        listed = _join(
-            _("%(tier)s (%(share)s, %(usable)s of %(rated)s items usable)") % {
-                "tier": tier.label, "share": _number(tier.usable_share, policy.min_tier_usable_share),
-                "usable": tier.usable_items, "rated": tier.rated_items}
-            for tier in below
-        )
-        message = ngettext("%(tiers)s falls below the %(floor)s floor for every difficulty tier.",
-                           "%(tiers)s fall below the %(floor)s floor for every difficulty tier.",
-                           len(below)) % {"tiers": listed, "floor": floor}
+        sentences.append(ngettext(
+            "%(tiers)s falls below the %(floor)s floor for every difficulty tier: even the upper bound of its "
+            "interval is below it.",
+            "%(tiers)s fall below the %(floor)s floor for every difficulty tier: even the upper bounds of their "
+            "intervals are below it.", len(below)) % {"tiers": listed(below), "floor": floor})
+    if too_few:
+        sentences.append(ngettext(
+            "%(tiers)s has fewer than %(minimum)s rated items, too few to judge against the floor.",
+            "%(tiers)s have fewer than %(minimum)s rated items each, too few to judge against the floor.",
+            len(too_few)) % {"tiers": listed(too_few), "minimum": MIN_TIER_RATED_ITEMS})
+        reasons.append(ngettext("%(tiers)s has too few rated items to judge",
+                                "%(tiers)s have too few rated items to judge", len(too_few)) % {
+            "tiers": names(too_few)})
+    if unshown:
+        sentences.append(ngettext(
+            "%(tiers)s does not yet demonstrate the %(floor)s floor: the lower bound of its interval is below it.",
+            "%(tiers)s do not yet demonstrate the %(floor)s floor: the lower bounds of their intervals are below "
+            "it.", len(unshown)) % {"tiers": listed(unshown), "floor": floor})
+        reasons.append(ngettext("%(tiers)s does not yet demonstrate the %(floor)s tier floor",
+                                "%(tiers)s do not yet demonstrate the %(floor)s tier floor", len(unshown)) % {
+            "tiers": names(unshown), "floor": floor})
+    if below:
         reason = ngettext("%(tiers)s falls below the %(floor)s tier floor",
                           "%(tiers)s fall below the %(floor)s tier floor", len(below)) % {
-            "tiers": _join(str(tier.label) for tier in below), "floor": floor}
-        return GateCheck("tier_floor", False, message), reason
-    lowest = min(rated, key=lambda tier: tier.usable_share)
-    message = _("Every rated difficulty tier reaches the %(floor)s floor (lowest: %(tier)s at %(share)s).") % {
-        "floor": floor, "tier": lowest.label, "share": _number(lowest.usable_share, policy.min_tier_usable_share)}
+            "tiers": names(below), "floor": floor}
+        return GateCheck("tier_floor", False, " ".join(sentences)), reason
+    if reasons:
+        return GateCheck("tier_floor", None, " ".join(sentences)), _join(reasons)
+    lowest = min(rated, key=lambda tier: tier.wilson_low)
+    message = _("Every rated difficulty tier demonstrates the %(floor)s floor (lowest lower bound: %(tier)s at "
+                "%(low)s).") % {"floor": floor, "tier": lowest.label, "low": _number(lowest.wilson_low, limit)}
     return GateCheck("tier_floor", True, message), ""
 
 

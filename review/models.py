@@ -184,11 +184,17 @@ class GatePolicy(models.Model):
     max_reject_share = models.FloatField(default=0.10)
     min_alpha = models.FloatField(default=0.40)
     min_rated_items = models.PositiveIntegerField(default=30)
+    min_ac1 = models.FloatField(default=0.60)
+    min_distinct_speakers = models.PositiveIntegerField(default=3)
     updated_at = models.DateTimeField(default=timezone.now)
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         constraints = [
+            models.CheckConstraint(condition=Q(min_ac1__gte=0, min_ac1__lte=1), name="gatepolicy_min_ac1_in_range"),
+            models.CheckConstraint(condition=Q(min_rated_items__gte=30), name="gatepolicy_min_rated_items_at_least_30"),
+            models.CheckConstraint(condition=Q(min_distinct_speakers__gte=2),
+                                   name="gatepolicy_min_distinct_speakers_at_least_2"),
             models.CheckConstraint(
                 condition=Q(min_usable_lower_bound__gte=0, min_usable_lower_bound__lte=1,
                             min_tier_usable_share__gte=0, min_tier_usable_share__lte=1,

@@ -308,7 +308,7 @@ def campaign_aggregate(campaign: Campaign) -> CampaignAggregate:
     decision and campaign pages read them on every view, and at 10,000 items recomputing takes a second. Without
     the per-item summaries (`items` is empty): no page shows them, and reading 10,000 of them back from the cache
     took longer than the rest of the page."""
-    key = "campaign-aggregate:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
+    key = "campaign-aggregate:v2:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
     result = cache.get(key)
     if result is None:
         result = replace(aggregate(campaign_observations(campaign), campaign.ratings_per_item), items=())
@@ -327,7 +327,9 @@ def gate_policy_for(organization: Organization) -> GateThresholds:
         min_tier_usable_share=stored.min_tier_usable_share,
         max_reject_share=stored.max_reject_share,
         min_alpha=stored.min_alpha,
+        min_ac1=stored.min_ac1,
         min_rated_items=stored.min_rated_items,
+        min_distinct_speakers=stored.min_distinct_speakers,
     )
 
 

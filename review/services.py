@@ -23,7 +23,7 @@ from organizations.models import AuditAction, Membership, Organization, Role
 from organizations.permissions import require
 
 from .assignment import assign, reassign, speaker_order
-from .gate import evaluate_gate
+from .gate import MIN_RATED_ITEMS_FLOOR, evaluate_gate
 from .models import (
     FLAG_FIELDS,
     RATING_CHOICES,
@@ -590,7 +590,8 @@ def update_validation_tier(*, actor: User, run_card: RunCard) -> None:
 
 
 GATE_POLICY_FIELDS = ("require_complete_coverage", "min_usable_lower_bound", "min_tier_usable_share",
-                      "max_reject_share", "min_alpha", "min_rated_items")
+                      "max_reject_share", "min_alpha", "min_rated_items", "min_ac1",
+                      "min_distinct_speakers")
 
 
 @transaction.atomic
@@ -600,6 +601,11 @@ def set_gate_policy(*, actor: User, organization: Organization, values: dict) ->
     if unknown:
         raise ReviewError(f"Unknown threshold {sorted(unknown)[0]!r}.", sorted(unknown)[0])
     policy, _created = GatePolicy.objects.get_or_create(organization=organization)
+    if values.get("min_rated_items", MIN_RATED_ITEMS_FLOOR) < MIN_RATED_ITEMS_FLOOR:
+        raise ReviewError(_("A policy needs at least %(floor)s rated items.") % {"floor": MIN_RATED_ITEMS_FLOOR},
+                          "min_rated_items")
+    if values.get("min_distinct_speakers", 2) < 2:
+        raise ReviewError(_("A policy needs ratings from at least 2 distinct speakers."), "min_distinct_speakers")
     for name, value in values.items():
         setattr(policy, name, value)
     policy.updated_by = actor

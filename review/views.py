@@ -461,7 +461,8 @@ def decision(request, public_id):
         "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
         "speakers": [{"email": emails.get(r.speaker_id, _("speaker %(id)s") % {"id": r.speaker_id}), "reliability": r}
                      for r in aggregate.speakers],
-        "campaign": campaign, "aggregate": aggregate, "gate": evaluate_gate(aggregate, policy), "policy": policy,
+        "campaign": campaign, "aggregate": aggregate, "policy": policy,
+        "gate": evaluate_gate(aggregate, policy, speaker_names=emails),
         "distribution_chart": charts.distribution_chart(aggregate.tiers),
         "usable_chart": charts.usable_chart([aggregate.campaign, *aggregate.tiers], policy.min_usable_lower_bound),
         "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,

@@ -30,7 +30,8 @@ def group(label, key, usable, rated, *, items=None, covered=None, rejects=0):
     )
 
 
-def campaign(usable, rated, *, items=None, covered=None, rejects=0, alpha=0.6, pairable=None, tiers=None):
+def campaign(usable, rated, *, items=None, covered=None, rejects=0, alpha=0.6, pairable=None, tiers=None,
+             ac1=0.8, raw=0.9):
     """A campaign aggregate; ``tiers`` is a list of (difficulty, usable, rated), one tier by default."""
     tiers = [(1, usable, rated)] if tiers is None else tiers
     return CampaignAggregate(
@@ -48,6 +49,10 @@ def campaign(usable, rated, *, items=None, covered=None, rejects=0, alpha=0.6, p
         control_rating_count=0,
         speakers=(),
         flagged_speakers=0,
+        ac1=ac1,
+        raw_agreement=None if ac1 is None else raw,
+        ac1_items=0 if ac1 is None else rated,
+        distinct_speakers=3,
     )
 
 
@@ -79,29 +84,46 @@ def worked_example():
     return aggregate(items, ratings_per_item=3)
 
 
-def test_worked_example_passes():
+def test_worked_example():
     example = worked_example()
     assert (example.campaign.usable_items, example.campaign.rated_items, example.campaign.reject_items) == (34, 40, 2)
     assert [(t.usable_items, t.rated_items) for t in example.tiers] == [(15, 15), (13, 15), (6, 10)]
     # Cross-checked with an independent pairwise computation of the ordinal alpha.
     assert round(example.alpha, 4) == 0.6001
-    result = evaluate_gate(example, DEFAULT)
+    # AC1 on usable / not usable: pa = (36 + 4 · 1/3) / 40 = 0.9333, pi = (34 + 4 · 1/3) / 40 = 0.8833,
+    # pe = 2 · 0.8833 · 0.1167 = 0.2061, AC1 = (0.9333 - 0.2061) / (1 - 0.2061) = 0.9160.
+    assert round(example.ac1, 4) == 0.9160 and round(example.raw_agreement, 4) == 0.9333
+    # Difficulty 3 (6 of 10 usable, interval 0.31–0.83) straddles the 0.50 floor: not demonstrated.
+    held_back = evaluate_gate(example, DEFAULT)
+    assert held_back.outcome == "insufficient_evidence"
+    assert message(held_back, "tier_floor") == (
+        "Difficulty 3 (6 of 10 items usable, 95% interval 0.31–0.83) does not yet demonstrate the 0.50 floor: the "
+        "lower bound of its interval is below it."
+    )
+    assert held_back.summary == (
+        "Recommendation: insufficient evidence — Difficulty 3 does not yet demonstrate the 0.50 tier floor."
+    )
+    policy = GatePolicy(min_tier_usable_share=0.30)
+    result = evaluate_gate(example, policy)
     assert result.outcome == "pass"
     assert result.outcome_label == "Pass"
     assert [check.name for check in result.reasons] == list(CHECK_NAMES)
     assert [check.message for check in result.reasons] == [
         "40 items have been rated, meeting the minimum of 30.",
         "All 40 sampled items have the required 3 ratings: coverage is complete.",
-        "Agreement between speakers (Krippendorff's alpha, ordinal) is 0.60, meeting the 0.40 minimum.",
+        "3 distinct speakers have rated, meeting the minimum of 3, and no single speaker's ratings decide the "
+        "recommendation.",
+        "Agreement between speakers on the usable / not-usable decision (Gwet's AC1) is 0.92 (raw agreement 0.93), "
+        "meeting the 0.60 minimum.",
         "Usable share 0.85 (34 of 40 rated items; 95% interval 0.71–0.93) — its lower bound 0.71 meets the 0.70 "
         "threshold.",
-        "Every rated difficulty tier reaches the 0.50 floor (lowest: Difficulty 3 at 0.60).",
+        "Every rated difficulty tier demonstrates the 0.30 floor (lowest lower bound: Difficulty 3 at 0.31).",
         "Reject share 0.05 (2 of 40 rated items have a median rating of reject) is within the 0.10 maximum.",
     ]
     assert result.summary == (
-        "Recommendation: pass — all 6 checks are met; governance staff make and record the decision."
+        "Recommendation: pass — all 7 checks are met; governance staff make and record the decision."
     )
-    assert result.policy is DEFAULT
+    assert result.policy is policy
 
 
 def test_lower_bound_exactly_at_the_threshold_passes():
@@ -111,11 +133,11 @@ def test_lower_bound_exactly_at_the_threshold_passes():
 
 def test_certain_fail_even_with_few_items_partial_coverage_and_no_agreement():
     # 3 of 10 usable: the 95% interval is 0.11–0.60, wholly below 0.70 — more ratings cannot rescue it.
-    result = evaluate_gate(campaign(3, 10, items=40, covered=10, alpha=None, pairable=0), DEFAULT)
+    result = evaluate_gate(campaign(3, 10, items=40, covered=10, alpha=None, pairable=0, ac1=None), DEFAULT)
     assert result.outcome == "fail"
     assert checks(result) == {
-        "rated_items": False, "coverage": False, "agreement": False,
-        "usable_share": False, "tier_floor": False, "reject_share": True,
+        "rated_items": False, "coverage": False, "speakers": True, "agreement": False,
+        "usable_share": False, "tier_floor": None, "reject_share": True,
     }
     assert message(result, "usable_share") == (
         "Usable share 0.30 (3 of 10 rated items; 95% interval 0.11–0.60) — even its upper bound 0.60 is below "
@@ -127,40 +149,53 @@ def test_certain_fail_even_with_few_items_partial_coverage_and_no_agreement():
     )
 
 
-def test_fail_when_the_usable_share_is_below_the_threshold():
-    result = evaluate_gate(campaign(26, 40), DEFAULT)  # interval 0.495–0.779 reaches above 0.70: not certain
-    assert result.outcome == "fail"
-    assert checks(result)["usable_share"] is False
+def test_a_usable_share_below_the_threshold_is_not_a_demonstrated_fail():
+    result = evaluate_gate(campaign(26, 40, tiers=[(1, 26, 40)]), DEFAULT)  # interval 0.50–0.78 reaches above 0.70
+    assert result.outcome == "insufficient_evidence"
+    assert checks(result)["usable_share"] is None
     assert message(result, "usable_share") == (
-        "Usable share 0.65 (26 of 40 rated items; 95% interval 0.50–0.78) is below the 0.70 threshold."
+        "Usable share 0.65 (26 of 40 rated items; 95% interval 0.50–0.78) is below the 0.70 threshold, but its upper "
+        "bound 0.78 is not, so a fail is not demonstrated either: more rated items are needed."
     )
-    assert result.summary == "Recommendation: fail — the usable share 0.65 is below the 0.70 threshold."
+    assert result.summary == (
+        "Recommendation: insufficient evidence — the usable share 0.65 is below the 0.70 threshold but its upper "
+        "bound 0.78 is not (a fail is not demonstrated) and Difficulty 1 does not yet demonstrate the 0.50 tier "
+        "floor."
+    )
 
 
 def test_fail_when_a_difficulty_tier_falls_below_its_floor():
-    tiers = [(1, 15, 15), (2, 15, 15), (3, 4, 9), (None, 0, 1)]
+    tiers = [(1, 15, 15), (2, 15, 15), (3, 1, 9), (None, 0, 1)]
     result = evaluate_gate(campaign(34, 40, tiers=tiers), DEFAULT)
     assert result.outcome == "fail"
     assert checks(result) == {
-        "rated_items": True, "coverage": True, "agreement": True,
+        "rated_items": True, "coverage": True, "speakers": True, "agreement": True,
         "usable_share": True, "tier_floor": False, "reject_share": True,
     }
     assert message(result, "tier_floor") == (
-        "Difficulty 3 (0.44, 4 of 9 items usable) and No difficulty (0.00, 0 of 1 items usable) fall below the "
-        "0.50 floor for every difficulty tier."
+        "Difficulty 3 (1 of 9 items usable, 95% interval 0.02–0.43) falls below the 0.50 floor for every "
+        "difficulty tier: even the upper bound of its interval is below it. No difficulty (0 of 1 items usable, "
+        "95% interval 0.00–0.79) has fewer than 5 rated items, too few to judge against the floor."
     )
-    assert result.summary == (
-        "Recommendation: fail — Difficulty 3 and No difficulty fall below the 0.50 tier floor."
-    )
+    assert result.summary == "Recommendation: fail — Difficulty 3 falls below the 0.50 tier floor."
 
 
-def test_tier_floor_is_inclusive_and_ignores_tiers_without_rated_items():
+def test_a_tier_with_too_few_rated_items_is_insufficient_evidence():
+    result = evaluate_gate(campaign(34, 40, tiers=[(1, 30, 36), (2, 4, 4)]), DEFAULT)
+    assert result.outcome == "insufficient_evidence"
+    assert checks(result)["tier_floor"] is None
+    assert result.summary == "Recommendation: insufficient evidence — Difficulty 2 has too few rated items to judge."
+    # Five rated items are enough to judge: 5 of 5 has a lower bound of 0.57.
+    assert evaluate_gate(campaign(34, 40, tiers=[(1, 30, 35), (2, 5, 5)]), DEFAULT).outcome == "pass"
+
+
+def test_tier_floor_is_judged_on_the_lower_bound_inclusively():
     tiers = [(1, 15, 15), (2, 15, 15), (3, 4, 8), (4, 0, 0)]
-    result = evaluate_gate(campaign(34, 38, items=40, covered=38, tiers=tiers),
-                           GatePolicy(require_complete_coverage=False))
+    policy = GatePolicy(require_complete_coverage=False, min_tier_usable_share=wilson_interval(4, 8)[0])
+    result = evaluate_gate(campaign(34, 38, items=40, covered=38, tiers=tiers), policy)
     assert result.outcome == "pass"
     assert message(result, "tier_floor") == (
-        "Every rated difficulty tier reaches the 0.50 floor (lowest: Difficulty 3 at 0.50)."
+        "Every rated difficulty tier demonstrates the 0.22 floor (lowest lower bound: Difficulty 3 at 0.22)."
     )
 
 
@@ -176,20 +211,20 @@ def test_fail_when_too_many_items_are_rejected():
 
 
 def test_fail_lists_every_failing_rule():
-    result = evaluate_gate(campaign(26, 40, rejects=6, tiers=[(1, 20, 20), (2, 6, 20)]), DEFAULT)
+    result = evaluate_gate(campaign(34, 40, rejects=6, tiers=[(1, 30, 30), (2, 1, 10)]), DEFAULT)
     assert result.outcome == "fail"
     assert result.summary == (
-        "Recommendation: fail — the usable share 0.65 is below the 0.70 threshold, Difficulty 2 falls below the "
-        "0.50 tier floor and the reject share 0.15 exceeds the 0.10 maximum."
+        "Recommendation: fail — Difficulty 2 falls below the 0.50 tier floor and the reject share 0.15 exceeds the "
+        "0.10 maximum."
     )
 
 
 def test_insufficient_evidence_with_no_rated_items():
-    result = evaluate_gate(campaign(0, 0, items=40, covered=0, alpha=None, pairable=0, tiers=[]), DEFAULT)
+    result = evaluate_gate(campaign(0, 0, items=40, covered=0, alpha=None, pairable=0, tiers=[], ac1=None), DEFAULT)
     assert result.outcome == "insufficient_evidence"
     assert result.outcome_label == "Insufficient evidence"
     assert checks(result) == {
-        "rated_items": False, "coverage": False, "agreement": False,
+        "rated_items": False, "coverage": False, "speakers": True, "agreement": False,
         "usable_share": None, "tier_floor": None, "reject_share": None,
     }
     assert message(result, "rated_items") == "No item has been rated yet."
@@ -202,12 +237,6 @@ def test_insufficient_evidence_with_no_rated_items():
     )
 
 
-def test_insufficient_evidence_with_no_rated_items_even_when_the_policy_needs_none():
-    result = evaluate_gate(campaign(0, 0, alpha=None, pairable=0, tiers=[]), GatePolicy(min_rated_items=0))
-    assert result.outcome == "insufficient_evidence"
-    assert checks(result)["rated_items"] is False
-
-
 def test_insufficient_evidence_with_too_few_rated_items():
     result = evaluate_gate(campaign(28, 29), DEFAULT)  # lower bound 0.83: only the count is short
     assert result.outcome == "insufficient_evidence"
@@ -217,7 +246,6 @@ def test_insufficient_evidence_with_too_few_rated_items():
         "more items or sample a larger campaign."
     )
     assert result.summary == "Recommendation: insufficient evidence — only 29 items are rated (30 needed)."
-    assert evaluate_gate(campaign(28, 29), GatePolicy(min_rated_items=29)).outcome == "pass"
 
 
 def test_insufficient_evidence_while_coverage_is_incomplete():
@@ -237,27 +265,26 @@ def test_insufficient_evidence_while_coverage_is_incomplete():
 
 
 def test_insufficient_evidence_when_speakers_disagree_too_much():
-    result = evaluate_gate(campaign(34, 40, alpha=0.39), DEFAULT)
+    result = evaluate_gate(campaign(34, 40, ac1=0.59, raw=0.75), DEFAULT)
     assert result.outcome == "insufficient_evidence"
     assert message(result, "agreement") == (
-        "Agreement between speakers (Krippendorff's alpha, ordinal) is 0.39, below the 0.40 minimum: the speakers "
-        "disagree too much to conclude anything from their ratings. Review the flagged speakers and the rating "
-        "guidance before collecting more ratings."
+        "Agreement between speakers on the usable / not-usable decision (Gwet's AC1) is 0.59 (raw agreement 0.75), "
+        "below the 0.60 minimum: the speakers disagree too much to conclude anything from their ratings. Review "
+        "the flagged speakers and the rating guidance before collecting more ratings."
     )
     assert result.summary == (
-        "Recommendation: insufficient evidence — speakers disagree too much (alpha 0.39, minimum 0.40)."
+        "Recommendation: insufficient evidence — speakers disagree too much (AC1 0.59, minimum 0.60)."
     )
-    assert evaluate_gate(campaign(34, 40, alpha=0.40), DEFAULT).outcome == "pass"  # the minimum is allowed
-    shown = evaluate_gate(campaign(34, 40, alpha=0.3996), DEFAULT)
-    assert "is 0.3996, below the 0.40 minimum" in message(shown, "agreement")
+    assert evaluate_gate(campaign(34, 40, ac1=0.60), DEFAULT).outcome == "pass"  # the minimum is allowed
+    shown = evaluate_gate(campaign(34, 40, ac1=0.5996), DEFAULT)
+    assert "is 0.5996 (raw agreement 0.90), below the 0.60 minimum" in message(shown, "agreement")
 
 
-def test_insufficient_evidence_when_every_rating_is_the_same():
-    result = evaluate_gate(campaign(40, 40, alpha=None, pairable=120), DEFAULT)
-    assert result.outcome == "insufficient_evidence"
-    assert message(result, "agreement").startswith(
-        "Agreement between speakers cannot be measured: every rating has the same value"
-    )
+def test_alpha_does_not_gate():
+    # Near-unanimous ratings: alpha is low or unmeasurable, AC1 is high — the agreement rule is met.
+    assert evaluate_gate(campaign(34, 40, alpha=-0.2), DEFAULT).outcome == "pass"
+    result = evaluate_gate(campaign(40, 40, alpha=None, pairable=120, ac1=1.0, raw=1.0), DEFAULT)
+    assert checks(result)["agreement"] is True
 
 
 def test_insufficient_evidence_when_the_interval_straddles_the_threshold():
@@ -283,8 +310,9 @@ def test_insufficient_evidence_mentions_rules_already_failing():
     result = evaluate_gate(campaign(25, 30, rejects=4, tiers=[(1, 20, 20), (2, 5, 10)]), DEFAULT)
     assert result.outcome == "insufficient_evidence"
     assert result.summary == (
-        "Recommendation: insufficient evidence — the usable share's lower bound 0.66 is still below 0.70. "
-        "Also not met on the current evidence: the reject share 0.13 exceeds the 0.10 maximum."
+        "Recommendation: insufficient evidence — the usable share's lower bound 0.66 is still below 0.70 and "
+        "Difficulty 2 does not yet demonstrate the 0.50 tier floor. Also not met on the current evidence: the "
+        "reject share 0.13 exceeds the 0.10 maximum."
     )
 
 
@@ -293,14 +321,15 @@ def test_hand_built_campaign_needs_more_evidence():
     # Upper bound 0.81 is above 0.70, so the low usable share (0.50) is not yet a certain failure.
     assert result.outcome == "insufficient_evidence"
     assert checks(result) == {
-        "rated_items": False, "coverage": False, "agreement": False,
-        "usable_share": False, "tier_floor": False, "reject_share": False,
+        "rated_items": False, "coverage": False, "speakers": True, "agreement": False,
+        "usable_share": None, "tier_floor": None, "reject_share": False,
     }
     assert result.summary == (
         "Recommendation: insufficient evidence — only 6 items are rated (30 needed), coverage is incomplete "
-        "(5 of 7 items) and speakers disagree too much (alpha -0.13, minimum 0.40). Also not met on the current "
-        "evidence: the usable share 0.50 is below the 0.70 threshold, Difficulty 2 and No difficulty fall below "
-        "the 0.50 tier floor and the reject share 0.17 exceeds the 0.10 maximum."
+        "(5 of 7 items), speakers disagree too much (AC1 -0.14, minimum 0.60), the usable share 0.50 is below the "
+        "0.70 threshold but its upper bound 0.81 is not (a fail is not demonstrated) and Difficulty 1, Difficulty 2 "
+        "and No difficulty have too few rated items to judge. Also not met on the current evidence: the reject "
+        "share 0.17 exceeds the 0.10 maximum."
     )
 
 
@@ -311,7 +340,10 @@ def test_hand_built_campaign_needs_more_evidence():
         {"min_tier_usable_share": -0.1},
         {"max_reject_share": 2},
         {"min_alpha": 1.5},
+        {"min_ac1": 1.1},
+        {"min_ac1": -0.1},
         {"min_rated_items": -1},
+        {"min_rated_items": 29},
     ],
 )
 def test_policy_refuses_impossible_thresholds(fields):

@@ -346,10 +346,11 @@ def test_gate_thresholds_are_the_organizations_own(client, steward, governance_u
     client.force_login(governance_user)
     url = f"/review/orgs/{steward.slug}/gate/"
     bad = client.post(url, {"min_usable_lower_bound": 1.5, "min_tier_usable_share": 0.5, "max_reject_share": 0.1,
-                            "min_alpha": 0.4, "min_rated_items": 30})
+                            "min_alpha": 0.4, "min_ac1": 0.6, "min_rated_items": 30, "min_distinct_speakers": 3})
     assert bad.status_code == 400 and b"between 0 and 1" in bad.content
     client.post(url, {"min_usable_lower_bound": 0.8, "min_tier_usable_share": 0.5, "max_reject_share": 0.1,
-                      "min_alpha": 0.4, "min_rated_items": 20, "require_complete_coverage": "on"})
+                      "min_alpha": 0.4, "min_ac1": 0.6, "min_rated_items": 30, "min_distinct_speakers": 3,
+                      "require_complete_coverage": "on"})
     from review.selectors import gate_policy_for
 
     assert gate_policy_for(steward).min_usable_lower_bound == 0.8
