@@ -5,7 +5,9 @@ module never queries. Every number is defined here once (see docs/validation-gat
 
 - An item's rating is the *lower median* of its ratings (conservative for an even count).
 - An item is *usable* when that median is ``acceptable`` or ``excellent``; shares are over *rated*
-  items (at least one rating), and their 95% Wilson interval goes with them.
+  items (at least one rating), and their 95% Wilson interval goes with them. The whole campaign's usable
+  share also gets a two-way cluster bootstrap interval (review/bootstrap.py) that knows who rated; the gate
+  reads that one, never narrower than Wilson's.
 - *Coverage* counts items with at least ``ratings_per_item`` ratings.
 - Hidden control items (the human reference shown as a candidate) measure the speakers, not the
   method: they count only in speaker reliability, never in campaign, tier or domain figures or alpha.
@@ -20,11 +22,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
+from review.bootstrap import cluster_bootstrap_intervals
 from review.statistics import krippendorff_alpha_ordinal, lower_median, wilson_interval
 
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
@@ -100,7 +103,9 @@ class GroupSummary:
     ``key`` is the difficulty (int or None) for a tier, the domain string for a domain, None for the
     whole campaign. Tiers come in order 1..5 then "No difficulty"; domains alphabetically, then
     "No domain". Shares are None when their denominator is 0; with no rated item the Wilson interval
-    is (0.0, 1.0) — nothing is known.
+    is (0.0, 1.0) — nothing is known. ``bootstrap_low`` / ``bootstrap_high`` (whole campaign only, None
+    elsewhere) resample speakers as well as items; ``interval_low`` / ``interval_high`` are what the gate
+    reads.
     """
 
     label: str
@@ -118,6 +123,19 @@ class GroupSummary:
     reject_items: int
     reject_share: float | None
     flag_counts: dict[str, int]
+    bootstrap_low: float | None = None
+    bootstrap_high: float | None = None
+
+    @property
+    def interval_low(self) -> float:
+        """The bootstrap's lower bound, but never above Wilson's: at a share of 0 or 1 every replicate agrees
+        and the percentile bootstrap collapses to a point, which would claim certainty from a small sample."""
+        return self.wilson_low if self.bootstrap_low is None else min(self.bootstrap_low, self.wilson_low)
+
+    @property
+    def interval_high(self) -> float:
+        """The bootstrap's upper bound, never below Wilson's (see ``interval_low``)."""
+        return self.wilson_high if self.bootstrap_high is None else max(self.bootstrap_high, self.wilson_high)
 
 
 @dataclass(frozen=True)
@@ -211,8 +229,9 @@ def _ac1_from_sums(pa_sum: float, paired: float, pi_sum: float, rated: float) ->
     return (pa - pe) / (1 - pe), pa, paired
 
 
-def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> CampaignAggregate:
-    """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability."""
+def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: int = 0) -> CampaignAggregate:
+    """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability; ``seed`` fixes
+    the bootstrap's draws (the campaign's seed, so its page shows the same interval on every view)."""
     if ratings_per_item < 1:
         raise ValueError("ratings_per_item must be at least 1")
     seen: set[int] = set()
@@ -238,9 +257,11 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> Campa
     speakers = _speaker_reliability(reviewed, controls)
     ac1, raw_agreement, ac1_items = gwet_ac1_binary(
         [[rank >= USABLE_MIN_RANK for rank in unit] for unit in units])
+    drops = _speaker_drops(pairs, ratings_per_item, tiers, tier_keys)
+    whole, *without = _bootstrap_intervals(reviewed, [drop.speaker_id for drop in drops], seed)
     return CampaignAggregate(
         ratings_per_item=ratings_per_item,
-        campaign=_summarise_group(CAMPAIGN_LABEL, None, pairs),
+        campaign=_with_interval(_summarise_group(CAMPAIGN_LABEL, None, pairs), whole),
         tiers=tuple(_summarise_group(_tier_label(key), key, tiers[key]) for key in tier_keys),
         domains=tuple(_summarise_group(key or NO_DOMAIN_LABEL, key, domains[key]) for key in domain_keys),
         alpha=krippendorff_alpha_ordinal(units, categories=len(RATING_VALUES)),
@@ -254,8 +275,24 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int) -> Campa
         raw_agreement=raw_agreement,
         ac1_items=ac1_items,
         distinct_speakers=len({o.speaker_id for item in reviewed for o in item.observations}),
-        speaker_drops=_speaker_drops(pairs, ratings_per_item, tiers, tier_keys),
+        speaker_drops=tuple(replace(drop, campaign=_with_interval(drop.campaign, bounds))
+                            for drop, bounds in zip(drops, without, strict=True)),
     )
+
+
+def _bootstrap_intervals(reviewed: Sequence[ItemObservations], leave_out: Sequence[int],
+                         seed: int) -> list[tuple[float, float] | None]:
+    """The usable share's cluster-bootstrap interval, then the same without each speaker of ``leave_out``."""
+    ratings = [(item.item_id, o.speaker_id, RATING_RANK[o.value] >= USABLE_MIN_RANK,
+                -1 if item.difficulty is None else item.difficulty) for item in reviewed for o in item.observations]
+    if not ratings:
+        return [None] * (1 + len(leave_out))
+    items, speakers, usable, strata = zip(*ratings, strict=True)
+    return cluster_bootstrap_intervals(items, speakers, usable, strata, seed, leave_out)
+
+
+def _with_interval(summary: GroupSummary, bounds: tuple[float, float] | None) -> GroupSummary:
+    return summary if bounds is None else replace(summary, bootstrap_low=bounds[0], bootstrap_high=bounds[1])
 
 
 def _difficulty_label(difficulty: int) -> str:

@@ -39,7 +39,7 @@ def usable_chart(groups: list[GroupSummary], threshold: float) -> dict:
         row = {"label": group.label, "y": y, "text_y": y + 4, "rated": group.rated_items,
                "share": group.usable_share}
         if group.usable_share is not None:
-            row.update(x=at(group.usable_share), low=at(group.wilson_low), high=at(group.wilson_high))
+            row.update(x=at(group.usable_share), low=at(group.interval_low), high=at(group.interval_high))
         rows.append(row)
     height = len(rows) * ROW_HEIGHT + 40
     ticks = [{"x": at(share), "share": share} for share in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]

@@ -14,9 +14,10 @@ Seven checks, one per rule, each with a sentence that carries its numbers:
 - ``agreement``: Gwet's AC1 on the usable / not-usable decision is measurable and at least ``min_ac1``.
   Krippendorff's ordinal alpha is shown on the report but does not gate: when nearly every rating is
   the same its expected disagreement is tiny and it reads unanimous speakers as disagreeing.
-- ``usable_share``: the lower end of the 95% Wilson interval of the usable share meets
-  ``min_usable_lower_bound``; not met only when even the upper end is below it, otherwise "not
-  demonstrated" (None).
+- ``usable_share``: the lower end of the usable share's 95% interval meets ``min_usable_lower_bound``; not
+  met only when even the upper end is below it, otherwise "not demonstrated" (None). The interval is the
+  two-way cluster bootstrap (items within tiers and speakers resampled, review/bootstrap.py), never narrower
+  than Wilson's: Wilson alone ignores who rated and passes too often when speakers' leniency differs.
 - ``tier_floor``: judged per difficulty tier on its own Wilson interval against ``min_tier_usable_share``:
   met when every rated tier's lower bound reaches the floor; not met when some tier's upper bound is
   below it; otherwise None — a tier whose interval straddles the floor, or with fewer than
@@ -29,7 +30,7 @@ or an interval straddles its threshold, or a tier has too few rated items).
 
 The outcome:
 
-1. **fail** when the failure is certain: the *upper* end of the Wilson interval is below
+1. **fail** when the failure is certain: the *upper* end of the usable share's interval is below
    ``min_usable_lower_bound``. Even the most favourable reading of the evidence misses the threshold,
    so this holds whatever else is missing (partial coverage, few items, low agreement) — unless the
    ratings come from too few speakers or one speaker's ratings decide it (then: insufficient evidence).
@@ -140,7 +141,7 @@ def evaluate_gate(aggregate: CampaignAggregate, policy: GatePolicy,
         summary = _(
             "Recommendation: fail — even the upper end of the usable-share interval (%(high)s) is below the "
             "%(threshold)s threshold, so more ratings would not change this."
-        ) % {"high": _number(campaign.wilson_high, policy.min_usable_lower_bound),
+        ) % {"high": _number(campaign.interval_high, policy.min_usable_lower_bound),
              "threshold": _number(policy.min_usable_lower_bound)}
     elif outcome == OUTCOME_INSUFFICIENT:
         summary = _("Recommendation: insufficient evidence — %(reasons)s.") % {
@@ -178,7 +179,7 @@ def _rule(findings: Mapping[str, tuple[GateCheck, str]], campaign: GroupSummary,
     missing = [name for name in ("rated_items", "coverage", "speakers", "agreement") if passed.get(name) is False]
     missing += [name for name in ("usable_share", "tier_floor") if passed[name] is None and campaign.rated_items > 0]
     failures = [name for name in ("usable_share", "tier_floor", "reject_share") if passed[name] is False]
-    certain_fail = campaign.rated_items > 0 and campaign.wilson_high < policy.min_usable_lower_bound
+    certain_fail = campaign.rated_items > 0 and campaign.interval_high < policy.min_usable_lower_bound
     if certain_fail and passed.get("speakers") is not False:
         return OUTCOME_FAIL, [], []
     if missing:
@@ -326,21 +327,21 @@ def _check_speakers(aggregate: CampaignAggregate, policy: GatePolicy, decisive: 
 def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[GateCheck, str]:
     if campaign.rated_items == 0:
         return GateCheck("usable_share", None, _("No item has been rated, so the usable share is unknown.")), ""
-    threshold = policy.min_usable_lower_bound
+    threshold, low, high = policy.min_usable_lower_bound, campaign.interval_low, campaign.interval_high
     point = campaign.usable_share
     numbers = {
-        "low": _number(campaign.wilson_low, threshold), "high": _number(campaign.wilson_high, threshold),
+        "low": _number(low, threshold), "high": _number(high, threshold),
         "share": _number(point, threshold), "limit": _number(threshold),
         "usable": campaign.usable_items, "rated": campaign.rated_items,
     }
     numbers["stated"] = _("Usable share %(share)s (%(usable)s of %(rated)s rated items; 95%% interval "
                           "%(low)s–%(high)s)") % numbers
-    if campaign.wilson_high < threshold:
+    if high < threshold:
         message = _("%(stated)s — even its upper bound %(high)s is below the %(limit)s threshold, so more ratings "
                     "would not change the outcome.") % numbers
         reason = _("even the upper bound %(high)s is below %(limit)s") % numbers
         return GateCheck("usable_share", False, message), reason
-    if campaign.wilson_low >= threshold:
+    if low >= threshold:
         message = _("%(stated)s — its lower bound %(low)s meets the %(limit)s threshold.") % numbers
         return GateCheck("usable_share", True, message), ""
     if point < threshold:

@@ -42,18 +42,20 @@ def test_policy_never_allows_fewer_than_two_speakers():
 
 
 def test_a_decisive_single_speaker_gives_insufficient_evidence_and_is_named():
-    # Speakers 1 and 3 rate all 40 items excellent; speaker 2 rates 12 of them gist. With all three, every median
-    # is excellent (40 of 40 usable: pass). Without speaker 1, those 12 items have (gist, excellent), whose lower
-    # median is gist: 28 of 40 usable, lower bound 0.55 — not a pass. Speaker 1's ratings decide the outcome.
+    # Speakers 1 and 3 rate all 40 items excellent; speaker 2 rates 12 of them gist. Every median is excellent
+    # (40 of 40 usable), but the interval resamples speakers: a panel drawn with speaker 2 twice makes those 12
+    # items gist, so its lower bound is 0.60 — not a pass. Without speaker 2 every rating is excellent: a pass.
+    # Speaker 2's ratings decide the outcome.
     rows = [((1, "excellent"), (2, "gist" if i < 12 else "excellent"), (3, "excellent")) for i in range(40)]
-    result = evaluate_gate(campaign(rows), GatePolicy(), speaker_names={1: "ana@example.org"})
+    result = evaluate_gate(campaign(rows), GatePolicy(), speaker_names={2: "ana@example.org"})
     assert result.outcome == "insufficient_evidence"
-    assert result.decisive_speaker == 1
+    assert result.decisive_speaker == 2
     assert check(result, "speakers").message == (
-        "Without the ratings of ana@example.org the campaign would no longer pass: one speaker's ratings decide "
+        "Without the ratings of ana@example.org the campaign would pass: one speaker's ratings decide "
         "the recommendation. Invite more speakers to rate the same items.")
     assert result.summary == (
-        "Recommendation: insufficient evidence — the ratings of ana@example.org alone decide the recommendation.")
+        "Recommendation: insufficient evidence — the ratings of ana@example.org alone decide the recommendation "
+        "and the usable share's lower bound 0.60 is still below 0.70.")
 
 
 def test_a_fail_that_one_speaker_decides_is_insufficient_evidence():
@@ -74,18 +76,27 @@ def test_a_fail_that_one_speaker_decides_is_insufficient_evidence():
 
 
 def test_a_fail_no_single_speaker_decides_stays_a_fail():
-    # (excellent, gist, gist) has median gist, and so has either pair left when one speaker is taken out:
-    # 10 of 40 usable (upper bound 0.40) with or without any one speaker.
-    rows = [((1, "excellent"), (2, "gist" if i < 30 else "excellent"), (3, "gist" if i < 30 else "excellent"))
-            for i in range(40)]
+    # (excellent, excellent, gist) has median excellent, and so has either pair left when one speaker is taken
+    # out: 10 of 40 usable (upper bound 0.40, however the panel is resampled) with or without any one speaker.
+    rows = [((1, "excellent"), (2, "excellent"), (3, "gist"))] * 10 + [((1, "gist"), (2, "reject"), (3, "gist"))] * 30
     result = evaluate_gate(campaign(rows), GatePolicy())
     assert result.outcome == "fail"
     assert result.decisive_speaker is None
 
 
+def test_one_lenient_speaker_against_two_strict_ones_is_not_a_certain_fail():
+    # Speaker 1 rates every item excellent, speakers 2 and 3 rate 30 of them gist: 10 of 40 usable, but a panel
+    # drawn with speaker 1 twice finds them all usable, so a fail is not demonstrated (Wilson alone said fail).
+    rows = [((1, "excellent"), (2, "gist" if i < 30 else "excellent"), (3, "gist" if i < 30 else "excellent"))
+            for i in range(40)]
+    result = evaluate_gate(campaign(rows), GatePolicy())
+    assert result.outcome == "insufficient_evidence"
+    assert result.decisive_speaker is None
+
+
 def test_speaker_name_falls_back_to_the_id():
     rows = [((1, "excellent"), (2, "gist" if i < 12 else "excellent"), (3, "excellent")) for i in range(40)]
-    assert "speaker 1" in check(evaluate_gate(campaign(rows), GatePolicy()), "speakers").message
+    assert "speaker 2" in check(evaluate_gate(campaign(rows), GatePolicy()), "speakers").message
 
 
 def random_campaign(items, speakers, seed):
@@ -108,7 +119,11 @@ def test_speaker_drops_equal_a_full_recomputation_without_the_speaker(seed):
         without = aggregate([replace(item, observations=tuple(o for o in item.observations
                                                               if o.speaker_id != drop.speaker_id))
                              for item in items], ratings_per_item=3)
-        assert drop.campaign == without.campaign
+        # The bootstrap's item draws are shared with the whole panel's, so its bounds are close, not equal.
+        assert replace(drop.campaign, bootstrap_low=None, bootstrap_high=None) == replace(
+            without.campaign, bootstrap_low=None, bootstrap_high=None)
+        assert drop.campaign.bootstrap_low == pytest.approx(without.campaign.bootstrap_low, abs=0.05)
+        assert drop.campaign.bootstrap_high == pytest.approx(without.campaign.bootstrap_high, abs=0.05)
         assert drop.tiers == without.tiers
         assert drop.ac1 == pytest.approx(without.ac1, abs=1e-9)
         assert drop.raw_agreement == pytest.approx(without.raw_agreement, abs=1e-9)
