@@ -2,12 +2,14 @@
 chooses the language they read. Each change to a community language drops the shared cache after commit, so every
 web process rebuilds that language's catalog on its next request."""
 
+import operator
 import re
 from collections import Counter
+from functools import reduce
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -129,8 +131,9 @@ def save_interface_translations(*, actor: User, language: InterfaceLanguage,
         return 0
     now = timezone.now()
     removed = [key for key, msgstr, _plural in changed if not msgstr]
-    for msgctxt, msgid in removed:
-        language.translations.filter(msgctxt=msgctxt, msgid=msgid).delete()
+    if removed:
+        language.translations.filter(
+            reduce(operator.or_, (Q(msgctxt=msgctxt, msgid=msgid) for msgctxt, msgid in removed))).delete()
     InterfaceTranslation.objects.bulk_create(
         [InterfaceTranslation(language=language, msgctxt=key[0], msgid=key[1], msgstr=msgstr,
                               msgstr_plural=msgstr_plural, updated_by=actor, updated_at=now)

@@ -90,7 +90,10 @@ RATING_EXAMPLE_KEYS = {"cannot_judge": 0, "reject": 1, "gist": 2, "acceptable": 
 
 def rating_examples(organization: Organization) -> dict[int, str]:
     """The community's own examples of each rating (only those written), keyed as the rating page's buttons."""
-    stored = RatingExamples.objects.filter(organization=organization).first()
+    return _examples_by_key(RatingExamples.objects.filter(organization=organization).first())
+
+
+def _examples_by_key(stored: RatingExamples | None) -> dict[int, str]:
     if stored is None:
         return {}
     return {key: text for value, key in RATING_EXAMPLE_KEYS.items() if (text := getattr(stored, value).strip())}
@@ -205,10 +208,9 @@ def loaded_rating_examples(organization: Organization) -> dict[int, str]:
     """`rating_examples` read from the row loaded with the organization (`speaker_assignment` joins it): the rating
     page shows them without a query of its own."""
     try:
-        stored = organization.rating_examples
+        return _examples_by_key(organization.rating_examples)
     except RatingExamples.DoesNotExist:
         return {}
-    return {key: text for value, key in RATING_EXAMPLE_KEYS.items() if (text := getattr(stored, value).strip())}
 
 
 def has_rated_in(user, campaign: Campaign) -> bool:

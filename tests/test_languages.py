@@ -150,8 +150,10 @@ def test_a_translation_shows_to_speakers_at_once_and_english_fills_the_rest(clie
 def test_emptying_a_translation_brings_back_the_english(client, governance_user, steward, cree):
     client.force_login(governance_user)
     url = reverse("languages:translate", args=[steward.slug, "crk"])
-    client.post(url, {field_name(SIGN_IN): "pîhtokwê"})
-    client.post(url, {field_name(SIGN_IN): ""})
+    leaderboard = field_name(("", "Leaderboard"))
+    client.post(url, {field_name(SIGN_IN): "pîhtokwê", leaderboard: "kiskinowâcihcikan"})
+    assert InterfaceTranslation.objects.count() == 2
+    client.post(url, {field_name(SIGN_IN): "", leaderboard: ""})
     assert not InterfaceTranslation.objects.exists()
 
 
