@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import translation
 
 from organizations.models import Organization
 
@@ -45,6 +46,14 @@ def language_info(code: str) -> LanguageInfo | None:
     if code in shipped_languages():
         return LanguageInfo(code, shipped_languages()[code], code.split("-")[0] in settings.LANGUAGES_BIDI, 0, "")
     return community_languages().get(code)
+
+
+def language_cache_key() -> str:
+    """The active interface language as a cache key part: a community language's revision is in it, so a page
+    cached before its translations changed is not served after."""
+    code = translation.get_language() or settings.LANGUAGE_CODE
+    info = language_info(code)
+    return f"{code}.{info.revision}" if info is not None else code
 
 
 def language_choices() -> list[LanguageInfo]:

@@ -22,7 +22,7 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import RowNumber
-from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext
 
 from corpus.models import ConsentUse
 from corpus.selectors import (
@@ -33,6 +33,7 @@ from corpus.selectors import (
     visible_datasets,
     withdrawal,
 )
+from languages.selectors import language_cache_key
 from organizations.selectors import governance_org_ids, secret_reader_org_ids
 
 from .models import LeaderboardState, RunCard, RunCardResult
@@ -200,7 +201,7 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     name = f"rows:{per_page}:{page.number}"
     rows = cached(name, lambda: [
         row_view(card, offset + index) for index, card in enumerate(cards()[offset:offset + per_page], 1)])
-    return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{get_language()}:{filters}:{name}")
+    return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:

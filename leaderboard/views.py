@@ -5,11 +5,11 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.utils.translation import get_language
 
 from corpus.labels import DOMAIN_LABELS, SEGMENT_LABELS, choice_label
 from corpus.models import Domain
 from corpus.views import withdrawn_response
+from languages.selectors import language_cache_key
 
 from . import selectors
 
@@ -24,7 +24,7 @@ def leaderboard(request):
         stamp = selectors.leaderboard_stamp()
         if stamp is not None:
             path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
-            key = f"leaderboard-page:{stamp}:{get_language()}:{path}"
+            key = f"leaderboard-page:{stamp}:{language_cache_key()}:{path}"
             html = cache.get(key)
             if html is not None:
                 return HttpResponse(html)

@@ -201,3 +201,19 @@ def test_the_governance_dashboard_leads_to_the_language_pages(client, governance
     page = client.get(reverse("submissions:dashboard", args=[steward.slug])).content.decode()
     assert reverse("languages:community_languages", args=[steward.slug]) in page
     assert reverse("review:rating_examples", args=[steward.slug]) in page
+
+
+def test_a_cached_page_follows_a_changed_translation(client, governance_user, steward, cree):
+    """The anonymous leaderboard page is cached whole; its key carries the community language's revision."""
+    url = reverse("languages:translate", args=[steward.slug, "crk"])
+    leaderboard = field_name(("", "Leaderboard"))
+    client.force_login(governance_user)
+    client.post(url, {leaderboard: "kiskinowâcihcikan"})
+    client.logout()
+    client.post(reverse("languages:choose"), {"language": "crk"})
+    assert ">kiskinowâcihcikan<" in client.get(reverse("leaderboard:leaderboard")).content.decode()
+    client.force_login(governance_user)
+    client.post(url, {leaderboard: "kiskinowâcihcikana"})
+    client.logout()
+    client.post(reverse("languages:choose"), {"language": "crk"})
+    assert ">kiskinowâcihcikana<" in client.get(reverse("leaderboard:leaderboard")).content.decode()
