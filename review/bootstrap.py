@@ -41,10 +41,10 @@ def cluster_bootstrap_intervals(
     n_items, n_speakers = int(item_index.max()) + 1, len(speaker_codes)
     # Ratings as a speaker × item count matrix: an item's weighted ratings in a replicate are then one matrix
     # product with the replicate's speaker weights.
-    rated = np.zeros((n_speakers, n_items))
+    rated = np.zeros((n_speakers, n_items), dtype=np.float32)
     np.add.at(rated, (speaker_index, item_index), 1.0)
-    rated_usable = np.zeros((n_speakers, n_items))
-    np.add.at(rated_usable, (speaker_index, item_index), np.asarray(usable, dtype=float))
+    rated_usable = np.zeros((n_speakers, n_items), dtype=np.float32)
+    np.add.at(rated_usable, (speaker_index, item_index), np.asarray(usable, dtype=np.float32))
     item_strata = np.zeros(n_items, dtype=np.asarray(strata).dtype)
     item_strata[item_index] = np.asarray(strata)
     # Items ordered by tier, so that an item drawn within its tier is a draw between the tier's first and last
@@ -63,15 +63,17 @@ def cluster_bootstrap_intervals(
         size = min(chunk, replicates - first)
         drawn = draw_low + (rng.random((size, n_items)) * draw_span).astype(np.intp)
         rows = np.repeat(np.arange(size) * n_items, n_items)
-        item_weights = np.bincount(rows + drawn.ravel(), minlength=size * n_items).reshape(size, n_items).astype(float)
+        item_weights = np.bincount(rows + drawn.ravel(), minlength=size * n_items).reshape(size, n_items)
+        item_weights = item_weights.astype(np.float32)
         for panel, found in zip(panels, shares, strict=True):
-            speaker_weights = np.zeros((size, n_speakers))
+            speaker_weights = np.zeros((size, n_speakers), dtype=np.float32)
             if len(panel):
                 speaker_weights[:, panel] = rng.multinomial(len(panel), np.full(len(panel), 1 / len(panel)), size=size)
+            # Weights are small whole numbers, exact in float32; the comparisons below are therefore exact.
             total = speaker_weights @ rated
-            item_usable = 2 * (speaker_weights @ rated_usable) > total
-            denominator = np.einsum("ij,ij->i", item_weights, (total > 0).astype(float))
-            numerator = np.einsum("ij,ij->i", item_weights, item_usable.astype(float))
+            usable_weight = speaker_weights @ rated_usable
+            denominator = (item_weights * (total > 0)).sum(axis=1, dtype=np.float64)
+            numerator = (item_weights * (2 * usable_weight > total)).sum(axis=1, dtype=np.float64)
             found.append(numerator[denominator > 0] / denominator[denominator > 0])
     return [_percentiles(np.concatenate(found)) for found in shares]
 

@@ -207,7 +207,8 @@ def phase_run_cards(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     bench_leaderboard.bench_cards(template, version, user, args.cards, template["results"])
     bench_leaderboard.analyze()
-    return {"ingest": ingest, "cards": args.cards, "results_per_card": bench_leaderboard.CARD_RESULTS,
+    return {"ingest": ingest, "secret_scan": bench_leaderboard.bench_secret_scan(),
+            "cards": args.cards, "results_per_card": bench_leaderboard.CARD_RESULTS,
             "cards_store_seconds": round(time.perf_counter() - started, 1)}
 
 
@@ -653,7 +654,13 @@ def ingest_section(report: dict[str, Any]) -> str:
             for m in ingest["measurements"]]
     header = ("operation", "results", "seconds", "× sacrebleu (min–max)", "RSS +MiB")
     return (f"Run-card ingest, one {ingest['results']:,}-result card ({mib(ingest['card_bytes'])} MiB), median of "
-            f"{ingest['rounds']} interleaved rounds:\n" + aligned(header, rows))
+            f"{ingest['rounds']} interleaved rounds:\n" + aligned(header, rows) + "\n" + secret_scan_line(report))
+
+
+def secret_scan_line(report: dict[str, Any]) -> str:
+    scan = report["run_cards"]["secret_scan"]
+    return (f"Secret-text scan: {mib(scan['text_bytes'])} MiB of card text against {scan['secrets']:,} secrets in "
+            f"{scan['seconds']:.2f} s (index built in {scan['build_seconds']:.2f} s)")
 
 
 def http_section(report: dict[str, Any]) -> str:
@@ -703,6 +710,9 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
     ingest = {m["operation"]: m for m in report["run_cards"]["ingest"]["measurements"]}
     whole = ingest["services.submit_run_card (whole ingest)"]
     card_bytes = report["run_cards"]["ingest"]["card_bytes"]
+    import bench_review
+
+    gate = next(m for m in report["review"]["measurements"] if m["operation"] == bench_review.GATE_OPERATION)
     json_import = next(m for m in report["import"]["measurements"] if m["operation"] == "JSON import")
     found = [
         (f"{busiest['target']}: CPU per request (app + database)", "≤ 6 ms", busiest["cpu_ms_per_request"],
@@ -719,6 +729,10 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
          http["GET /api/v1/leaderboard/"]["times_slower_than_bare"]["median"], lambda v: v <= 4, "{:.2f}"),
         (f"decision page, {campaign_size(report)}: p95 of one client's views", "< 200 ms",
          report["http"]["decision_page"]["p95_ms"], lambda v: v < 200, "{:.0f} ms"),
+        ("aggregate + gate, 1,000 items × up to 3 ratings, 12 speakers", "< 500 ms",
+         gate["seconds"] * 1000, lambda v: v < 500, "{:.0f} ms"),
+        ("secret-text scan, 1.3 MB of card text against 20,000 secrets", "< 2 s",
+         report["run_cards"]["secret_scan"]["seconds"], lambda v: v < 2, "{:.2f} s"),
         ("run-card ingest: peak memory ÷ card size", "≤ 10×",
          (whole.get("peak_rss_growth_bytes") or 0) / card_bytes, lambda v: v <= 10, "{:.1f}×"),
         ("JSON corpus import: peak memory ÷ file size", "≤ 3×", json_import["memory_times_file"], lambda v: v <= 3,

