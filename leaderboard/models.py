@@ -94,6 +94,12 @@ class RunCard(models.Model):
         help_text="A maintainer's reproduction with the same fingerprint (GDS Verified).",
     )
     community_validated_at = models.DateTimeField(null=True, blank=True, help_text="Set by the review gate only.")
+    community_review = models.CharField(
+        max_length=10, blank=True, choices=[("approve", "approve"), ("reject", "reject"), ("revoke", "revoke")],
+        help_text="The community's decision in force on this card, over all its campaigns; set by the review app "
+                  "only. Blank: never decided.")
+    community_reviewed_at = models.DateTimeField(null=True, blank=True,
+                                                 help_text="When the decision in force was taken.")
 
     class Meta:
         ordering = ["-submitted_at"]
@@ -111,6 +117,11 @@ class RunCard(models.Model):
             models.CheckConstraint(
                 condition=Q(chrf_plus_plus__isnull=True) | Q(chrf_plus_plus__gte=0, chrf_plus_plus__lte=100),
                 name="runcard_chrf_0_100",
+            ),
+            models.CheckConstraint(
+                condition=Q(community_review="", community_reviewed_at__isnull=True)
+                | Q(community_review__in=["approve", "reject", "revoke"], community_reviewed_at__isnull=False),
+                name="runcard_community_review_dated",
             ),
         ]
 

@@ -204,12 +204,25 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
 
 
+NOT_APPROVED = ("reject", "revoke")
+
+
+def community_review(card: RunCard) -> dict[str, Any] | None:
+    """The community's decision in force on the card: `approved` or `not_approved` (a rejection, or an approval
+    revoked) with its date; None while it was never decided."""
+    if not card.community_review:
+        return None
+    return {"outcome": "not_approved" if card.community_review in NOT_APPROVED else "approved",
+            "decided_at": card.community_reviewed_at}
+
+
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:
     """The columns of SPEC §7 for one leaderboard row."""
     composite = getattr(card, "shown_composite", card.composite)
     tier = quality_tier(composite)
     # Provisional until the method (any of its cards) is Community Validated.
     validated = card.verification_tier == "Community Validated" or getattr(card, "method_validated", False)
+    not_approved = card.community_review in NOT_APPROVED
     method = card.method
     return {
         "rank": rank,
@@ -232,7 +245,9 @@ def row_view(card: RunCard, rank: int) -> dict[str, Any]:
         "avg_latency_seconds": card.avg_latency_seconds,
         "cost_adjusted": getattr(card, "shown_cost_adjusted", card.cost_adjusted),
         "quality_tier": tier,
-        "quality_tier_provisional": tier in ("Deployable", "Fluent") and not validated,
+        # A rejection or revocation in force is shown as such, never as "awaiting review".
+        "quality_tier_provisional": tier in ("Deployable", "Fluent") and not validated and not not_approved,
+        "community_review": community_review(card),
         "verification_tier": card.verification_tier,
         "scoring_standard": card.scoring_standard,
         "dataset": card.dataset_version.dataset.identifier,

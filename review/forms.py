@@ -127,6 +127,9 @@ class DecisionForm(forms.Form):
     ])
     rationale = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label=gettext_lazy("Rationale"),
                                 help_text=gettext_lazy("Kept with the decision and in the audit log."))
+    against_recommendation = forms.BooleanField(
+        required=False, label=gettext_lazy("The community approves against the gate's recommendation"),
+        help_text=gettext_lazy("Needed to approve when the recommendation is not a pass; say why in the rationale."))
 
     def __init__(self, *args, can_revoke=False, **kwargs):
         super().__init__(*args, **kwargs)

@@ -6,11 +6,12 @@ governance staff (`governed_campaign`). Speakers never see the method, model, sc
 rating: nothing here hands a speaker page more than the item itself.
 """
 
+import uuid
 from dataclasses import asdict, replace
 
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Prefetch, Q, QuerySet
 
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
@@ -137,26 +138,44 @@ ITEM_PAGE_DEFERRED = ("item__result__data",)
 
 def speaker_assignment(user, public_id) -> Assignment | None:
     """The speaker's own assignment with what the rating page shows; anyone else's id gives None. Its
-    `serving_when_read` says whether the campaign served its items when it was read (`serving_filter`).
+    campaign's `serving_when_read` says whether it served its items when it was read (`serving_filter`).
 
-    Two short queries, not one join of twelve tables: PostgreSQL spent ten times longer planning that join
-    than running it, on every rating request (docs/performance.md)."""
+    Two short queries, not one long join: the item with its texts, then its campaign with the card's version and
+    dataset, the pool check and the serving rule (each an EXISTS on one table). PostgreSQL spent several times
+    longer planning the join of twelve tables, and later of eight, than running it, on every rating request
+    (docs/performance.md). The membership half of the rule comes from the request's remembered memberships."""
     if not user.is_authenticated:
         return None
-    assignment = (Assignment.objects.filter(in_pool(user, "campaign"), public_id=public_id, speaker=user)
+    assignment = (Assignment.objects.filter(public_id=public_id, speaker=user)
                   .exclude(state=Assignment.State.RELEASED)
-                  .annotate(serving_when_read=Exists(Campaign.objects.filter(serving_filter(),
-                                                                             pk=OuterRef("campaign_id"))))
-                  .select_related(*ITEM_PAGE_RELATED, "campaign__organization__rating_examples")
-                  .defer(*(f"campaign__{name}" for name in LARGE_CARD_FIELDS), *ITEM_PAGE_DEFERRED)
-                  .first())
-    if assignment is None or not speaks_for(user, assignment.campaign.organization_id):
+                  .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).first())
+    if assignment is None:
         return None
-    campaign = assignment.campaign
-    campaign.run_card = (RunCard.objects.select_related("dataset_version__dataset")
-                         .defer(*(name.removeprefix("run_card__") for name in LARGE_CARD_FIELDS))
-                         .get(pk=campaign.run_card_id))
+    campaign = (Campaign.objects.filter(Exists(CampaignSpeaker.objects.filter(
+                    campaign=OuterRef("pk"), user=user, left_at__isnull=True)), pk=assignment.campaign_id)
+                .annotate(serving_when_read=ExpressionWrapper(serving_filter(), output_field=BooleanField()))
+                .select_related("organization__rating_examples", "run_card__dataset_version__dataset")
+                .defer(*LARGE_CARD_FIELDS).first())
+    if campaign is None or not speaks_for(user, campaign.organization_id):
+        return None
+    assignment.campaign = campaign
     return assignment
+
+
+def speaker_assignment_to_rate(user, public_id) -> Assignment | None:
+    """The speaker's own assignment and its campaign row, for a rating post: no texts, no join to plan. Whether
+    they may still rate it (in the pool, a speaker of the organization, the campaign serving) is decided by
+    `services.record_rating` in its transaction; an item they left (released) is not theirs any more."""
+    if not user.is_authenticated:
+        return None
+    return (Assignment.objects.filter(public_id=public_id, speaker=user).exclude(state=Assignment.State.RELEASED)
+            .select_related("campaign").first())
+
+
+def next_assignment_id(user, campaign: Campaign) -> uuid.UUID | None:
+    """The public id of the speaker's next open item: where a rating without a page in its answer sends them."""
+    return (Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
+            .order_by("position").values_list("public_id", flat=True).first())
 
 
 def next_assignment(user, campaign: Campaign) -> Assignment | None:
@@ -393,6 +412,19 @@ def ratings_for_export(campaign: Campaign) -> QuerySet[Rating]:
 def latest_decision(run_card: RunCard) -> Decision | None:
     """The decision in force for a run card: the latest over all its campaigns (one query)."""
     return Decision.objects.filter(campaign__run_card=run_card).order_by("-decided_at", "-pk").first()
+
+
+def decision_notice(decision_pk: int) -> tuple[Decision, CampaignAggregate] | None:
+    """What the card's submitter is told of a decision: the decision with its card, and the campaign's
+    aggregates (never an item). None when the card has no submitter with an address to write to."""
+    decision = (Decision.objects.select_related("campaign__organization", "campaign__run_card__submitted_by",
+                                                "campaign__run_card__method",
+                                                "campaign__run_card__dataset_version__dataset")
+                .defer(*(f"campaign__{name}" for name in LARGE_CARD_FIELDS)).get(pk=decision_pk))
+    developer = decision.campaign.run_card.submitted_by
+    if developer is None or not developer.email or not developer.is_active:
+        return None
+    return decision, campaign_aggregate(decision.campaign)
 
 
 def transfer_eligible(run_card: RunCard) -> bool:

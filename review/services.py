@@ -534,11 +534,20 @@ def set_rating_examples(*, actor: User, organization: Organization, values: dict
     return examples
 
 
+# An approval against the gate's recommendation carries a rationale long enough to say why.
+MIN_OVERRIDE_RATIONALE = 40
+
+
 @transaction.atomic
-def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale: str) -> Decision:
+def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale: str,
+                    against_recommendation: bool = False) -> Decision:
     """Governance's decision, with the gate's recommendation at that moment kept beside it. Approving a
     gold_standard card makes it Community Validated; a rejection or revocation after an approval takes
-    the tier away again. Deciding closes the campaign: the ratings decided on no longer change."""
+    the tier away again. Deciding closes the campaign: the ratings decided on no longer change.
+
+    Approving when the gate does not recommend a pass needs `against_recommendation` (the form's explicit
+    confirmation) and a rationale that says why. The card's submitter is told the outcome by e-mail, with the
+    aggregates only."""
     from . import selectors
 
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
@@ -554,6 +563,14 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
     if outcome == Decision.Outcome.REVOKE and (in_force is None or in_force.outcome != Decision.Outcome.APPROVE):
         raise ReviewError(_("Only an approval in force can be revoked."), "outcome")
     result = evaluate_gate(selectors.campaign_aggregate(campaign), selectors.gate_policy_for(campaign.organization))
+    overriding = outcome == Decision.Outcome.APPROVE and result.outcome != "pass"
+    if overriding and not against_recommendation:
+        raise ReviewError(_("The gate's recommendation is “%(recommendation)s”, not a pass. To approve all the same, "
+                            "confirm that the community approves against the recommendation.")
+                          % {"recommendation": result.outcome_label}, "against_recommendation")
+    if overriding and len(rationale.strip()) < MIN_OVERRIDE_RATIONALE:
+        raise ReviewError(_("Approving against the recommendation: say in the rationale why the community approves "
+                            "(at least %(count)d characters).") % {"count": MIN_OVERRIDE_RATIONALE}, "rationale")
     decision = Decision.objects.create(
         campaign=campaign, outcome=outcome, rationale=rationale.strip(), decided_by=actor,
         recommendation=selectors.gate_snapshot(result),
@@ -564,21 +581,26 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
         campaign.save(update_fields=["status", "closed_at"])
     record_event(AuditAction.REVIEW_DECISION, actor=actor, organization=campaign.organization, obj=campaign, details={
         "outcome": outcome, "rationale": decision.rationale, "recommendation": result.outcome,
-        "run_id": str(campaign.run_card.run_id),
+        "against_recommendation": overriding, "run_id": str(campaign.run_card.run_id),
     })
-    update_validation_tier(run_card=campaign.run_card, actor=actor)
-    from .tasks import refresh_campaign_summary_task
+    update_community_review(run_card=campaign.run_card, actor=actor)
+    from .tasks import refresh_campaign_summary_task, send_decision_notice_task
 
     transaction.on_commit(lambda: refresh_campaign_summary_task.delay(campaign.pk), robust=True)
+    transaction.on_commit(lambda: send_decision_notice_task.delay(decision.pk), robust=True)
     return decision
 
 
-def update_validation_tier(*, actor: User, run_card: RunCard) -> None:
-    """Community Validated while the card's latest decision, over all its campaigns, approves it (and the
-    card scores gold_standard)."""
+def update_community_review(*, actor: User, run_card: RunCard) -> None:
+    """The card carries its decision in force (over all its campaigns) for the leaderboard, and is Community
+    Validated while that decision approves it (and the card scores gold_standard)."""
     from .selectors import latest_decision
 
     latest = latest_decision(run_card)
+    review = (latest.outcome, latest.decided_at) if latest is not None else ("", None)
+    if review != (run_card.community_review, run_card.community_reviewed_at):
+        run_card.community_review, run_card.community_reviewed_at = review
+        run_card.save(update_fields=["community_review", "community_reviewed_at"])
     approved = run_card.segment == "gold_standard" and latest is not None and latest.outcome == Decision.Outcome.APPROVE
     if approved == (run_card.community_validated_at is not None):
         return

@@ -9,7 +9,8 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from . import services
+from . import selectors, services
+from .gate import OUTCOME_LABELS
 from .models import Campaign
 
 # As the review pages show a deadline: with its time zone ("3 Dec 2026, 17:00 UTC").
@@ -90,3 +91,33 @@ def refresh_open_campaign_summaries_task() -> int:
     for pk in pks:
         services.refresh_summary(pk)
     return len(pks)
+
+
+def decision_notice(decision, aggregate, language: str) -> tuple[str, str]:
+    """The decision notice's subject and body in one language."""
+    with in_language(language):
+        run_card = decision.campaign.run_card
+        approved = decision.outcome == decision.Outcome.APPROVE
+        context = {
+            "decision": decision, "approved": approved, "run_card": run_card, "aggregate": aggregate.campaign,
+            "distinct_speakers": aggregate.distinct_speakers, "organization": decision.campaign.organization,
+            "recommendation": OUTCOME_LABELS.get(decision.recommendation.get("outcome"), ""),
+            "link": site_url(reverse("leaderboard:card", args=[run_card.public_id])),
+        }
+        outcome = _("approved") if approved else _("not approved")
+        subject = _("Community review of your run card: %(outcome)s") % {"outcome": outcome}
+        return settings.ACCOUNT_EMAIL_SUBJECT_PREFIX + subject, render_to_string("review/decision_email.txt", context)
+
+
+@shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
+def send_decision_notice_task(decision_pk: int) -> bool:
+    """Tell the card's submitter the community's decision in their interface language: the outcome and the
+    campaign's aggregates, never an item nor the rationale (governance staff's own words stay with them)."""
+    notice = selectors.decision_notice(decision_pk)
+    if notice is None:
+        return False
+    decision, aggregate = notice
+    developer = decision.campaign.run_card.submitted_by
+    subject, body = decision_notice(decision, aggregate, developer.interface_language)
+    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [developer.email])
+    return True

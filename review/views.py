@@ -1,6 +1,8 @@
 """Pages of community review: the speakers' queue and rating page, and governance staff's campaign,
 decision and threshold pages. Thin: parse, call a selector or service, render."""
 
+import uuid
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -68,7 +70,7 @@ def campaign_start(request, public_id):
         raise Http404(_("No such campaign among yours."))
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
-    start = item_url(campaign, selectors.next_assignment(request.user, campaign))
+    start = item_url(campaign, selectors.next_assignment_id(request.user, campaign))
     if campaign.instructions.strip() and not selectors.has_rated_in(request.user, campaign):
         return render(request, "review/instructions.html", {
             "campaign": campaign, "version": campaign.run_card.dataset_version, "start_url": start,
@@ -77,12 +79,12 @@ def campaign_start(request, public_id):
     return redirect(start)
 
 
-def item_url(campaign: Campaign, following) -> str:
+def item_url(campaign: Campaign, following: uuid.UUID | None) -> str:
     """Where a speaker goes after a rating: straight to their next item (its page applies the serving rule), or to
     the end screen — one redirect, not two through the campaign's start."""
     if following is None:
         return reverse("review:campaign_done", kwargs={"public_id": campaign.public_id})
-    return reverse("review:rate", kwargs={"public_id": following.public_id})
+    return reverse("review:rate", kwargs={"public_id": following})
 
 
 def not_serving(request, campaign: Campaign):
@@ -139,15 +141,14 @@ def wants_next_page(request) -> bool:
 def rate(request, public_id):
     """One item: read, rate, next. Works as plain form posts (a rating answers with a redirect to the next item);
     rate.js adds keys, a queue of ratings kept on the device until sent, and the next items fetched ahead."""
+    if request.method == "POST":
+        return rate_post(request, public_id)
     assignment = selectors.speaker_assignment(request.user, public_id)
     if assignment is None:
         raise Http404(_("No such item among yours."))
-    campaign = assignment.campaign
-    if request.method == "POST":
-        return rate_post(request, assignment)
     # The one serving rule, whatever the method: an item's texts only while its campaign serves it.
-    if not assignment.serving_when_read:
-        return not_serving(request, campaign)
+    if not assignment.campaign.serving_when_read:
+        return not_serving(request, assignment.campaign)
     current = selectors.current_rating(assignment)
     # After an undo the item comes back with the flags, comment and translation that were given with it.
     given = current if current is not None else (
@@ -158,10 +159,17 @@ def rate(request, public_id):
     return item_page(request, assignment, RatingForm(initial=initial), current)
 
 
-def rate_post(request, assignment):
-    """A post goes to the service even when the campaign stopped serving: a retry of a rating stored before the
-    pause is acknowledged as stored; anything new is refused there."""
-    campaign = assignment.campaign
+def rate_post(request, public_id):
+    """The hot path reads the assignment row and its campaign only; who may rate it (pool, membership, serving)
+    is decided by the service in its transaction. A post goes to the service even when the campaign stopped
+    serving: a retry of a rating stored before the pause is acknowledged as stored; anything new is refused
+    there. Only an answer that shows the item again reads its texts."""
+    # An answer that is the next item's page needs the campaign's card and community: read them with the item.
+    read = selectors.speaker_assignment if wants_next_page(request) else selectors.speaker_assignment_to_rate
+    assignment = read(request.user, public_id)
+    if assignment is None:
+        raise Http404(_("No such item among yours."))
+    script = wants_json(request) or wants_next_page(request)
     form = RatingForm(request.POST)
     if form.is_valid():
         try:
@@ -173,34 +181,49 @@ def rate_post(request, assignment):
         except services.NotAllowed as error:
             raise Http404(str(error)) from error
         except services.ReviewError as error:
-            if wants_json(request) or wants_next_page(request):
+            if script:
+                campaign = speaker_campaign_or_404(request, assignment.campaign.public_id)
                 if not selectors.is_serving(campaign):
                     return JsonResponse({"error": not_serving_message(campaign), "code": "not_serving"}, status=409)
                 return JsonResponse({"error": str(error), "field": error.field, "code": "refused"}, status=409)
             form.add_error(None, str(error))
         else:
-            return rated(request, campaign, rating, created)
-    elif wants_json(request) or wants_next_page(request):
+            return rated(request, assignment.campaign, rating, created)
+    elif script:
         errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
         return JsonResponse({"error": _("The rating was not saved."), "fields": errors, "code": "invalid"},
                             status=400)
-    if not selectors.is_serving(campaign):
-        return not_serving(request, campaign)
-    return item_page(request, assignment, form, selectors.current_rating(assignment))
+    shown = selectors.speaker_assignment(request.user, public_id)
+    if shown is None:
+        raise Http404(_("No such item among yours."))
+    if not shown.campaign.serving_when_read:
+        return not_serving(request, shown.campaign)
+    return item_page(request, shown, form, selectors.current_rating(shown))
+
+
+def speaker_campaign_or_404(request, public_id) -> Campaign:
+    campaign = selectors.speaker_campaign(request.user, public_id)
+    if campaign is None:
+        raise Http404(_("No such campaign among yours."))
+    return campaign
 
 
 def rated(request, campaign: Campaign, rating, created: bool):
-    """The answer to a stored rating: the next item's page itself for rate.js (when the campaign still serves),
-    JSON for API-style clients, otherwise a redirect to the next item or the end screen."""
-    # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent one
-    # proves nothing.
-    following = selectors.next_assignment(request.user, campaign)
-    next_url = item_url(campaign, following)
-    if following is not None and wants_next_page(request) and (created or selectors.is_serving(campaign)):
-        response = item_page(request, following, RatingForm(), None)
-        response["X-Item-Url"] = next_url
-        response["X-Rating-Saved"] = "stored" if created else "duplicate"
-        return response
+    """The answer to a stored rating: the next item's page itself when rate.js has nothing left to show (and the
+    campaign still serves), JSON for rate.js otherwise, a redirect to the next item or the end screen without
+    JavaScript."""
+    if wants_next_page(request):
+        following = selectors.next_assignment(request.user, campaign)
+        next_url = item_url(campaign, following and following.public_id)
+        # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent
+        # one proves nothing.
+        if following is not None and (created or selectors.is_serving(campaign)):
+            response = item_page(request, following, RatingForm(), None)
+            response["X-Item-Url"] = next_url
+            response["X-Rating-Saved"] = "stored" if created else "duplicate"
+            return response
+    else:
+        next_url = item_url(campaign, selectors.next_assignment_id(request.user, campaign))
     if wants_json(request) or wants_next_page(request):
         return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
                              "next_url": next_url}, status=201 if created else 200)
@@ -444,6 +467,7 @@ def decision(request, public_id):
                 actor=request.user,
                 outcome=form.cleaned_data["outcome"],
                 rationale=form.cleaned_data["rationale"],
+                against_recommendation=form.cleaned_data["against_recommendation"],
             )
         except services.ReviewError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))

@@ -57,11 +57,16 @@ function report_line(summary, latency)
 end
 done = function(summary, latency, requests) report_line(summary, latency) end
 """
-# A speaker's rating loop, one wrk thread and connection per speaker (CLIENTS and MODE are prepended): GET the
-# item, POST a rating with a fresh submission id, then go where the answer says. MODE "redirect" is a browser
-# without JavaScript (302 to the next item, then GET it); MODE "page" is rate.js (the answer is the next item's
-# page: POST again at once). Only ratings the server answered as stored count.
+# A speaker's rating loop, one wrk thread and connection per speaker (CLIENTS and MODE are prepended). MODE
+# "redirect" is a browser without JavaScript: GET the item, POST a rating, follow the 302 to the next item.
+# MODE "script" is rate.js: GET the first item's page, fetch the upcoming items (as the page does on load), then
+# POST each rating as JSON and show the next item from those held; when fewer than REFILL_BELOW are held, fetch
+# the upcoming items again (rate.js's REFILL_BELOW). MODE "page" is rate.js when the phone may not hold the
+# items (secret ones, by the campaign's choice): the POST asks for the next item's page as its answer
+# (X-Next-Item: page) and the next request is already the next rating's POST. Only ratings the server answered
+# as stored count.
 LOOP_SCRIPT = WRK_REPORT + """
+local REFILL_BELOW = 5
 local threads = {}
 local counter = 0
 function setup(thread)
@@ -72,7 +77,8 @@ end
 function init(args)
   me = CLIENTS[id]
   current = me.first
-  posting = false
+  step = "page"
+  held = 0
   ratings = 0
   failures = 0
   math.randomseed(id * 7919 + os.time())
@@ -86,9 +92,15 @@ local function header(headers, name)
   return headers[name] or headers[string.lower(name)]
 end
 function request()
-  if posting then
+  if step == "upcoming" then
+    return wrk.format("GET", me.upcoming, {["Cookie"] = me.cookie, ["Accept"] = "application/json"})
+  end
+  if step == "post" then
     local headers = {["Cookie"] = me.cookie, ["Content-Type"] = "application/x-www-form-urlencoded"}
-    if MODE == "page" then
+    if MODE == "script" then
+      headers["Accept"] = "application/json"
+      headers["X-Requested-With"] = "fetch"
+    elseif MODE == "page" then
       headers["X-Next-Item"] = "page"
       headers["X-Requested-With"] = "fetch"
     end
@@ -99,26 +111,47 @@ function request()
   return wrk.format("GET", current, {["Cookie"] = me.cookie})
 end
 function response(status, headers, body)
-  if not posting then
-    if status == 200 then posting = true else failures = failures + 1 end
+  if step == "page" then
+    if status ~= 200 then failures = failures + 1 return end
+    step = MODE == "script" and "upcoming" or "post"
     return
   end
-  local next_item = header(headers, "X-Item-Url")
+  if step == "upcoming" then
+    if status ~= 200 then failures = failures + 1 step = "page" current = me.first return end
+    local _, items = string.gsub(body, '"url":', "")
+    if items == 0 then failures = failures + 1 step = "page" current = me.first return end
+    held = items - 1
+    step = "post"
+    return
+  end
   local location = header(headers, "Location")
-  if status == 200 and next_item then
+  local next_item = header(headers, "X-Item-Url")
+  if MODE == "page" and status == 200 and next_item then
     ratings = ratings + 1
     current = next_item
+  elseif MODE == "script" and (status == 201 or status == 200) then
+    local following = string.match(body, '"next_url": *"([^"]+)"')
+    ratings = ratings + 1
+    held = held - 1
+    if following and string.find(following, "/review/items/", 1, true) then
+      current = following
+      if held < REFILL_BELOW then step = "upcoming" end
+    else
+      current = me.first
+      step = "page"
+    end
   elseif status == 302 and location and string.find(location, "/review/items/", 1, true) then
     ratings = ratings + 1
     current = location
-    posting = false
-  elseif status == 302 or status == 201 then
+    step = "page"
+  elseif status == 302 then
     ratings = ratings + 1
     current = me.first
-    posting = false
+    step = "page"
   else
     failures = failures + 1
-    posting = false
+    current = me.first
+    step = "page"
   end
 end
 done = function(summary, latency, requests)
@@ -386,7 +419,7 @@ def loop_script(clients: list[dict[str, str]], mode: str) -> str:
     """The rating-loop script with its speakers (one per wrk thread) and mode; JSON strings are Lua strings here
     (cookies, tokens and paths are ASCII)."""
     rows = ",\n".join(f"{{cookie={json.dumps(c['cookie'])}, token={json.dumps(c['token'])}, "
-                      f"first={json.dumps(c['first'])}}}" for c in clients)
+                      f"first={json.dumps(c['first'])}, upcoming={json.dumps(c['upcoming'])}}}" for c in clients)
     return f"CLIENTS = {{\n{rows}\n}}\nMODE = {json.dumps(mode)}\n" + LOOP_SCRIPT
 
 
@@ -493,8 +526,10 @@ def http_targets(args: argparse.Namespace, review: dict[str, Any]) -> list[Targe
         Target("GET /api/v1/leaderboard/", "/api/v1/leaderboard/", args.connections, b'"results"'),
     ]
     for clients in sorted({min(10, len(loop)), min(args.connections, len(loop))}):
-        targets.append(Target(f"rating loop, rate.js, {clients} speakers", first, clients, mode="page"))
+        targets.append(Target(f"rating loop, rate.js, {clients} speakers", first, clients, mode="script"))
         targets.append(Target(f"rating loop, no JavaScript, {clients} speakers", first, clients, mode="redirect"))
+    busiest = min(args.connections, len(loop))
+    targets.append(Target(f"rating loop, rate.js, items not held, {busiest} speakers", first, busiest, mode="page"))
     return targets
 
 
@@ -704,8 +739,9 @@ def queries_section(report: dict[str, Any]) -> str:
 def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The performance goals, each with the measured figure and whether it is met."""
     http = {m["target"]: m for m in report["http"]["targets"]}
-    loops = [m for m in report["http"]["targets"] if m["loop_mode"] == "page"]
+    loops = [m for m in report["http"]["targets"] if m["loop_mode"] == "script"]
     busiest = max(loops, key=lambda m: m["connections"])
+    not_held = next(m for m in report["http"]["targets"] if m["loop_mode"] == "page")
     plain = max((m for m in report["http"]["targets"] if m["loop_mode"] == "redirect"), key=lambda m: m["connections"])
     ingest = {m["operation"]: m for m in report["run_cards"]["ingest"]["measurements"]}
     whole = ingest["services.submit_run_card (whole ingest)"]
@@ -720,7 +756,10 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
         (f"{busiest['target']}: p95 latency", "< 150 ms", busiest["p95_ms"], lambda v: v < 150, "{:.0f} ms"),
         (f"{busiest['target']}: bare view's req/s ÷ its req/s", "≤ 4", busiest["times_slower_than_bare"]["median"],
          lambda v: v <= 4, "{:.2f}"),
-        (f"{busiest['target']}: requests per rating", "1", busiest["requests_per_rating"], lambda v: v <= 1.05,
+        (f"{busiest['target']}: requests per rating", "1 POST (+ 1 fetch of 20 items ahead per ~15)",
+         busiest["requests_per_rating"], lambda v: v <= 1.1,
+         "{:.2f}"),
+        (f"{not_held['target']}: requests per rating", "1", not_held["requests_per_rating"], lambda v: v <= 1.05,
          "{:.2f}"),
         (f"{plain['target']}: requests per rating", "2", plain["requests_per_rating"], lambda v: v <= 2.05, "{:.2f}"),
         ("GET /leaderboard/: bare view's req/s ÷ its req/s", "≤ 4",

@@ -94,7 +94,8 @@ def create_campaign() -> tuple[Any, list]:
 
 def create_loop_campaign(campaign) -> tuple[Any, list]:
     """A second campaign on the same card for the rating loop: LOOP_SPEAKERS speakers, each with their own
-    LOOP_ITEMS × LOOP_RATINGS_PER_ITEM ÷ LOOP_SPEAKERS assignments, no control items."""
+    LOOP_ITEMS × LOOP_RATINGS_PER_ITEM ÷ LOOP_SPEAKERS assignments, no control items; phones may hold its
+    items."""
     from accounts.second_factor import prove_as_operator
     from organizations.services import add_member
     from review import services
@@ -107,7 +108,9 @@ def create_loop_campaign(campaign) -> tuple[Any, list]:
         run_card=campaign.run_card, actor=governance,
         values=services.CampaignSettings(
             title="Benchmark rating loop", sample_size=LOOP_ITEMS, speakers=speakers,
-            ratings_per_item=LOOP_RATINGS_PER_ITEM, seed=7, control_count=0),
+            ratings_per_item=LOOP_RATINGS_PER_ITEM, seed=7, control_count=0,
+            # rate.js then holds the upcoming (secret) items on the phone, as such a campaign lets it.
+            device_may_hold_secret_items=True),
     )
     services.prepare_campaign(loop.pk)
     loop.refresh_from_db()
@@ -123,8 +126,9 @@ def csrf_pair() -> tuple[str, str]:
 
 
 def loop_clients(loop, speakers) -> list[dict[str, str]]:
-    """Per loop speaker: the Cookie header (session and CSRF cookie), the form's CSRF token, and their first
-    item's path (where a client starts, and starts again after the bench resets the campaign)."""
+    """Per loop speaker: the Cookie header (session and CSRF cookie), the form's CSRF token, their first item's
+    path (where a client starts, and starts again after the bench resets the campaign) and the campaign's
+    upcoming-items path (what rate.js fetches ahead)."""
     from django.conf import settings
 
     from review.models import Assignment
@@ -137,7 +141,8 @@ def loop_clients(loop, speakers) -> list[dict[str, str]]:
     for speaker in speakers:
         secret, token = csrf_pair()
         clients.append({"cookie": f"{speaker_session_cookie(speaker)}; {settings.CSRF_COOKIE_NAME}={secret}",
-                        "token": token, "first": firsts[speaker.pk]})
+                        "token": token, "first": firsts[speaker.pk],
+                        "upcoming": f"/review/c/{loop.public_id}/upcoming/"})
     return clients
 
 

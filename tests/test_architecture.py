@@ -187,7 +187,7 @@ ACTIONS = {
     "leaderboard.services": ["submit_run_card", "register_method", "record_reproduction"],
     "review.services": ["open_campaign", "record_rating", "undo_last_rating", "add_speaker", "remove_speaker",
                         "leave_pool", "speaker_left_organization", "set_campaign_status", "record_decision",
-                        "update_validation_tier", "set_gate_policy", "record_ratings_export"],
+                        "update_community_review", "set_gate_policy", "record_ratings_export"],
     "submissions.services": ["publish_terms", "accept_terms", "submit_method", "advance_submission",
                              "record_ownership_transfer"],
 }

@@ -108,6 +108,10 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
     screenshot_both(page, "review-decision")
     page.get_by_label(re.compile("^Approve")).check()
     page.get_by_label("Rationale").fill("Both speakers found every output acceptable or better.")
+    # Six items are too few for a pass: approving all the same takes the explicit confirmation.
+    page.get_by_role("button", name="Record the decision").click()
+    expect(page.locator(".errorlist")).to_contain_text("To approve all the same")
+    page.get_by_label("The community approves against the gate's recommendation").check()
     page.get_by_role("button", name="Record the decision").click()
     expect(page.locator(".messages")).to_contain_text("Decision recorded.")
     page.goto(f"{live_server.url}/leaderboard/")

@@ -17,6 +17,8 @@ from .review_setup import gold_card, rate_everything, settings_for, speakers, su
 
 pytestmark = pytest.mark.django_db
 
+OVERRIDE_REASON = "The panel found it usable, and the community approves it regardless."
+
 
 @pytest.fixture
 def card(steward, governance_user):
@@ -205,7 +207,8 @@ def test_an_approval_on_gold_standard_makes_the_card_community_validated_and_a_r
         campaign=campaign,
         actor=governance_user,
         outcome="approve",
-        rationale="The speakers found it excellent.",
+        rationale="The speakers found it excellent, though fewer than the policy asks.",
+        against_recommendation=True,
     )
     card.refresh_from_db()
     campaign.refresh_from_db()
@@ -259,7 +262,8 @@ def test_an_approval_of_a_development_card_changes_no_tier(public_version, gover
     card = submit_run_card(body=body(make_card(public_version, entries)), actor=governance_user)
     pool = speakers(steward, 3)
     campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=1))
-    services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="Fine.")
+    services.record_decision(campaign=campaign, actor=governance_user, outcome="approve",
+                             rationale=OVERRIDE_REASON, against_recommendation=True)
     card.refresh_from_db()
     assert card.community_validated_at is None and not transfer_eligible(card)
 
@@ -353,7 +357,8 @@ def test_the_latest_decision_over_all_campaigns_of_a_card_is_in_force(card, gove
         campaign=first,
         actor=governance_user,
         outcome="approve",
-        rationale="First panel approves.",
+        rationale="First panel approves, on fewer items than the policy asks.",
+        against_recommendation=True,
     )
     card.refresh_from_db()
     assert card.verification_tier == "Community Validated" and transfer_eligible(card)

@@ -170,6 +170,24 @@ def test_the_rating_loop_query_count_is_bounded(client, campaign, pool, django_a
         assert answer.status_code == 200
 
 
+def test_a_rating_sent_by_the_page_script_reads_no_texts_and_plans_no_join(client, campaign, pool,
+                                                                            django_assert_max_num_queries):
+    """rate.js sends most ratings while it shows an item it fetched ahead: the answer is a few lines of JSON, and
+    the request reads the assignment and campaign rows only (the service checks pool, membership and serving)."""
+    client.force_login(pool[0])
+    client.get("/review/")
+    for _ in range(3):
+        assignment = first_assignment(campaign, pool[0])
+        # Session, user, assignment with its campaign; savepoint, lock, duplicate check, serving check, retire,
+        # insert, state, release; the next item's id.
+        with django_assert_max_num_queries(12) as captured:
+            answer = client.post(f"/review/items/{assignment.public_id}/", rating_post(),
+                                 headers={"Accept": "application/json", "X-Requested-With": "fetch"})
+        assert answer.status_code == 201 and answer.json()["saved"]
+        assert not any("corpus_entry" in query["sql"] or "leaderboard_runcard\".\"raw" in query["sql"]
+                       for query in captured.captured_queries)
+
+
 @pytest.mark.parametrize("data, message", [
     ({"value": "acceptable"}, b"submission id is missing"),
     ({"client_id": "not-a-uuid", "value": "acceptable"}, b"valid UUID"),
@@ -270,7 +288,8 @@ def test_governance_decides_on_the_decision_page_and_the_leaderboard_shows_it(cl
     empty = client.post(f"/review/campaigns/{campaign.public_id}/decision/", {"outcome": "approve", "rationale": ""})
     assert empty.status_code == 400 and not campaign.decisions.exists()
     response = client.post(f"/review/campaigns/{campaign.public_id}/decision/",
-                           {"outcome": "approve", "rationale": "The panel rated every output excellent."})
+                           {"outcome": "approve", "against_recommendation": "on",
+                            "rationale": "The panel rated every output excellent, on fewer items than asked."})
     assert response.status_code == 302
     assert b"Community Validated" in client.get("/leaderboard/").content
     assert b"eligible for ownership transfer" in client.get(response["Location"]).content

@@ -36,6 +36,8 @@ from .review_setup import OUTPUT_MARK, consent_to_everything, gold_card, gold_en
 MIB = 1024 * 1024
 State = SubmissionState
 
+OVERRIDE_REASON = "The panel found it usable, and the community approves it regardless."
+
 
 # Packages, built in memory.
 
@@ -533,7 +535,8 @@ def test_every_allowed_transition_up_to_the_transfer(submission, governance_user
         campaign=campaign,
         actor=governance_user,
         outcome="approve",
-        rationale="The panel found it usable.",
+        rationale="The panel found it usable, on fewer items than the policy asks.",
+        against_recommendation=True,
     )
     advance(submission, governance_user, State.APPROVED)
     transfer = services.record_ownership_transfer(
@@ -659,7 +662,8 @@ def test_rejection_after_review_needs_a_rejecting_decision(submission, governanc
     advance(submission, governance_user, State.EVALUATED, run_card=card)
     campaign = open_review(card, governance_user, pool)
     advance(submission, governance_user, State.IN_REVIEW)
-    review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="Usable.")
+    review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve",
+                                    rationale=OVERRIDE_REASON, against_recommendation=True)
     with pytest.raises(services.TransitionRefused, match="the decision in force is “Approved”"):
         advance(submission, governance_user, State.REJECTED, note="Changed our mind")
     advance(submission, governance_user, State.APPROVED)
@@ -697,7 +701,8 @@ def test_transfer_is_refused_when_the_method_is_not_eligible(submission, steward
         campaign=campaign,
         actor=governance_user,
         outcome="approve",
-        rationale="Usable despite the score.",
+        rationale="Usable despite the score, on fewer items than the policy asks.",
+        against_recommendation=True,
     )
     advance(submission, governance_user, State.APPROVED)
     with pytest.raises(services.TransitionRefused) as error:
@@ -823,7 +828,8 @@ def test_submitting_through_the_page_accepts_the_terms_inline(client, steward, t
 def test_the_transfer_record_is_shown_on_the_method_page(client, evaluated, governance_user, card, pool, developer):
     campaign = open_review(card, governance_user, pool)
     advance(evaluated, governance_user, State.IN_REVIEW)
-    review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve", rationale="Usable.")
+    review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve",
+                                    rationale=OVERRIDE_REASON, against_recommendation=True)
     advance(evaluated, governance_user, State.APPROVED)
     client.force_login(governance_user)
     url = f"/submissions/{evaluated.public_id}/transfer/"

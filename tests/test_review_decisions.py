@@ -1,0 +1,165 @@
+"""Decisions that show: a rejection or revocation in force on the leaderboard and the card page, approval
+against the gate's recommendation only with a confirmation and a reason, and the submitting developer told
+the outcome with the aggregates only."""
+
+import pytest
+from django.core import mail
+
+from organizations.models import AuditEvent
+from review import services
+from review.models import Decision
+
+from .conftest import SECRET_MARK, publish
+from .review_setup import OUTPUT_MARK, gold_card, rate_everything, settings_for, speakers
+
+pytestmark = pytest.mark.django_db
+
+AWAITING = '<span class="badge provisional">provisional — awaiting community review</span>'
+REASON = "The elders read every output aloud and found them right for teaching."
+
+
+@pytest.fixture
+def card(steward, governance_user):
+    """A gold-standard card on a published dataset: its row is on the public (cached) leaderboard."""
+    card = gold_card(steward, governance_user)
+    publish(card.dataset_version.dataset)
+    return card
+
+
+@pytest.fixture
+def pool(steward):
+    return speakers(steward, 4)
+
+
+def opened(card, governance_user, pool, **overrides):
+    return services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
+
+
+@pytest.fixture
+def thin_campaign(card, governance_user, pool):
+    """Twelve items, all rated excellent: too few rated items for a pass (insufficient evidence)."""
+    campaign = opened(card, governance_user, pool, sample_size=12)
+    rate_everything(campaign, lambda a: "excellent")
+    return campaign
+
+
+def decide(campaign, actor, outcome, rationale=REASON, **options):
+    return services.record_decision(campaign=campaign, actor=actor, outcome=outcome, rationale=rationale, **options)
+
+
+def test_approving_against_a_non_pass_recommendation_needs_a_confirmation_and_a_reason(thin_campaign,
+                                                                                      governance_user):
+    with pytest.raises(services.ReviewError) as unconfirmed:
+        decide(thin_campaign, governance_user, "approve")
+    assert unconfirmed.value.field == "against_recommendation"
+    assert "“Insufficient evidence”, not a pass" in str(unconfirmed.value)
+    with pytest.raises(services.ReviewError) as terse:
+        decide(thin_campaign, governance_user, "approve", rationale="We like it.", against_recommendation=True)
+    assert terse.value.field == "rationale" and "at least 40 characters" in str(terse.value)
+    assert not Decision.objects.exists()
+    decision = decide(thin_campaign, governance_user, "approve", against_recommendation=True)
+    assert decision.recommendation["outcome"] == "insufficient_evidence"
+    event = AuditEvent.objects.get(action="review.decision")
+    assert event.details["against_recommendation"] is True
+    assert event.details["recommendation"] == "insufficient_evidence"
+
+
+def test_a_rejection_needs_no_confirmation_whatever_the_recommendation(thin_campaign, governance_user):
+    assert decide(thin_campaign, governance_user, "reject", rationale="Not now.").outcome == "reject"
+
+
+def test_a_pass_is_approved_without_confirmation(card, governance_user, pool):
+    campaign = opened(card, governance_user, pool, sample_size=40)
+    rate_everything(campaign, lambda a: "excellent")
+    decision = decide(campaign, governance_user, "approve", rationale="Fine.")
+    assert decision.recommendation["outcome"] == "pass"
+    assert AuditEvent.objects.get(action="review.decision").details["against_recommendation"] is False
+
+
+def test_the_decision_page_asks_for_the_confirmation_when_the_gate_does_not_recommend_a_pass(
+        client, thin_campaign, governance_user):
+    client.force_login(governance_user)
+    url = f"/review/campaigns/{thin_campaign.public_id}/decision/"
+    page = client.get(url).content.decode()
+    assert 'name="against_recommendation"' in page and "against the gate&#x27;s recommendation" in page
+    refused = client.post(url, {"outcome": "approve", "rationale": REASON})
+    assert refused.status_code == 400 and not thin_campaign.decisions.exists()
+    assert "To approve all the same, confirm" in refused.content.decode()
+    accepted = client.post(url, {"outcome": "approve", "rationale": REASON, "against_recommendation": "on"})
+    assert accepted.status_code == 302 and thin_campaign.decisions.get().outcome == "approve"
+
+
+def test_the_decision_page_offers_no_confirmation_for_a_pass(client, card, governance_user, pool):
+    campaign = opened(card, governance_user, pool, sample_size=40)
+    rate_everything(campaign, lambda a: "excellent")
+    client.force_login(governance_user)
+    assert 'name="against_recommendation"' not in client.get(
+        f"/review/campaigns/{campaign.public_id}/decision/").content.decode()
+
+
+def leaderboard_row(client, card):
+    rows = client.get("/api/v1/leaderboard/").json()["results"]
+    return next(row for row in rows if row["id"] == str(card.public_id))
+
+
+def test_a_rejection_in_force_shows_on_the_leaderboard_and_the_card_page_never_as_awaiting_review(
+        client, card, thin_campaign, governance_user):
+    before = leaderboard_row(client, card)
+    assert before["quality_tier_provisional"] is True and before["community_review"] is None
+    assert AWAITING in client.get("/leaderboard/").content.decode()
+    decision = decide(thin_campaign, governance_user, "reject", rationale="Several outputs change the meaning.")
+    row = leaderboard_row(client, card)
+    assert row["community_review"]["outcome"] == "not_approved" and row["quality_tier_provisional"] is False
+    assert row["community_review"]["decided_at"].startswith(decision.decided_at.date().isoformat())
+    shown = f"community review: not approved, {decision.decided_at.day} "
+    for page in (client.get("/leaderboard/"), client.get(f"/leaderboard/cards/{card.public_id}/")):
+        html = page.content.decode()
+        assert page.status_code == 200 and shown in html and AWAITING not in html
+
+
+def test_a_revoked_approval_shows_as_not_approved(client, card, thin_campaign, governance_user):
+    decide(thin_campaign, governance_user, "approve", against_recommendation=True)
+    card.refresh_from_db()
+    assert card.verification_tier == "Community Validated"
+    assert leaderboard_row(client, card)["community_review"]["outcome"] == "approved"
+    assert "community review: approved, " in client.get(f"/leaderboard/cards/{card.public_id}/").content.decode()
+    decide(thin_campaign, governance_user, "revoke", rationale="Elders found a cultural problem later.")
+    card.refresh_from_db()
+    assert (card.community_review, card.verification_tier) == ("revoke", "Self-benchmarked")
+    row = leaderboard_row(client, card)
+    assert row["community_review"]["outcome"] == "not_approved" and not row["quality_tier_provisional"]
+    assert "community review: not approved" in client.get("/leaderboard/").content.decode()
+
+
+def test_the_latest_decision_over_all_campaigns_is_the_one_shown(client, card, thin_campaign, governance_user, pool):
+    decide(thin_campaign, governance_user, "reject", rationale="Not yet.")
+    second = opened(card, governance_user, pool, sample_size=40, seed=9)
+    rate_everything(second, lambda a: "excellent")
+    decide(second, governance_user, "approve", rationale="Fine after the second round.")
+    assert leaderboard_row(client, card)["community_review"]["outcome"] == "approved"
+
+
+def test_the_submitting_developer_is_told_the_outcome_with_the_aggregates_only(
+        card, thin_campaign, governance_user, eager_tasks, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        decide(thin_campaign, governance_user, "reject", rationale="Outputs SECRETTEXT change the meaning.")
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == [card.submitted_by.email]
+    assert "Community review of your run card: not approved" in message.subject
+    assert "did not approve it" in message.body and "items rated: 12 of 12" in message.body
+    assert "4 speakers" in message.body and "usable share: 1.00" in message.body
+    assert f"/leaderboard/cards/{card.public_id}/" in message.body
+    # Never an item (sources, references, outputs) and never governance staff's own words.
+    for leaked in (SECRET_MARK, OUTPUT_MARK, "change the meaning"):
+        assert leaked not in message.body
+
+
+def test_the_notice_is_in_the_developers_language(card, thin_campaign, governance_user, eager_tasks,
+                                                  django_capture_on_commit_callbacks):
+    card.submitted_by.interface_language = "fr-ca"
+    card.submitted_by.save(update_fields=["interface_language"])
+    with django_capture_on_commit_callbacks(execute=True):
+        decide(thin_campaign, governance_user, "approve", against_recommendation=True)
+    message = mail.outbox[0]
+    assert "approuvée" in message.subject and "éléments évalués" in message.body
