@@ -28,7 +28,7 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from review.bootstrap import cluster_bootstrap_intervals
-from review.statistics import krippendorff_alpha_ordinal, lower_median, wilson_interval
+from review.statistics import krippendorff_alpha_ordinal, lower_median, weighted_wilson_interval, wilson_interval
 
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
 """Ordinal scale: the position of a value is its rank 0..3."""
@@ -125,6 +125,13 @@ class GroupSummary:
     flag_counts: dict[str, int]
     bootstrap_low: float | None = None
     bootstrap_high: float | None = None
+    weighted_share: float | None = None
+
+    @property
+    def estimate(self) -> float | None:
+        """What the gate judges: the post-stratified share (whole campaign, when its tiers' populations are known
+        and two or more tiers have rated items), otherwise the share of rated items."""
+        return self.usable_share if self.weighted_share is None else self.weighted_share
 
     @property
     def interval_low(self) -> float:
@@ -229,9 +236,14 @@ def _ac1_from_sums(pa_sum: float, paired: float, pi_sum: float, rated: float) ->
     return (pa - pe) / (1 - pe), pa, paired
 
 
-def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: int = 0) -> CampaignAggregate:
+def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: int = 0,
+              tier_populations: Mapping[int | None, int] | None = None) -> CampaignAggregate:
     """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability; ``seed`` fixes
-    the bootstrap's draws (the campaign's seed, so its page shows the same interval on every view)."""
+    the bootstrap's draws (the campaign's seed, so its page shows the same interval on every view).
+
+    ``tier_populations`` (how many of the card's outputs each difficulty tier has) makes the campaign's estimate
+    post-stratified: the sample gives small tiers a floor, so they are over-represented; weighting each tier's
+    usable share by its share of the population estimates the share of all the card's outputs."""
     if ratings_per_item < 1:
         raise ValueError("ratings_per_item must be at least 1")
     seen: set[int] = set()
@@ -258,11 +270,14 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
     ac1, raw_agreement, ac1_items = gwet_ac1_binary(
         [[rank >= USABLE_MIN_RANK for rank in unit] for unit in units])
     drops = _speaker_drops(pairs, ratings_per_item, tiers, tier_keys)
-    whole, *without = _bootstrap_intervals(reviewed, [drop.speaker_id for drop in drops], seed)
+    weights = _tier_weights(tier_populations, tier_keys)
+    whole, *without = _bootstrap_intervals(reviewed, [drop.speaker_id for drop in drops], seed, weights)
+    tier_summaries = tuple(_summarise_group(_tier_label(key), key, tiers[key]) for key in tier_keys)
     return CampaignAggregate(
         ratings_per_item=ratings_per_item,
-        campaign=_with_interval(_summarise_group(CAMPAIGN_LABEL, None, pairs), whole),
-        tiers=tuple(_summarise_group(_tier_label(key), key, tiers[key]) for key in tier_keys),
+        campaign=_with_interval(_weighted(_summarise_group(CAMPAIGN_LABEL, None, pairs), tier_summaries, weights),
+                                whole),
+        tiers=tier_summaries,
         domains=tuple(_summarise_group(key or NO_DOMAIN_LABEL, key, domains[key]) for key in domain_keys),
         alpha=krippendorff_alpha_ordinal(units, categories=len(RATING_VALUES)),
         alpha_pairable_ratings=sum(len(unit) for unit in units if len(unit) >= 2),
@@ -275,20 +290,55 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
         raw_agreement=raw_agreement,
         ac1_items=ac1_items,
         distinct_speakers=len({o.speaker_id for item in reviewed for o in item.observations}),
-        speaker_drops=tuple(replace(drop, campaign=_with_interval(drop.campaign, bounds))
+        speaker_drops=tuple(replace(drop, campaign=_with_interval(_weighted(drop.campaign, drop.tiers, weights),
+                                                                  bounds))
                             for drop, bounds in zip(drops, without, strict=True)),
     )
 
 
-def _bootstrap_intervals(reviewed: Sequence[ItemObservations], leave_out: Sequence[int],
-                         seed: int) -> list[tuple[float, float] | None]:
+def _stratum_code(difficulty: int | None) -> int:
+    return -1 if difficulty is None else difficulty
+
+
+def _tier_weights(populations: Mapping[int | None, int] | None,
+                  tier_keys: Sequence[int | None]) -> dict[int | None, float] | None:
+    """Each reviewed tier's share of the population, when every reviewed tier's population is known and there
+    are two tiers or more (one tier needs no weighting)."""
+    if not populations or len(tier_keys) < 2 or any(not populations.get(key) for key in tier_keys):
+        return None
+    total = sum(populations[key] for key in tier_keys)
+    return {key: populations[key] / total for key in tier_keys}
+
+
+def _weighted(summary: GroupSummary, tiers: Sequence[GroupSummary],
+              weights: Mapping[int | None, float] | None) -> GroupSummary:
+    """The campaign's summary with its post-stratified share: tier shares weighted by population, over the tiers
+    with a rated item (their weights scaled to sum to 1). Its Wilson reference interval is then taken at that
+    share on Kish's effective sample size, 1 / Σ (weight² / rated items of the tier)."""
+    if weights is None:
+        return summary
+    rated = [(weights[tier.key], tier.usable_share, tier.rated_items) for tier in tiers
+             if tier.usable_share is not None and isinstance(tier.key, int | None)]
+    total = sum(weight for weight, _share, _n in rated)
+    if not total:
+        return summary
+    share = min(1.0, sum(weight * tier_share for weight, tier_share, _n in rated) / total)
+    effective_n = 1 / sum((weight / total) ** 2 / n for weight, _share, n in rated)
+    low, high = weighted_wilson_interval(share, effective_n)
+    return replace(summary, weighted_share=share, wilson_low=low, wilson_high=high)
+
+
+def _bootstrap_intervals(reviewed: Sequence[ItemObservations], leave_out: Sequence[int], seed: int,
+                         weights: Mapping[int | None, float] | None = None) -> list[tuple[float, float] | None]:
     """The usable share's cluster-bootstrap interval, then the same without each speaker of ``leave_out``."""
-    ratings = [(item.item_id, o.speaker_id, RATING_RANK[o.value] >= USABLE_MIN_RANK,
-                -1 if item.difficulty is None else item.difficulty) for item in reviewed for o in item.observations]
+    ratings = [(item.item_id, o.speaker_id, RATING_RANK[o.value] >= USABLE_MIN_RANK, _stratum_code(item.difficulty))
+               for item in reviewed for o in item.observations]
     if not ratings:
         return [None] * (1 + len(leave_out))
     items, speakers, usable, strata = zip(*ratings, strict=True)
-    return cluster_bootstrap_intervals(items, speakers, usable, strata, seed, leave_out)
+    stratum_weights = None if weights is None else {_stratum_code(key): share for key, share in weights.items()}
+    return cluster_bootstrap_intervals(items, speakers, usable, strata, seed, leave_out,
+                                       stratum_weights=stratum_weights)
 
 
 def _with_interval(summary: GroupSummary, bounds: tuple[float, float] | None) -> GroupSummary:

@@ -15,7 +15,7 @@ in chunks (speaker weights times a speaker × item count matrix; drawn items as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -28,12 +28,17 @@ CHUNK_CELLS = 2_000_000
 def cluster_bootstrap_intervals(
     items: Sequence[int], speakers: Sequence[int], usable: Sequence[bool], strata: Sequence[int],
     seed: int, leave_out: Sequence[int] = (), replicates: int = REPLICATES,
+    stratum_weights: Mapping[int, float] | None = None,
 ) -> list[tuple[float, float] | None]:
     """95% percentile intervals of the usable share from ratings given as parallel arrays (one entry per rating:
     item, speaker, usable or not, the item's stratum): first with every speaker, then without each speaker of
     ``leave_out`` in turn (the gate's leave-one-speaker-out check), the item draws shared between them. None
     where no rating is left. The same seed gives the same bounds, so a page shows the same figures on every
-    view."""
+    view.
+
+    With ``stratum_weights`` (each stratum's share of the population) a replicate's share is post-stratified:
+    each stratum's usable share weighted by its population share, over the strata that kept a rating in that
+    replicate (their weights scaled to sum to 1)."""
     if not len(items):
         return [None] * (1 + len(leave_out))
     _item_codes, item_index = np.unique(np.asarray(items), return_inverse=True)
@@ -51,10 +56,11 @@ def cluster_bootstrap_intervals(
     # column: one vectorised call for every tier at once.
     by_tier = np.argsort(item_strata, kind="stable")
     rated, rated_usable, item_strata = rated[:, by_tier], rated_usable[:, by_tier], item_strata[by_tier]
-    _tiers, tier_start, tier_size = np.unique(item_strata, return_index=True, return_counts=True)
+    tiers, tier_start, tier_size = np.unique(item_strata, return_index=True, return_counts=True)
     tier_of_column = np.repeat(np.arange(len(tier_start)), tier_size)
     draw_low, draw_span = tier_start[tier_of_column], tier_size[tier_of_column]
     panels = [np.arange(n_speakers)] + [np.flatnonzero(speaker_codes != speaker) for speaker in leave_out]
+    tier_weights = None if stratum_weights is None else np.array([stratum_weights[tier] for tier in tiers])
 
     rng = np.random.default_rng(abs(seed))
     shares: list[list[np.ndarray]] = [[] for _panel in panels]
@@ -72,10 +78,29 @@ def cluster_bootstrap_intervals(
             # Weights are small whole numbers, exact in float32; the comparisons below are therefore exact.
             total = speaker_weights @ rated
             usable_weight = speaker_weights @ rated_usable
-            denominator = (item_weights * (total > 0)).sum(axis=1, dtype=np.float64)
-            numerator = (item_weights * (2 * usable_weight > total)).sum(axis=1, dtype=np.float64)
-            found.append(numerator[denominator > 0] / denominator[denominator > 0])
+            rated_weight = item_weights * (total > 0)
+            usable_items = item_weights * (2 * usable_weight > total)
+            if tier_weights is None:
+                denominator = rated_weight.sum(axis=1, dtype=np.float64)
+                numerator = usable_items.sum(axis=1, dtype=np.float64)
+                found.append(numerator[denominator > 0] / denominator[denominator > 0])
+            else:
+                found.append(_post_stratified(usable_items, rated_weight, tier_start, tier_weights))
     return [_percentiles(np.concatenate(found)) for found in shares]
+
+
+def _post_stratified(usable_items: np.ndarray, rated_weight: np.ndarray, tier_start: np.ndarray,
+                     tier_weights: np.ndarray) -> np.ndarray:
+    """Each replicate's tier shares (columns are grouped by tier from ``tier_start``) weighted by the tiers'
+    population shares, over the tiers with a rated item in that replicate; replicates with none are dropped."""
+    rated = np.add.reduceat(rated_weight, tier_start, axis=1, dtype=np.float64)
+    usable = np.add.reduceat(usable_items, tier_start, axis=1, dtype=np.float64)
+    present = rated > 0
+    shares = np.divide(usable, rated, out=np.zeros_like(usable), where=present)
+    weights = tier_weights * present
+    total = weights.sum(axis=1)
+    kept = total > 0
+    return (shares * weights).sum(axis=1)[kept] / total[kept]
 
 
 def _percentiles(replicate_shares: np.ndarray) -> tuple[float, float] | None:

@@ -29,7 +29,8 @@ def distribution_chart(groups: list[GroupSummary]) -> dict:
 
 
 def usable_chart(groups: list[GroupSummary], threshold: float) -> dict:
-    """Per group, the usable share as a dot with its 95% Wilson interval as a line, and the threshold."""
+    """Per group, the usable share (the campaign's post-stratified estimate) as a dot with the 95% interval the
+    gate reads as a line, and the threshold."""
     def at(share: float) -> float:
         return round(LABEL_WIDTH + PLOT_WIDTH * share, 2)
 
@@ -37,9 +38,9 @@ def usable_chart(groups: list[GroupSummary], threshold: float) -> dict:
     for index, group in enumerate(groups):
         y = index * ROW_HEIGHT + 8 + BAR_HEIGHT / 2
         row = {"label": group.label, "y": y, "text_y": y + 4, "rated": group.rated_items,
-               "share": group.usable_share}
-        if group.usable_share is not None:
-            row.update(x=at(group.usable_share), low=at(group.interval_low), high=at(group.interval_high))
+               "share": group.estimate}
+        if group.estimate is not None:
+            row.update(x=at(group.estimate), low=at(group.interval_low), high=at(group.interval_high))
         rows.append(row)
     height = len(rows) * ROW_HEIGHT + 40
     ticks = [{"x": at(share), "share": share} for share in (0, 0.2, 0.4, 0.6, 0.8, 1.0)]

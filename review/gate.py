@@ -328,14 +328,19 @@ def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[Gat
     if campaign.rated_items == 0:
         return GateCheck("usable_share", None, _("No item has been rated, so the usable share is unknown.")), ""
     threshold, low, high = policy.min_usable_lower_bound, campaign.interval_low, campaign.interval_high
-    point = campaign.usable_share
+    point = campaign.estimate
     numbers = {
         "low": _number(low, threshold), "high": _number(high, threshold),
         "share": _number(point, threshold), "limit": _number(threshold),
         "usable": campaign.usable_items, "rated": campaign.rated_items,
     }
-    numbers["stated"] = _("Usable share %(share)s (%(usable)s of %(rated)s rated items; 95%% interval "
-                          "%(low)s–%(high)s)") % numbers
+    if campaign.weighted_share is None:
+        numbers["stated"] = _("Usable share %(share)s (%(usable)s of %(rated)s rated items; 95%% interval "
+                              "%(low)s–%(high)s)") % numbers
+    else:
+        numbers["stated"] = _("Usable share %(share)s, each difficulty tier weighted by its share of the card's "
+                              "outputs (%(usable)s of %(rated)s rated items unweighted; 95%% interval "
+                              "%(low)s–%(high)s)") % numbers
     if high < threshold:
         message = _("%(stated)s — even its upper bound %(high)s is below the %(limit)s threshold, so more ratings "
                     "would not change the outcome.") % numbers

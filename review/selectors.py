@@ -324,16 +324,22 @@ def evidence_state(campaign: Campaign) -> tuple[int, int, int]:
     return state["given"], state["newest"] or 0, state["current"]
 
 
+def tier_populations(campaign: Campaign) -> dict[int | None, int]:
+    """How many of the card's outputs each difficulty tier had when the campaign drew its sample (recorded with
+    it): the weights of the post-stratified estimate."""
+    return {stratum["difficulty"]: stratum["population"] for stratum in campaign.strata or ()}
+
+
 def campaign_aggregate(campaign: Campaign) -> CampaignAggregate:
     """The campaign's figures, computed once per state of its evidence (`evidence_state`) and cached: the
     decision and campaign pages read them on every view, and at 10,000 items recomputing takes a second. Without
     the per-item summaries (`items` is empty): no page shows them, and reading 10,000 of them back from the cache
     took longer than the rest of the page."""
-    key = "campaign-aggregate:v3:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
+    key = "campaign-aggregate:v4:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
     result = cache.get(key)
     if result is None:
-        result = replace(aggregate(campaign_observations(campaign), campaign.ratings_per_item, seed=campaign.seed),
-                         items=())
+        result = replace(aggregate(campaign_observations(campaign), campaign.ratings_per_item, seed=campaign.seed,
+                                   tier_populations=tier_populations(campaign)), items=())
         cache.set(key, result, AGGREGATE_CACHE_SECONDS)
     return result
 

@@ -685,7 +685,7 @@ def refresh_summary(campaign_pk: int) -> Campaign:
     overall = aggregate.campaign
     campaign.summary = {
         "coverage": overall.coverage, "rated_items": overall.rated_items, "items": overall.items,
-        "usable_share": overall.usable_share, "wilson_low": overall.wilson_low, "wilson_high": overall.wilson_high,
+        "usable_share": overall.estimate, "wilson_low": overall.interval_low, "wilson_high": overall.interval_high,
         "alpha": aggregate.alpha, "gate": result.outcome,
     }
     campaign.summary_at = timezone.now()

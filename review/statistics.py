@@ -34,6 +34,20 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     return (low, high)
 
 
+def weighted_wilson_interval(share: float, effective_n: float, z: float = Z_95) -> tuple[float, float]:
+    """Wilson's interval at a weighted estimate ``share``, on Kish's effective sample size (the number of
+    equally weighted items that would be as informative): the reference interval of a post-stratified share."""
+    if not 0.0 <= share <= 1.0 or effective_n <= 0:
+        raise ValueError(f"need 0 <= share <= 1 and effective_n > 0, got share={share}, effective_n={effective_n}")
+    z2 = z * z
+    denominator = 1 + z2 / effective_n
+    centre = (share + z2 / (2 * effective_n)) / denominator
+    half_width = z / denominator * math.sqrt(share * (1 - share) / effective_n + z2 / (4 * effective_n ** 2))
+    low = 0.0 if share == 0.0 else max(0.0, centre - half_width)
+    high = 1.0 if share == 1.0 else min(1.0, centre + half_width)
+    return (low, high)
+
+
 def lower_median(values: Iterable[int]) -> int:
     """Median of integers; for an even count the lower of the two middle values.
 

@@ -486,6 +486,7 @@ def decision(request, public_id):
         "speakers": [{"email": emails.get(r.speaker_id, _("speaker %(id)s") % {"id": r.speaker_id}), "reliability": r}
                      for r in aggregate.speakers],
         "campaign": campaign, "aggregate": aggregate, "policy": policy,
+        "outputs": sum(selectors.tier_populations(campaign).values()),
         "gate": evaluate_gate(aggregate, policy, speaker_names=emails),
         "distribution_chart": charts.distribution_chart(aggregate.tiers),
         "usable_chart": charts.usable_chart([aggregate.campaign, *aggregate.tiers], policy.min_usable_lower_bound),

@@ -176,6 +176,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--cards", type=int, default=1_000, help="run cards behind the leaderboard")
     parser.add_argument("--seconds", type=float, default=8, help="load time per HTTP target and round")
     parser.add_argument("--connections", type=int, default=50, help="concurrent HTTP clients")
+    parser.add_argument("--cache-url", default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/15"),
+                        help="Redis database the server's workers share as their cache, as in production; emptied "
+                             "at the start; '' for each worker's own memory")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (above 1: gthread workers)")
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT), help="where to write the JSON report")
@@ -277,12 +280,29 @@ def run_phase(args: argparse.Namespace) -> None:
 # Orchestration
 # ---------------------------------------------------------------------------------------------------------
 
-def bench_environment(database_url: str) -> dict[str, str]:
+def shared_cache(url: str) -> str:
+    """The Redis cache the server shares between its workers, as production does (deploy.md), emptied first;
+    "" (each worker's own memory) when none is given or it does not answer."""
+    if not url:
+        return ""
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
+    except redis.RedisError as error:
+        print(f"· no shared cache ({url}: {error}); each worker caches in its own memory", flush=True)
+        return ""
+    return url
+
+
+def bench_environment(database_url: str, cache_url: str = "") -> dict[str, str]:
     """Production settings on loopback: DEBUG off, WhiteNoise, the project's middleware, a fresh secret key
     (shared by every phase and the server, so the speaker's session is valid there), no HTTPS redirect (there
     is no TLS on loopback), eager Celery tasks, no mail sent, and the bench URLconf with its bare view."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("CELERY_BROKER_URL", "REDIS_CACHE_URL", "DEBUG")}
+    if cache_url:
+        env["REDIS_CACHE_URL"] = cache_url
     env.update(
         DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="bench_site", DJANGO_ENV="production",
         SECRET_KEY=secrets.token_hex(32), SECURE_SSL_REDIRECT="0", ALLOWED_HOSTS="127.0.0.1,localhost",
@@ -710,7 +730,8 @@ def http_section(report: dict[str, Any]) -> str:
     server = http["server"]
     decision = http["decision_page"]
     return (f"HTTP on loopback: gunicorn {server['workers']} {server['worker_class']} worker(s) × {server['threads']} "
-            f"thread(s), wrk, {http['seconds_per_target']:g} s per target, median of {http['rounds']} interleaved "
+            f"thread(s), cache {'shared (Redis)' if report['options'].get('cache_url') else 'per worker'}, wrk, "
+            f"{http['seconds_per_target']:g} s per target, median of {http['rounds']} interleaved "
             f"rounds; {report['run_cards']['cards']:,} run cards; loop: each client a speaker of their own:\n"
             + aligned(header, rows)
             + f"\n\nDecision page, {campaign_size(report)}, one client, {decision['requests']} views after a "
@@ -746,9 +767,7 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
     ingest = {m["operation"]: m for m in report["run_cards"]["ingest"]["measurements"]}
     whole = ingest["services.submit_run_card (whole ingest)"]
     card_bytes = report["run_cards"]["ingest"]["card_bytes"]
-    import bench_review
-
-    gate = next(m for m in report["review"]["measurements"] if m["operation"] == bench_review.GATE_OPERATION)
+    gate = report["review"]["gate"]
     json_import = next(m for m in report["import"]["measurements"] if m["operation"] == "JSON import")
     found = [
         (f"{busiest['target']}: CPU per request (app + database)", "≤ 6 ms", busiest["cpu_ms_per_request"],
@@ -878,7 +897,8 @@ def main() -> None:
         run_phase(args)
         return
     started = time.perf_counter()
-    env = bench_environment(args.database_url)
+    args.cache_url = shared_cache(args.cache_url)
+    env = bench_environment(args.database_url, args.cache_url)
     parts: dict[str, Any] = {"load_average_at_start": list(os.getloadavg())}
     phases = []
     recreate_database(args.database_url)

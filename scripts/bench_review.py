@@ -199,8 +199,13 @@ def query_counts(campaign, loop, governance, loop_speaker, cookie_client: dict[s
         counted("GET /leaderboard/ (anonymous)", lambda c: c.get("/leaderboard/"), anonymous, 200),
         counted("GET /api/v1/leaderboard/ (anonymous)", lambda c: c.get("/api/v1/leaderboard/"), anonymous, 200),
         counted("GET /review/items/<id>/ (speaker)", lambda c: c.get(path), speaker, 200),
-        counted("POST /review/items/<id>/ → next item's page (rate.js)", rating({"X-Next-Item": "page"}), speaker,
-                200),
+        counted("GET /review/c/<id>/upcoming/ (rate.js, 20 items)",
+                lambda c: c.get(f"/review/c/{loop.public_id}/upcoming/", headers={"Accept": "application/json"}),
+                speaker, 200),
+        counted("POST /review/items/<id>/ → JSON (rate.js)",
+                rating({"Accept": "application/json", "X-Requested-With": "fetch"}), speaker, 201),
+        counted("POST /review/items/<id>/ → next item's page (rate.js, items not held)",
+                rating({"X-Next-Item": "page"}), speaker, 200),
         counted("POST /review/items/<id>/ → 302 (no JavaScript)", rating({}), speaker, 302),
         counted("GET /review/campaigns/<id>/decision/ (governance)", lambda c: c.get(decision), staff, 200),
     ]
@@ -344,18 +349,19 @@ def phase_review() -> dict[str, Any]:
                                           synthetic_items(-(-stored // RATINGS_PER_ITEM)),
                                           "the pure function on ItemObservations built in memory, no controls"))
     gate_items = panel_items(GATE_ITEMS, GATE_SPEAKERS, seed=7)
-    measurements.append(measure(
+    gate = measure(
         GATE_OPERATION, sum(len(item.observations) for item in gate_items),
         lambda: evaluate_gate(aggregate(gate_items, RATINGS_PER_ITEM), GatePolicy()),
         f"{GATE_ITEMS:,} items rated by up to three of {GATE_SPEAKERS} speakers: aggregation, the two-way "
-        "bootstrap once for the panel and once without each speaker, and the gate"))
+        "bootstrap once for the panel and once without each speaker, and the gate")
+    measurements.append(gate)
     result = campaign_aggregate(campaign)
     loop, loop_speakers = create_loop_campaign(campaign)
     pages: dict[str, str] = {}
     counts = query_counts(campaign, loop, campaign.opened_by, loop_speakers[-1], pages)
     return {
         "items": items, "ratings": stored, "setup_seconds": round(setup_seconds, 1), "rounds": ROUNDS,
-        "alpha": result.alpha, "measurements": measurements, "query_counts": counts,
+        "alpha": result.alpha, "measurements": measurements, "gate": gate, "query_counts": counts,
         "loop": {"campaign_id": loop.pk, "speakers": LOOP_SPEAKERS,
                  "items_per_speaker": LOOP_ITEMS * LOOP_RATINGS_PER_ITEM // LOOP_SPEAKERS,
                  "clients": loop_clients(loop, loop_speakers)},
