@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from organizations.models import Role
 
-from .gate import MIN_RATED_ITEMS_FLOOR
+from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR
 from .models import FLAG_FIELDS, GatePolicy, RatingExamples
 from .rating_texts import (
     CHOOSE_A_RATING,
@@ -79,7 +79,9 @@ class CampaignForm(CampaignGuidanceForm):
                                    label=gettext_lazy("Deadline"))
     below_threshold_reason = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}), label=gettext_lazy("Why review below the threshold?"),
-        help_text=gettext_lazy("Required when the run card's composite is under 0.70 (the Deployable threshold)."))
+        help_text=gettext_lazy("Required when the run card is under its review trigger: composite 0.70 (the "
+                               "Deployable threshold) for legacy-composite cards, your organization's chrF++ "
+                               "trigger for standard/1 cards."))
 
     field_order = ["title", "sample_size", "ratings_per_item", "speakers", "seed", "show_reference", "control_count",
                    "deadline", "below_threshold_reason", "instructions", "device_may_hold_secret_items"]
@@ -152,7 +154,7 @@ class GatePolicyForm(forms.ModelForm):
     class Meta:
         model = GatePolicy
         fields = ["require_complete_coverage", "min_usable_lower_bound", "min_tier_usable_share",
-                  "max_reject_share", "min_ac1", "min_rated_items", "min_distinct_speakers"]
+                  "max_reject_share", "min_ac1", "min_rated_items", "min_distinct_speakers", "standard1_min_chrf"]
         labels = {
             "require_complete_coverage": gettext_lazy("Require every item to have all its ratings"),
             "min_usable_lower_bound": gettext_lazy("Lowest acceptable lower bound of the usable share"),
@@ -161,9 +163,16 @@ class GatePolicyForm(forms.ModelForm):
             "min_ac1": gettext_lazy("Lowest agreement between speakers on usable / not usable (Gwet's AC1)"),
             "min_rated_items": gettext_lazy("Fewest rated items to conclude anything"),
             "min_distinct_speakers": gettext_lazy("Fewest distinct speakers whose ratings count"),
+            "standard1_min_chrf": gettext_lazy("Corpus chrF++ from which a standard/1 card is ready for review"),
+        }
+        help_texts = {
+            "standard1_min_chrf": gettext_lazy(
+                "standard/1 cards have no composite. From this chrF++ (0–100) governance staff open a campaign "
+                "without writing why; empty: every such card needs a written reason."),
         }
         widgets = {name: forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "1"})
                    for name in ["min_usable_lower_bound", "min_tier_usable_share", "max_reject_share", "min_ac1"]}
+        widgets["standard1_min_chrf"] = forms.NumberInput(attrs={"step": "0.1", "min": "0", "max": "100"})
 
     def clean(self):
         data = super().clean()
@@ -175,6 +184,9 @@ class GatePolicyForm(forms.ModelForm):
         if rated is not None and rated < MIN_RATED_ITEMS_FLOOR:
             self.add_error("min_rated_items", _("A policy needs at least %(floor)s rated items.")
                            % {"floor": MIN_RATED_ITEMS_FLOOR})
+        trigger = data.get("standard1_min_chrf")
+        if trigger is not None and not 0 <= trigger <= 100:
+            self.add_error("standard1_min_chrf", str(CHRF_TRIGGER_RANGE))
         speakers = data.get("min_distinct_speakers")
         if speakers is not None and speakers < 2:
             self.add_error("min_distinct_speakers", _("A policy needs ratings from at least 2 distinct speakers."))

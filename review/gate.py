@@ -59,6 +59,8 @@ from review.aggregation import CampaignAggregate, GroupSummary
 OUTCOME_PASS = "pass"
 OUTCOME_FAIL = "fail"
 OUTCOME_INSUFFICIENT = "insufficient_evidence"
+CHRF_TRIGGER_RANGE = gettext_lazy("Enter a chrF++ between 0 and 100, or leave it empty.")
+
 OUTCOME_LABELS = {
     OUTCOME_PASS: gettext_lazy("Pass"),
     OUTCOME_FAIL: gettext_lazy("Fail"),

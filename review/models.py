@@ -186,12 +186,20 @@ class GatePolicy(models.Model):
     min_rated_items = models.PositiveIntegerField(default=30)
     min_ac1 = models.FloatField(default=0.60)
     min_distinct_speakers = models.PositiveIntegerField(default=3)
+    standard1_min_chrf = models.FloatField(
+        null=True, blank=True,
+        help_text="Corpus chrF++ from which a standard/1 card (no composite) is ready for review without a written "
+                  "reason; empty: every such card needs one.")
     updated_at = models.DateTimeField(default=timezone.now)
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(min_ac1__gte=0, min_ac1__lte=1), name="gatepolicy_min_ac1_in_range"),
+            models.CheckConstraint(
+                condition=Q(standard1_min_chrf__isnull=True)
+                | Q(standard1_min_chrf__gte=0, standard1_min_chrf__lte=100),
+                name="gatepolicy_standard1_min_chrf_in_range"),
             models.CheckConstraint(condition=Q(min_rated_items__gte=30), name="gatepolicy_min_rated_items_at_least_30"),
             models.CheckConstraint(condition=Q(min_distinct_speakers__gte=2),
                                    name="gatepolicy_min_distinct_speakers_at_least_2"),

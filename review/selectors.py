@@ -7,11 +7,12 @@ rating: nothing here hands a speaker page more than the item itself.
 """
 
 import uuid
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Prefetch, Q, QuerySet
+from django.utils.translation import gettext as _
 
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
@@ -433,9 +434,58 @@ def decision_notice(decision_pk: int) -> tuple[Decision, CampaignAggregate] | No
     return decision, campaign_aggregate(decision.campaign)
 
 
+DEPLOYABLE_COMPOSITE = 0.70
+STANDARD_1 = "standard/1"
+
+
+@dataclass(frozen=True)
+class ReviewTrigger:
+    """Whether a card is ready for community review without a written reason, and if not, why."""
+
+    met: bool
+    message: str = ""
+
+
+def stored_gate_policy(organization: Organization) -> GatePolicy | None:
+    return GatePolicy.objects.filter(organization=organization).first()
+
+
+def review_trigger(run_card: RunCard, policy: GatePolicy | None) -> ReviewTrigger:
+    """Legacy-composite cards are ready for review from the Deployable composite (0.70, SPEC §5). standard/1 cards
+    have no composite: they are ready from the corpus chrF++ the organization chose (`policy`), and need a written
+    reason while it chose none."""
+    if run_card.scoring_standard == STANDARD_1:
+        chrf = "—" if run_card.chrf_plus_plus is None else f"{run_card.chrf_plus_plus:.1f}"
+        trigger = None if policy is None else policy.standard1_min_chrf
+        if trigger is None:
+            return ReviewTrigger(False, _(
+                "This standard/1 card has corpus chrF++ %(chrf)s, and your organization has set no chrF++ from which "
+                "such cards are ready for review: write why it should be reviewed, or set the trigger on the gate "
+                "thresholds page.") % {"chrf": chrf})
+        if run_card.chrf_plus_plus is not None and run_card.chrf_plus_plus >= trigger:
+            return ReviewTrigger(True)
+        return ReviewTrigger(False, _(
+            "This standard/1 card has corpus chrF++ %(chrf)s, under your organization's trigger of %(trigger)s: "
+            "write why it should be reviewed anyway.") % {"chrf": chrf, "trigger": f"{trigger:.1f}"})
+    if run_card.composite is not None and run_card.composite >= DEPLOYABLE_COMPOSITE:
+        return ReviewTrigger(True)
+    threshold = f"{DEPLOYABLE_COMPOSITE:.2f}"
+    if run_card.composite is None:
+        return ReviewTrigger(False, _("This run card has no composite, under the Deployable threshold of "
+                                      "%(threshold)s: write why it should be reviewed anyway.")
+                             % {"threshold": threshold})
+    return ReviewTrigger(False, _("This run card has composite %(composite)s, under the Deployable threshold of "
+                                  "%(threshold)s: write why it should be reviewed anyway.")
+                         % {"composite": f"{run_card.composite:.2f}", "threshold": threshold})
+
+
 def transfer_eligible(run_card: RunCard) -> bool:
-    """SPEC §5: composite ≥ 0.70 on gold_standard and approved at the review gate (decision in force)."""
-    if run_card.segment != "gold_standard" or run_card.composite is None or run_card.composite < 0.70:
+    """SPEC §5: on gold_standard and approved at the review gate (decision in force); a legacy-composite card also
+    needs composite ≥ 0.70. A standard/1 card has no composite: the community's approval decides."""
+    if run_card.segment != "gold_standard":
+        return False
+    if run_card.scoring_standard != STANDARD_1 and (run_card.composite is None
+                                                     or run_card.composite < DEPLOYABLE_COMPOSITE):
         return False
     latest = latest_decision(run_card)
     return latest is not None and latest.outcome == Decision.Outcome.APPROVE

@@ -23,7 +23,7 @@ from organizations.models import AuditAction, Membership, Organization, Role
 from organizations.permissions import require
 
 from .assignment import assign, reassign, speaker_order
-from .gate import MIN_RATED_ITEMS_FLOOR, evaluate_gate
+from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR, evaluate_gate
 from .models import (
     FLAG_FIELDS,
     RATING_CHOICES,
@@ -39,7 +39,6 @@ from .models import (
 from .rating_texts import NOT_TAKING_RATINGS
 from .sampling import Candidate, choose_controls, stratified_sample
 
-DEPLOYABLE_COMPOSITE = 0.70
 # Campaigns needing more assignments than this are sampled by a Celery task, not in the request.
 INLINE_ASSIGNMENT_LIMIT = 2000
 REMINDER_WINDOW = timedelta(hours=24)
@@ -103,17 +102,11 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
                           "run_card")
     if not values.title.strip():
         raise ReviewError(_("Give the campaign a title (governance staff see it; speakers never do)."), "title")
-    below = run_card.composite is None or run_card.composite < DEPLOYABLE_COMPOSITE
-    if below and not values.below_threshold_reason.strip():
-        threshold = f"{DEPLOYABLE_COMPOSITE:.2f}"
-        if run_card.composite is None:
-            message = _("This run card has no composite, under the Deployable threshold of %(threshold)s: write why "
-                        "it should be reviewed anyway.") % {"threshold": threshold}
-        else:
-            message = _("This run card has composite %(composite)s, under the Deployable threshold of %(threshold)s: "
-                        "write why it should be reviewed anyway.") % {"composite": f"{run_card.composite:.2f}",
-                                                                       "threshold": threshold}
-        raise ReviewError(message, "below_threshold_reason")
+    from .selectors import review_trigger, stored_gate_policy
+
+    trigger = review_trigger(run_card, stored_gate_policy(organization))
+    if not trigger.met and not values.below_threshold_reason.strip():
+        raise ReviewError(trigger.message, "below_threshold_reason")
     if not 1 <= values.ratings_per_item <= 10:
         raise ReviewError(_("Ratings per item must be between 1 and 10."), "ratings_per_item")
     outputs = run_card.results.count()
@@ -613,7 +606,7 @@ def update_community_review(*, actor: User, run_card: RunCard) -> None:
 
 GATE_POLICY_FIELDS = ("require_complete_coverage", "min_usable_lower_bound", "min_tier_usable_share",
                       "max_reject_share", "min_alpha", "min_rated_items", "min_ac1",
-                      "min_distinct_speakers")
+                      "min_distinct_speakers", "standard1_min_chrf")
 
 
 @transaction.atomic
@@ -628,6 +621,9 @@ def set_gate_policy(*, actor: User, organization: Organization, values: dict) ->
                           "min_rated_items")
     if values.get("min_distinct_speakers", 2) < 2:
         raise ReviewError(_("A policy needs ratings from at least 2 distinct speakers."), "min_distinct_speakers")
+    trigger = values.get("standard1_min_chrf")
+    if trigger is not None and not 0 <= trigger <= 100:
+        raise ReviewError(str(CHRF_TRIGGER_RANGE), "standard1_min_chrf")
     for name, value in values.items():
         setattr(policy, name, value)
     policy.updated_by = actor

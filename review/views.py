@@ -348,8 +348,7 @@ def campaign_new(request, public_id):
     return render(request, "review/campaign_new.html", {
         "run_card": run_card, "form": form,
         "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
-        "below_threshold": run_card.composite is None
-        or run_card.composite < services.DEPLOYABLE_COMPOSITE,
+        "trigger": selectors.review_trigger(run_card, selectors.stored_gate_policy(organization)),
     }, status=400 if form.errors else 200)
 
 

@@ -367,8 +367,8 @@ def record_ownership_transfer(*, actor: User, submission: MethodSubmission, deve
     assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
     if not transfer_eligible(submission.run_card):
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
-                     _("Its run card is not eligible: a transfer needs composite ≥ 0.70 on gold_standard and an "
-                       "approval in force at the review gate."))
+                     _("Its run card is not eligible: a transfer needs a gold_standard card with an approval in force "
+                       "at the review gate, and composite ≥ 0.70 for a legacy-composite card."))
     keeps = [item.strip() for item in (DEVELOPER_KEEPS if developer_keeps is None else developer_keeps) if item.strip()]
     gets = [item.strip() for item in (GOVERNANCE_GETS if governance_gets is None else governance_gets) if item.strip()]
     if not keeps:

@@ -106,6 +106,23 @@ def clean_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts and ends in the site's default language: a request in another language activates it for
+    the thread, and the next test must not inherit it."""
+    from django.utils import translation
+
+    translation.activate(settings_language())
+    yield
+    translation.activate(settings_language())
+
+
+def settings_language() -> str:
+    from django.conf import settings
+
+    return settings.LANGUAGE_CODE
+
+
 def entry(entry_id, segment="development", **fields):
     """An entry whose texts carry the secret marker when its segment is secret."""
     marker = f"{SECRET_MARK}-{segment}-{entry_id}" if segment in ("gold_standard", "held_out") else f"public-{entry_id}"

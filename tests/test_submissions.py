@@ -707,7 +707,7 @@ def test_transfer_is_refused_when_the_method_is_not_eligible(submission, steward
     advance(submission, governance_user, State.APPROVED)
     with pytest.raises(services.TransitionRefused) as error:
         services.record_ownership_transfer(submission=submission, actor=governance_user)
-    assert "composite ≥ 0.70 on gold_standard" in str(error.value)
+    assert "composite ≥ 0.70 for a legacy-composite card" in str(error.value)
     submission.refresh_from_db()
     assert submission.state == State.APPROVED and OwnershipTransfer.objects.count() == 0
     assert not AuditEvent.objects.filter(action="ownership.transferred").exists()
