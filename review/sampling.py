@@ -69,8 +69,9 @@ def seeded_order(keys: Iterable[int], seed_text: str) -> list[int]:
 def stratified_sample(candidates: Sequence[Candidate], size: int, seed: int, floor: int = MIN_PER_TIER) -> Sample:
     """Draw ``size`` keys stratified by difficulty, reproducibly from ``seed``.
 
-    Allocation is proportional (largest remainder), then lifted to the floor per stratum; see
-    ``docs/review-sampling.md`` for the rules and a worked example.
+    Every stratum first gets its floor, then the remaining seats go by Webster's divisor method, seat by seat,
+    so a larger sample never shrinks a stratum; see ``docs/review-sampling.md`` for the rules and a worked
+    example.
     """
     if size <= 0:
         raise ValueError(f"The sample size must be at least 1 (got {size}).")
@@ -123,46 +124,37 @@ def reject_duplicate_keys(keys: Sequence[int]) -> None:
 
 
 def _allocate(populations: list[int], size: int, floor: int) -> list[int]:
-    """Allocation per stratum (in stratum order) summing to min(size, total population)."""
-    total = sum(populations)
-    if size >= total:
-        return list(populations)
-    allocations = _largest_remainder(populations, size)
-    floors = _floors(populations, size, floor)
-    allocations = [max(share, lowest) for share, lowest in zip(allocations, floors, strict=True)]
-    for _ in range(sum(allocations) - size):
-        # The excess comes off the stratum furthest above its floor; max() keeps the first on a tie.
-        index = max(range(len(allocations)), key=lambda i: allocations[i] - floors[i])
-        allocations[index] -= 1
+    """Allocation per stratum (in stratum order) summing to min(size, total population): the first ``size`` seats
+    of one fixed sequence (``_seat_order``), so that a larger sample only ever adds seats — no stratum shrinks
+    when the sample grows (no Alabama paradox, which the largest-remainder method has)."""
+    allocations = [0] * len(populations)
+    for index in _seat_order(populations, min(size, sum(populations)), floor):
+        allocations[index] += 1
     return allocations
 
 
-def _largest_remainder(populations: list[int], size: int) -> list[int]:
-    """Proportional shares of ``size`` in integers (Hamilton's method), exact with integer arithmetic."""
-    total = sum(populations)
-    shares = [size * population // total for population in populations]
-    remainders = [size * population % total for population in populations]
-    by_remainder = sorted(range(len(populations)), key=lambda i: (-remainders[i], i))
-    for index in by_remainder[: size - sum(shares)]:
-        shares[index] += 1
-    return shares
-
-
-def _floors(populations: list[int], size: int, floor: int) -> list[int]:
-    """Each stratum's guaranteed minimum: min(floor, population), or an equal split when those exceed size.
-
-    The equal split fills every stratum one unit per round (never above its population or the floor); the
-    last partial round goes to the largest strata first, then by stratum order.
-    """
+def _seat_order(populations: list[int], seats: int, floor: int) -> list[int]:
+    """The stratum of each successive seat. First the floors: one seat per stratum per round, up to
+    min(floor, population), the largest strata first within a round (then stratum order). Then Webster's divisor
+    method: each next seat goes to the stratum with the highest population / (its seats + ½) among those not yet
+    full, the first in stratum order on a tie (compared exactly, in integers)."""
+    allocated = [0] * len(populations)
+    order: list[int] = []
     caps = [min(floor, population) for population in populations]
-    if sum(caps) <= size:
-        return caps
-    floors = [0] * len(populations)
-    remaining = size
-    preference = sorted(range(len(populations)), key=lambda i: (-populations[i], i))
-    while remaining:
-        for index in preference:
-            if remaining and floors[index] < caps[index]:
-                floors[index] += 1
-                remaining -= 1
-    return floors
+    by_size = sorted(range(len(populations)), key=lambda i: (-populations[i], i))
+    while len(order) < seats and any(allocated[i] < caps[i] for i in by_size):
+        for index in by_size:
+            if len(order) < seats and allocated[index] < caps[index]:
+                allocated[index] += 1
+                order.append(index)
+    while len(order) < seats:
+        best = -1
+        for index, population in enumerate(populations):
+            if allocated[index] >= population:
+                continue
+            # population / (seats + ½) above the best's, cross-multiplied: p·(2·s_best + 1) > p_best·(2·s + 1).
+            if best < 0 or population * (2 * allocated[best] + 1) > populations[best] * (2 * allocated[index] + 1):
+                best = index
+        allocated[best] += 1
+        order.append(best)
+    return order

@@ -31,12 +31,8 @@ BRIEF = population((1, 50), (2, 30), (3, 15), (None, 5))
 
 
 def test_brief_example_size_20_is_all_floor():
-    # Populations 50/30/15/5 (N = 100), size 20, floor 5.
-    # Proportional quotas 20*50/100 = 10, 20*30/100 = 6, 20*15/100 = 3, 20*5/100 = 1 (no remainders).
-    # Floors min(5, population) = 5, 5, 5, 5 -> lifted: 10, 6, 5, 5 = 26, i.e. 6 over the size.
-    # The excess comes off the stratum furthest above its floor, one at a time: Tier 1 (surplus 5) drops
-    # 10 -> 6, then Tier 1 and Tier 2 tie at surplus 1, Tier 1 first (stratum order) -> 5, then Tier 2 -> 5.
-    # 4 strata x floor 5 = 20 = size, so the whole sample is the floor: 5, 5, 5, 5.
+    # Populations 50/30/15/5 (N = 100), size 20, floor 5: the floors min(5, population) = 5, 5, 5, 5 take all
+    # 20 seats, so the whole sample is the floor.
     sample = stratified_sample(BRIEF, 20, seed=42)
     assert allocation(sample) == [
         ("Tier 1", 50, 5),
@@ -48,63 +44,85 @@ def test_brief_example_size_20_is_all_floor():
 
 
 def test_brief_example_size_30():
-    # Quotas 30*50/100 = 15, 9, 4.5, 1.5 -> integer parts 15, 9, 4, 1 (sum 29); one seat left for the
-    # largest remainder: Tier 3 and No difficulty tie at .5, Tier 3 comes first -> 15, 9, 5, 1.
-    # Floor lifts No difficulty 1 -> 5: 15, 9, 5, 5 = 34, 4 over. Tier 1 is furthest above its floor
-    # (10 vs 4) and stays so for all 4 steps -> 11, 9, 5, 5.
+    # Floors 5, 5, 5, 5 (20 seats; No difficulty is then full). The other 10 go one by one to the highest
+    # population / (seats + ½): Tier 1 50/5.5 = 9.1 beats Tier 2 30/5.5 = 5.5 and Tier 3 15/5.5 = 2.7, and keeps
+    # winning (50/6.5 = 7.7, 50/7.5 = 6.7, 50/8.5 = 5.9) until it reaches 9 seats (50/9.5 = 5.3 < 5.5): seat 25
+    # goes to Tier 2 (-> 6, 30/6.5 = 4.6), seats 26 and 27 to Tier 1 (50/9.5 = 5.3, 50/10.5 = 4.8 -> 11, then
+    # 50/11.5 = 4.3 < 4.6), seat 28 to Tier 2 (-> 7, 30/7.5 = 4.0), seat 29 to Tier 1 (-> 12, 50/12.5 = 4.0), and
+    # seat 30 is a tie at 4.0 that Tier 1 wins by stratum order -> 13, 7, 5, 5.
     assert allocation(stratified_sample(BRIEF, 30, seed=1)) == [
-        ("Tier 1", 50, 11),
-        ("Tier 2", 30, 9),
+        ("Tier 1", 50, 13),
+        ("Tier 2", 30, 7),
         ("Tier 3", 15, 5),
         ("No difficulty", 5, 5),
     ]
-    # Without the floor the remainder tie shows: Tier 3 (first in order) gets the seat, not No difficulty.
+    # Without the floor it is Webster's method alone: quotas 15, 9, 4.5, 1.5; the last seat is a tie between
+    # Tier 3 (15/4.5) and No difficulty (5/1.5), both 3.33, which Tier 3 wins by stratum order -> 15, 9, 5, 1.
     assert [s.allocated for s in stratified_sample(BRIEF, 30, seed=1, floor=0).strata] == [15, 9, 5, 1]
 
 
-def test_largest_remainder_ties_and_a_stratum_smaller_than_the_floor():
-    # Populations 47/31/13/6/3 of tiers 1..5 (N = 100), size 25, floor 5.
-    # Quotas 11.75, 7.75, 3.25, 1.5, 0.75 -> integer parts 11, 7, 3, 1, 0 (sum 22), 3 seats left.
-    # Remainders .75, .75, .25, .5, .75: the three .75 win in stratum order (Tiers 1, 2, 5) -> 12, 8, 3, 1, 1.
-    # Floors min(5, population) = 5, 5, 5, 5, 3 (Tier 5 has only 3) -> 12, 8, 5, 5, 3 = 33, 8 over.
-    # Surpluses 7, 3: Tier 1 loses 4 (-> 8, surplus 3), then Tiers 1 and 2 alternate, Tier 1 first:
-    # 7, 7, 6, 6 -> final 6, 6, 5, 5, 3 = 25.
+def test_webster_after_the_floor_and_a_stratum_smaller_than_the_floor():
+    # Populations 47/31/13/6/3 of tiers 1..5 (N = 100), size 25, floor 5. Floors 5, 5, 5, 5 and 3 (Tier 5 has
+    # only 3) = 23 seats. Seat 24: Tier 1 47/5.5 = 8.5 beats Tier 2 31/5.5 = 5.6 -> 6; seat 25: 47/6.5 = 7.2
+    # still beats 5.6 -> 7. Final 7, 5, 5, 5, 3.
     candidates = population((1, 47), (2, 31), (3, 13), (4, 6), (5, 3))
-    assert [s.allocated for s in stratified_sample(candidates, 25, seed=3).strata] == [6, 6, 5, 5, 3]
-    # Size 26: quotas 12.22, 8.06, 3.38, 1.56, 0.78 -> 12, 8, 3, 1, 0 (24); the 2 seats go to the largest
-    # remainders .78 (Tier 5) and .56 (Tier 4) -> 12, 8, 3, 2, 1. Floors -> 12, 8, 5, 5, 3 = 33, 7 over.
-    # Tier 1 loses 4 (-> 8, surplus 3 like Tier 2); the last 3 alternate starting with Tier 1 (stratum
-    # order): Tier 1 -> 7, Tier 2 -> 7, Tier 1 -> 6. Final 6, 7, 5, 5, 3 = 26.
-    assert [s.allocated for s in stratified_sample(candidates, 26, seed=3).strata] == [6, 7, 5, 5, 3]
+    assert [s.allocated for s in stratified_sample(candidates, 25, seed=3).strata] == [7, 5, 5, 5, 3]
+    # Size 26: one more seat, to the same sequence's next winner: Tier 1 47/7.5 = 6.3 > 5.6 -> 8, 5, 5, 5, 3.
+    assert [s.allocated for s in stratified_sample(candidates, 26, seed=3).strata] == [8, 5, 5, 5, 3]
 
 
 def test_floor_overrides_proportional_share():
-    # 80/10/10 of 100, size 30: proportional 24, 3, 3; the floor lifts the small tiers to 5 and the
-    # 4 extra seats come from Tier 1 -> 20, 5, 5.
+    # 80/10/10 of 100, size 30: floors 5, 5, 5; Tier 1 wins every further seat (80/19.5 = 4.1 is still above
+    # 10/5.5 = 1.8) -> 20, 5, 5.
     candidates = population((1, 80), (4, 10), (5, 10))
     assert [s.allocated for s in stratified_sample(candidates, 30, seed=0).strata] == [20, 5, 5]
-    # Without a floor the allocation is purely proportional.
+    # Without a floor the allocation is purely proportional (the quotas 24, 3, 3 are whole).
     assert [s.allocated for s in stratified_sample(candidates, 30, seed=0, floor=0).strata] == [24, 3, 3]
 
 
 def test_tiny_stratum_is_taken_whole_and_never_over_its_population():
     candidates = population((2, 200), (3, 2))
     sample = stratified_sample(candidates, 40, seed=9)
-    # Tier 3's proportional share is 40*2/202 = 0.4 -> 0; the floor gives min(5, 2) = 2.
+    # The floor gives Tier 3 min(5, 2) = 2, all it has; every other seat goes to Tier 2.
     assert allocation(sample) == [("Tier 2", 200, 38), ("Tier 3", 2, 2)]
     assert {3000, 3001} <= set(sample.keys)
 
 
 def test_size_below_strata_times_floor_splits_equally():
-    # 10 < 4 strata x 5: the floor becomes the equal split 2, 2, 2, 2 plus the 2 left over for the
-    # largest strata (Tiers 1 and 2) -> 3, 3, 2, 2; the proportional 5, 3, 2, 0 is cut back to it.
+    # 10 < 4 strata x 5: the floors are handed out one seat per stratum per round, largest strata first:
+    # two rounds give 2, 2, 2, 2 and the third round's first two seats go to Tiers 1 and 2 -> 3, 3, 2, 2.
     assert [s.allocated for s in stratified_sample(BRIEF, 10, seed=5).strata] == [3, 3, 2, 2]
     # Fewer seats than strata: the largest strata get one each, the smallest gets none.
     assert [s.allocated for s in stratified_sample(BRIEF, 3, seed=5).strata] == [1, 1, 1, 0]
-    # The leftover of the equal split goes to the largest stratum even when it is not the first:
-    # populations 5/50/30 of tiers 1/2/3, size 7 < 3 x 5 -> 2, 2, 2 plus 1 for Tier 2.
+    # Largest first even when it is not the first stratum: populations 5/50/30 of tiers 1/2/3, size 7 < 3 x 5
+    # -> two rounds 2, 2, 2, then Tier 2 -> 2, 3, 2.
     candidates = population((1, 5), (2, 50), (3, 30))
     assert [s.allocated for s in stratified_sample(candidates, 7, seed=5).strata] == [2, 3, 2]
+
+
+def test_a_larger_sample_never_shrinks_a_stratum():
+    # The largest-remainder method's Alabama paradox: populations 1/3/3, size 3 gives 1, 1, 1 but size 4 gave
+    # 0, 2, 2 (quotas 0.57, 1.71, 1.71: the two .71 remainders beat .57). Here the fourth seat is the sequence's
+    # next: Tier 2 (3/1.5 = 2, tied with Tier 3, first in order) -> 1, 2, 1.
+    tiny = population((1, 1), (2, 3), (3, 3))
+    assert [s.allocated for s in stratified_sample(tiny, 3, seed=1, floor=0).strata] == [1, 1, 1]
+    assert [s.allocated for s in stratified_sample(tiny, 4, seed=1, floor=0).strata] == [1, 2, 1]
+    rng = random.Random(20261203)
+    for _ in range(60):
+        sizes = [(tier, rng.randint(1, 60)) for tier in rng.sample([1, 2, 3, 4, 5, None], rng.randint(1, 6))]
+        candidates = population(*sizes)
+        floor = rng.choice([0, 2, 5])
+        previous = None
+        for size in range(1, len(candidates) + 1):
+            sample = stratified_sample(candidates, size, seed=7, floor=floor)
+            current = [s.allocated for s in sample.strata]
+            assert sum(current) == size
+            assert all(0 <= a <= s.population for a, s in zip(current, sample.strata, strict=True))
+            if previous is not None:
+                assert all(now >= before for now, before in zip(current, previous, strict=True)), (sizes, size)
+                # The same seed draws a superset: the sample grows, it is never redrawn.
+                assert set(previous_keys) <= set(sample.keys)
+            previous, previous_keys = current, sample.keys
 
 
 def test_size_at_or_above_population_takes_everything():
@@ -166,7 +184,7 @@ def test_different_seeds_draw_different_samples():
     assert len(samples) == 10
     # The allocation itself does not depend on the seed.
     assert {tuple(s.allocated for s in stratified_sample(BRIEF, 30, seed=seed).strata) for seed in range(10)} == {
-        (11, 9, 5, 5)
+        (13, 7, 5, 5)
     }
 
 
