@@ -112,13 +112,14 @@ def test_a_larger_sample_never_shrinks_a_stratum():
         sizes = [(tier, rng.randint(1, 60)) for tier in rng.sample([1, 2, 3, 4, 5, None], rng.randint(1, 6))]
         candidates = population(*sizes)
         floor = rng.choice([0, 2, 5])
-        previous = None
+        previous: list[int] = []
+        previous_keys: tuple[int, ...] = ()
         for size in range(1, len(candidates) + 1):
             sample = stratified_sample(candidates, size, seed=7, floor=floor)
             current = [s.allocated for s in sample.strata]
             assert sum(current) == size
             assert all(0 <= a <= s.population for a, s in zip(current, sample.strata, strict=True))
-            if previous is not None:
+            if previous:
                 assert all(now >= before for now, before in zip(current, previous, strict=True)), (sizes, size)
                 # The same seed draws a superset: the sample grows, it is never redrawn.
                 assert set(previous_keys) <= set(sample.keys)
