@@ -7,6 +7,11 @@ Laptop defaults need nothing set: a SQLite file, eager Celery tasks, console e-m
 import os
 from pathlib import Path
 
+# NumPy's OpenBLAS starts a thread per core for every matrix product, however small. Web and task processes are
+# already one or two per core, so those threads only contend: the gate's bootstrap ran several times slower with
+# them under load. Set before NumPy is first imported (an operator's own value wins).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
-from review.bootstrap import cluster_bootstrap_intervals
+from review.bootstrap import REPLICATES, cluster_bootstrap_intervals
 from review.statistics import krippendorff_alpha_ordinal, lower_median, weighted_wilson_interval, wilson_interval
 
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
@@ -237,13 +237,15 @@ def _ac1_from_sums(pa_sum: float, paired: float, pi_sum: float, rated: float) ->
 
 
 def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: int = 0,
-              tier_populations: Mapping[int | None, int] | None = None) -> CampaignAggregate:
+              tier_populations: Mapping[int | None, int] | None = None,
+              replicates: int = REPLICATES) -> CampaignAggregate:
     """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability; ``seed`` fixes
     the bootstrap's draws (the campaign's seed, so its page shows the same interval on every view).
 
     ``tier_populations`` (how many of the card's outputs each difficulty tier has) makes the campaign's estimate
     post-stratified: the sample gives small tiers a floor, so they are over-represented; weighting each tier's
-    usable share by its share of the population estimates the share of all the card's outputs."""
+    usable share by its share of the population estimates the share of all the card's outputs. ``replicates``
+    is the bootstrap's (fewer only for planning simulations, review/planning.py)."""
     if ratings_per_item < 1:
         raise ValueError("ratings_per_item must be at least 1")
     seen: set[int] = set()
@@ -271,7 +273,8 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
         [[rank >= USABLE_MIN_RANK for rank in unit] for unit in units])
     drops = _speaker_drops(pairs, ratings_per_item, tiers, tier_keys)
     weights = _tier_weights(tier_populations, tier_keys)
-    whole, *without = _bootstrap_intervals(reviewed, [drop.speaker_id for drop in drops], seed, weights)
+    whole, *without = _bootstrap_intervals(reviewed, [drop.speaker_id for drop in drops], seed, weights,
+                                           replicates)
     tier_summaries = tuple(_summarise_group(_tier_label(key), key, tiers[key]) for key in tier_keys)
     return CampaignAggregate(
         ratings_per_item=ratings_per_item,
@@ -329,7 +332,8 @@ def _weighted(summary: GroupSummary, tiers: Sequence[GroupSummary],
 
 
 def _bootstrap_intervals(reviewed: Sequence[ItemObservations], leave_out: Sequence[int], seed: int,
-                         weights: Mapping[int | None, float] | None = None) -> list[tuple[float, float] | None]:
+                         weights: Mapping[int | None, float] | None = None,
+                         replicates: int = REPLICATES) -> list[tuple[float, float] | None]:
     """The usable share's cluster-bootstrap interval, then the same without each speaker of ``leave_out``."""
     ratings = [(item.item_id, o.speaker_id, RATING_RANK[o.value] >= USABLE_MIN_RANK, _stratum_code(item.difficulty))
                for item in reviewed for o in item.observations]
@@ -337,7 +341,7 @@ def _bootstrap_intervals(reviewed: Sequence[ItemObservations], leave_out: Sequen
         return [None] * (1 + len(leave_out))
     items, speakers, usable, strata = zip(*ratings, strict=True)
     stratum_weights = None if weights is None else {_stratum_code(key): share for key, share in weights.items()}
-    return cluster_bootstrap_intervals(items, speakers, usable, strata, seed, leave_out,
+    return cluster_bootstrap_intervals(items, speakers, usable, strata, seed, leave_out, replicates=replicates,
                                        stratum_weights=stratum_weights)
 
 

@@ -3,6 +3,7 @@ import uuid
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.validators import MaxValueValidator
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -138,6 +139,20 @@ class DecisionForm(forms.Form):
         if can_revoke:
             self.fields["outcome"].choices = [*self.fields["outcome"].choices,
                                               ("revoke", _("Revoke the approval in force"))]
+
+
+class PlanForm(forms.Form):
+    """The numbers a campaign is planned with, before it is opened (a GET form: nothing is stored)."""
+
+    plan_size = forms.IntegerField(min_value=1, label=gettext_lazy("Sample size"))
+    plan_ratings = forms.IntegerField(min_value=1, max_value=10, label=gettext_lazy("Ratings per item"))
+    plan_speakers = forms.IntegerField(min_value=1, max_value=500, label=gettext_lazy("Speakers in the pool"))
+
+    def __init__(self, *args, outputs: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["plan_size"].max_value = outputs
+        self.fields["plan_size"].validators.append(MaxValueValidator(outputs))
+        self.fields["plan_size"].widget.attrs["max"] = outputs
 
 
 class SpeakerForm(forms.Form):

@@ -26,6 +26,7 @@ from .forms import (
     CampaignGuidanceForm,
     DecisionForm,
     GatePolicyForm,
+    PlanForm,
     RatingExamplesForm,
     RatingForm,
     SpeakerForm,
@@ -326,8 +327,13 @@ def campaign_new(request, public_id):
     if run_card is None or not permitted(request.user, "campaign.open", run_card):
         raise Http404(_("No such run card in your organizations."))
     organization = run_card.dataset_version.dataset.organization
-    form = CampaignForm(request.POST or None, organization=organization,
-                        initial={"sample_size": min(100, run_card.result_count)})
+    # A plan (the chance of a pass for some numbers) comes as a GET form; its numbers prefill the campaign's.
+    plan = PlanForm(request.GET if "plan_size" in request.GET else None, outputs=run_card.result_count)
+    planned = plan.cleaned_data if plan.is_bound and plan.is_valid() else {}
+    initial = {"sample_size": planned.get("plan_size", min(100, run_card.result_count))}
+    if planned:
+        initial["ratings_per_item"] = planned["plan_ratings"]
+    form = CampaignForm(request.POST or None, organization=organization, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         values = services.CampaignSettings(
@@ -345,11 +351,17 @@ def campaign_new(request, public_id):
             messages.success(request, _("Campaign opened.") if campaign.status == Campaign.Status.OPEN else
                              _("Campaign recorded; the sample is being drawn and assigned in the background."))
             return redirect("review:campaign", public_id=campaign.public_id)
+    if not plan.is_bound:
+        plan = PlanForm(outputs=run_card.result_count, initial={
+            "plan_size": form["sample_size"].value(), "plan_ratings": form["ratings_per_item"].value(),
+            "plan_speakers": form.fields["speakers"].queryset.count()})
+    chances = (selectors.planned_pass_chances(organization, planned["plan_size"], planned["plan_ratings"],
+                                              planned["plan_speakers"]) if planned else None)
     return render(request, "review/campaign_new.html", {
-        "run_card": run_card, "form": form,
+        "run_card": run_card, "form": form, "plan": plan, "chances": chances,
         "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
         "trigger": selectors.review_trigger(run_card, selectors.stored_gate_policy(organization)),
-    }, status=400 if form.errors else 200)
+    }, status=400 if form.errors or plan.errors else 200)
 
 
 @login_required
