@@ -52,6 +52,12 @@ PANEL_MIN_COMPARISONS = 5
 """Panel agreement is judged only once this many of a speaker's ratings could be compared."""
 PANEL_MIN_AGREEMENT = 0.5
 """Flag a speaker whose ratings are within one step of the others' median less often than this."""
+LENIENCY_MIN_COMPARISONS = 10
+"""A speaker's leniency is judged on at least this many items that others rated too."""
+LENIENCY_FLAG_STEPS = 0.6
+"""Flagged when their ratings sit on average this many scale steps above (or below) the other speakers' median
+of the same items: more than half a step, the difference at which the usable share's interval needs speakers
+resampled (docs/validation-gate.md)."""
 PANEL_TOLERANCE_STEPS = 1
 """How far (in ordinal steps) a rating may be from the other speakers' median and still agree."""
 
@@ -159,6 +165,9 @@ class SpeakerReliability:
     panel_agreement: float | None
     flagged: bool
     reasons: tuple[str, ...]
+    # Defaults let an aggregate cached before these fields existed be read back.
+    usable_rate: float | None = None
+    mean_offset: float | None = None
 
 
 @dataclass(frozen=True)
@@ -371,7 +380,29 @@ def _panel_reason(agreements: int, comparisons: int) -> str:
     ) % {"agreements": agreements, "comparisons": comparisons}
 
 
+def _lenient_reason(steps: float, comparisons: int) -> str:
+    return ngettext(
+        "rated on average %(steps)s steps above the other speakers of the same item (more lenient), over "
+        "%(comparisons)s item",
+        "rated on average %(steps)s steps above the other speakers of the same items (more lenient), over "
+        "%(comparisons)s items",
+        comparisons,
+    ) % {"steps": f"{steps:.1f}", "comparisons": comparisons}
+
+
+def _harsh_reason(steps: float, comparisons: int) -> str:
+    return ngettext(
+        "rated on average %(steps)s steps below the other speakers of the same item (harsher), over "
+        "%(comparisons)s item",
+        "rated on average %(steps)s steps below the other speakers of the same items (harsher), over "
+        "%(comparisons)s items",
+        comparisons,
+    ) % {"steps": f"{steps:.1f}", "comparisons": comparisons}
+
+
 difficulty_label = lazy(_difficulty_label, str)
+lenient_reason = lazy(_lenient_reason, str)
+harsh_reason = lazy(_harsh_reason, str)
 control_reason = lazy(_control_reason, str)
 panel_reason = lazy(_panel_reason, str)
 
@@ -532,6 +563,9 @@ def _speaker_reliability(
     control_usable: Counter[int] = Counter()
     comparisons: Counter[int] = Counter()
     agreements: Counter[int] = Counter()
+    reviewed_ratings: Counter[int] = Counter()
+    usable_ratings: Counter[int] = Counter()
+    offsets: Counter[int] = Counter()
 
     for item in controls:
         for observation in item.observations:
@@ -541,12 +575,16 @@ def _speaker_reliability(
 
     for item in reviewed:
         for observation in item.observations:
+            rank = RATING_RANK[observation.value]
             ratings[observation.speaker_id] += 1
+            reviewed_ratings[observation.speaker_id] += 1
+            usable_ratings[observation.speaker_id] += rank >= USABLE_MIN_RANK
             others = _median_rank(o for o in item.observations if o.speaker_id != observation.speaker_id)
             if others is None:
                 continue
             comparisons[observation.speaker_id] += 1
-            agreements[observation.speaker_id] += abs(RATING_RANK[observation.value] - others) <= PANEL_TOLERANCE_STEPS
+            agreements[observation.speaker_id] += abs(rank - others) <= PANEL_TOLERANCE_STEPS
+            offsets[observation.speaker_id] += rank - others
 
     result = []
     for speaker_id in sorted(ratings):
@@ -558,6 +596,10 @@ def _speaker_reliability(
         agreement = _share(agreements[speaker_id], comparisons[speaker_id])
         if comparisons[speaker_id] >= PANEL_MIN_COMPARISONS and agreement < PANEL_MIN_AGREEMENT:
             reasons.append(panel_reason(agreements[speaker_id], comparisons[speaker_id]))
+        offset = offsets[speaker_id] / comparisons[speaker_id] if comparisons[speaker_id] else None
+        if (offset is not None and comparisons[speaker_id] >= LENIENCY_MIN_COMPARISONS
+                and abs(offset) >= LENIENCY_FLAG_STEPS):
+            reasons.append((lenient_reason if offset > 0 else harsh_reason)(abs(offset), comparisons[speaker_id]))
         result.append(
             SpeakerReliability(
                 speaker_id=speaker_id,
@@ -570,6 +612,8 @@ def _speaker_reliability(
                 panel_agreement=agreement,
                 flagged=bool(reasons),
                 reasons=tuple(reasons),
+                usable_rate=_share(usable_ratings[speaker_id], reviewed_ratings[speaker_id]),
+                mean_offset=offset,
             )
         )
     return tuple(result)

@@ -337,7 +337,7 @@ def campaign_aggregate(campaign: Campaign) -> CampaignAggregate:
     decision and campaign pages read them on every view, and at 10,000 items recomputing takes a second. Without
     the per-item summaries (`items` is empty): no page shows them, and reading 10,000 of them back from the cache
     took longer than the rest of the page."""
-    key = "campaign-aggregate:v4:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
+    key = "campaign-aggregate:v5:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
     result = cache.get(key)
     if result is None:
         result = replace(aggregate(campaign_observations(campaign), campaign.ratings_per_item, seed=campaign.seed,

@@ -126,3 +126,30 @@ def test_speaker_drops_equal_a_full_recomputation_without_the_speaker(seed):
         assert drop.tiers == without.tiers
         assert drop.ac1 == pytest.approx(without.ac1, abs=1e-9)
         assert drop.raw_agreement == pytest.approx(without.raw_agreement, abs=1e-9)
+
+
+def test_a_speaker_far_more_lenient_than_the_others_is_flagged_with_the_figure():
+    # Speakers 1 and 2 rate every item gist; speaker 3 rates it excellent, two steps above their median, on
+    # 12 items; speaker 4 rates 12 other items acceptable, one step above speakers 1 and 2.
+    rows = [((1, "gist"), (2, "gist"), (3, "excellent")) for _ in range(12)]
+    rows += [((1, "gist"), (2, "gist"), (4, "acceptable")) for _ in range(12)]
+    result = campaign(rows)
+    by_speaker = {speaker.speaker_id: speaker for speaker in result.speakers}
+    assert by_speaker[3].mean_offset == 2.0 and by_speaker[3].usable_rate == 1.0
+    assert by_speaker[3].flagged and any("2.0 steps above the other speakers of the same items (more lenient), "
+                                         "over 12 items" in str(reason) for reason in by_speaker[3].reasons)
+    assert by_speaker[4].mean_offset == 1.0 and by_speaker[4].flagged
+    # Speakers 1 and 2: each compared with the median of the other two (gist and a higher rating, lower median
+    # gist): offset 0, never flagged for leniency; their usable rate is 0.
+    assert by_speaker[1].mean_offset == 0.0 and by_speaker[1].usable_rate == 0.0
+    assert not any("steps" in str(reason) for reason in by_speaker[1].reasons)
+
+
+def test_a_harsh_speaker_is_flagged_and_few_comparisons_are_not_judged():
+    rows = [((1, "excellent"), (2, "excellent"), (3, "gist")) for _ in range(10)]
+    harsh = {s.speaker_id: s for s in campaign(rows).speakers}[3]
+    assert harsh.mean_offset == -2.0
+    assert any("2.0 steps below the other speakers of the same items (harsher), over 10 items" in str(reason)
+               for reason in harsh.reasons)
+    few = {s.speaker_id: s for s in campaign(rows[:9]).speakers}[3]
+    assert few.mean_offset == -2.0 and not any("steps" in str(reason) for reason in few.reasons)

@@ -163,3 +163,13 @@ def test_the_notice_is_in_the_developers_language(card, thin_campaign, governanc
         decide(thin_campaign, governance_user, "approve", against_recommendation=True)
     message = mail.outbox[0]
     assert "approuvée" in message.subject and "éléments évalués" in message.body
+
+
+def test_the_decision_page_shows_each_speakers_usable_rate_and_offset(client, card, governance_user, pool):
+    campaign = opened(card, governance_user, pool, sample_size=30)
+    lenient = pool[0]
+    rate_everything(campaign, lambda a: "excellent" if a.speaker_id == lenient.pk else "gist")
+    client.force_login(governance_user)
+    html = " ".join(client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode().split())
+    assert "Rated usable" in html and "Offset from the others" in html
+    assert "+2.00 steps" in html and "(more lenient)" in html
