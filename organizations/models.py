@@ -146,6 +146,8 @@ class AuditAction(models.TextChoices):
     OWNERSHIP_TRANSFERRED = "ownership.transferred", "Ownership transferred"
     CAMPAIGN_INSTRUCTIONS_CHANGED = "campaign.instructions_changed", "Review campaign's instructions changed"
     RATING_EXAMPLES_CHANGED = "rating_examples.changed", "Community's rating examples changed"
+    SPEAKER_EXCLUDED = "review.speaker_excluded", "Speaker's ratings excluded from a campaign's figures"
+    SPEAKER_INCLUDED = "review.speaker_included", "Speaker's ratings counted again in a campaign's figures"
     INTERFACE_LANGUAGE_ADDED = "interface_language.added", "Interface language added"
     INTERFACE_TRANSLATION_CHANGED = "interface_translation.changed", "Interface translation changed"
 

@@ -252,3 +252,26 @@ class Decision(AppendOnlyModel):
         ]
 
     append_only_message = "Decisions are never edited or deleted; record a new one."
+
+
+class SpeakerExclusion(models.Model):
+    """Governance staff leave one speaker's ratings out of a campaign's figures, with a written reason (a flagged
+    speaker is never dropped by the software). The ratings stay; counting them again sets `included_at`, and a
+    later exclusion is a new row."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="exclusions")
+    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.TextField()
+    excluded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    excluded_at = models.DateTimeField(default=timezone.now)
+    included_at = models.DateTimeField(null=True, blank=True)
+    included_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+
+    class Meta:
+        ordering = ["excluded_at", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="speakerexclusion_reason_required"),
+            models.UniqueConstraint(fields=["campaign", "speaker"], condition=Q(included_at__isnull=True),
+                                    name="speakerexclusion_one_in_force"),
+        ]

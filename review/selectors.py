@@ -7,6 +7,7 @@ rating: nothing here hands a speaker page more than the item itself.
 """
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 from django.core.cache import cache
@@ -34,6 +35,7 @@ from .models import (
     Item,
     Rating,
     RatingExamples,
+    SpeakerExclusion,
 )
 from .planning import PassChance, pass_chances
 
@@ -297,10 +299,18 @@ def pool_progress(campaign: Campaign) -> list[dict]:
             for member in campaign.pool.select_related("user").order_by("left_at", "user__email")]
 
 
-def campaign_observations(campaign: Campaign) -> list[ItemObservations]:
-    """Every item with its current ratings ("can't judge" answers are not ratings), in one query."""
+def excluded_speakers(campaign: Campaign) -> list[SpeakerExclusion]:
+    """The exclusions in force (governance staff left these speakers' ratings out, with a reason)."""
+    return list(SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True)
+                .select_related("speaker", "excluded_by").order_by("excluded_at", "pk"))
+
+
+def campaign_observations(campaign: Campaign, without: Sequence[int] = ()) -> list[ItemObservations]:
+    """Every item with its current ratings ("can't judge" answers are not ratings), in one query; ``without``:
+    speakers whose ratings are left out."""
     observations: dict[int, list[Observation]] = {}
     rows = (Rating.objects.filter(assignment__campaign=campaign, is_current=True).exclude(value="cannot_judge")
+            .exclude(speaker_id__in=list(without))
             .values_list("assignment__item_id", "speaker_id", "value", *FLAG_FIELDS))
     for item_id, speaker_id, value, *flags in rows:
         chosen = frozenset(name for name, on in zip(FLAG_FIELDS, flags, strict=True) if on)
@@ -332,16 +342,21 @@ def tier_populations(campaign: Campaign) -> dict[int | None, int]:
     return {stratum["difficulty"]: stratum["population"] for stratum in campaign.strata or ()}
 
 
-def campaign_aggregate(campaign: Campaign) -> CampaignAggregate:
-    """The campaign's figures, computed once per state of its evidence (`evidence_state`) and cached: the
-    decision and campaign pages read them on every view, and at 10,000 items recomputing takes a second. Without
-    the per-item summaries (`items` is empty): no page shows them, and reading 10,000 of them back from the cache
-    took longer than the rest of the page."""
-    key = "campaign-aggregate:v5:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign))
+def campaign_aggregate(campaign: Campaign, every_speaker: bool = False) -> CampaignAggregate:
+    """The campaign's figures, computed once per state of its evidence (`evidence_state`) and of its exclusions,
+    and cached: the decision and campaign pages read them on every view, and at 10,000 items recomputing takes a
+    second. Without the speakers governance staff left out (`excluded_speakers`) unless ``every_speaker``.
+    Without the per-item summaries (`items` is empty): no page shows them, and reading 10,000 of them back from
+    the cache took longer than the rest of the page."""
+    without = () if every_speaker else tuple(
+        SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True).order_by("speaker_id")
+        .values_list("speaker_id", flat=True))
+    key = "campaign-aggregate:v5:{}:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign),
+                                                       ",".join(map(str, without)))
     result = cache.get(key)
     if result is None:
-        result = replace(aggregate(campaign_observations(campaign), campaign.ratings_per_item, seed=campaign.seed,
-                                   tier_populations=tier_populations(campaign)), items=())
+        result = replace(aggregate(campaign_observations(campaign, without), campaign.ratings_per_item,
+                                   seed=campaign.seed, tier_populations=tier_populations(campaign)), items=())
         cache.set(key, result, AGGREGATE_CACHE_SECONDS)
     return result
 

@@ -35,6 +35,7 @@ from .models import (
     Item,
     Rating,
     RatingExamples,
+    SpeakerExclusion,
 )
 from .rating_texts import NOT_TAKING_RATINGS
 from .sampling import Candidate, choose_controls, stratified_sample
@@ -575,6 +576,7 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
     record_event(AuditAction.REVIEW_DECISION, actor=actor, organization=campaign.organization, obj=campaign, details={
         "outcome": outcome, "rationale": decision.rationale, "recommendation": result.outcome,
         "against_recommendation": overriding, "run_id": str(campaign.run_card.run_id),
+        "excluded_speakers": [exclusion.speaker.email for exclusion in selectors.excluded_speakers(campaign)],
     })
     update_community_review(run_card=campaign.run_card, actor=actor)
     from .tasks import refresh_campaign_summary_task, send_decision_notice_task
@@ -694,3 +696,41 @@ def record_ratings_export(*, actor: User, campaign: Campaign, file_format: str, 
     """The audit event of a ratings export (who, which format, how many ratings)."""
     record_event(AuditAction.REVIEW_RATINGS_EXPORTED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"format": file_format, "ratings": count})
+
+
+@transaction.atomic
+def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: str) -> SpeakerExclusion:
+    """Leave a speaker's ratings out of the campaign's figures and recommendation, with governance staff's written
+    reason (audited). The ratings are kept; the decision page shows the recommendation both ways."""
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if not reason.strip():
+        raise ReviewError(_("Write why this speaker's ratings are left out: it is kept in the audit log."), "reason")
+    if campaign.decisions.exists():
+        raise ReviewError(_("The campaign is decided: its evidence no longer changes."))
+    if not Rating.objects.filter(assignment__campaign=campaign, speaker=speaker).exists():
+        raise ReviewError(_("This speaker has no ratings in the campaign."), "speaker")
+    if SpeakerExclusion.objects.filter(campaign=campaign, speaker=speaker, included_at__isnull=True).exists():
+        raise ReviewError(_("This speaker's ratings are already left out."), "speaker")
+    exclusion = SpeakerExclusion.objects.create(campaign=campaign, speaker=speaker, reason=reason.strip(),
+                                                excluded_by=actor)
+    record_event(AuditAction.SPEAKER_EXCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
+                 details={"speaker": speaker.email, "reason": exclusion.reason})
+    return exclusion
+
+
+@transaction.atomic
+def include_speaker(*, actor: User, campaign: Campaign, speaker: User) -> None:
+    """Count a speaker's ratings again (audited); the exclusion stays on record."""
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.decisions.exists():
+        raise ReviewError(_("The campaign is decided: its evidence no longer changes."))
+    exclusion = SpeakerExclusion.objects.filter(campaign=campaign, speaker=speaker, included_at__isnull=True).first()
+    if exclusion is None:
+        raise ReviewError(_("This speaker's ratings are not left out."), "speaker")
+    exclusion.included_at = timezone.now()
+    exclusion.included_by = actor
+    exclusion.save(update_fields=["included_at", "included_by"])
+    record_event(AuditAction.SPEAKER_INCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
+                 details={"speaker": speaker.email})

@@ -19,6 +19,8 @@ urlpatterns = [
     path("campaigns/<uuid:public_id>/status/", views.campaign_status, name="campaign_status"),
     path("campaigns/<uuid:public_id>/speakers/", views.campaign_speakers, name="campaign_speakers"),
     path("campaigns/<uuid:public_id>/decision/", views.decision, name="decision"),
+    path("campaigns/<uuid:public_id>/speakers/<int:speaker_id>/exclusion/", views.speaker_exclusion,
+         name="speaker_exclusion"),
     path("campaigns/<uuid:public_id>/ratings.<str:file_format>", views.ratings_export, name="ratings_export"),
     path("orgs/<slug:slug>/gate/", views.gate_policy, name="gate_policy"),
     path("orgs/<slug:slug>/rating-examples/", views.rating_examples, name="rating_examples"),

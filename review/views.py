@@ -490,12 +490,19 @@ def decision(request, public_id):
     attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path,
                                                         page_number=request.GET.get("page"))
     emails = dict(campaign.pool.values_list("user_id", "user__email"))
+    # Speakers left out by governance staff: the figures are without them, the speakers' table and a second
+    # recommendation with every speaker.
+    exclusions = selectors.excluded_speakers(campaign)
+    every = selectors.campaign_aggregate(campaign, every_speaker=True) if exclusions else aggregate
+    excluded = {exclusion.speaker_id: exclusion for exclusion in exclusions}
     return private(render(request, "review/decision.html", {
         "group_tables": [(_("Difficulty tiers"), _("Tier"), flagged_groups(aggregate.tiers)),
                          (_("Domains"), _("Domain"), flagged_groups(aggregate.domains))],
         "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
-        "speakers": [{"email": emails.get(r.speaker_id, _("speaker %(id)s") % {"id": r.speaker_id}), "reliability": r}
-                     for r in aggregate.speakers],
+        "speakers": [{"email": emails.get(r.speaker_id, _("speaker %(id)s") % {"id": r.speaker_id}), "reliability": r,
+                      "exclusion": excluded.get(r.speaker_id)} for r in every.speakers],
+        "exclusions": exclusions,
+        "gate_every_speaker": evaluate_gate(every, policy, speaker_names=emails) if exclusions else None,
         "campaign": campaign, "aggregate": aggregate, "policy": policy,
         "outputs": sum(selectors.tier_populations(campaign).values()),
         "gate": evaluate_gate(aggregate, policy, speaker_names=emails),
@@ -504,6 +511,27 @@ def decision(request, public_id):
         "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,
         "form": form, "transfer_eligible": selectors.transfer_eligible(campaign.run_card),
     }, status=400 if form.errors else 200))
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def speaker_exclusion(request, public_id, speaker_id: int):
+    """Leave a speaker's ratings out of the campaign's figures (with a reason), or count them again."""
+    campaign = governed_or_404(request, public_id)
+    speaker = get_object_or_404(campaign.pool.select_related("user"), user_id=speaker_id).user
+    try:
+        if request.POST.get("include"):
+            services.include_speaker(actor=request.user, campaign=campaign, speaker=speaker)
+            messages.success(request, _("The ratings of %(email)s count again.") % {"email": speaker.email})
+        else:
+            services.exclude_speaker(actor=request.user, campaign=campaign, speaker=speaker,
+                                     reason=request.POST.get("reason", ""))
+            messages.success(request, _("The ratings of %(email)s are left out of the figures.")
+                             % {"email": speaker.email})
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+    return redirect(reverse("review:decision", kwargs={"public_id": campaign.public_id}) + "#speakers")
 
 
 FLAG_SHORT = {"semantically_wrong": gettext_lazy("wrong meaning"), "culturally_inappropriate": gettext_lazy("cultural"),

@@ -149,6 +149,8 @@ TABLE = {
     "^review/campaigns/<uuid:public_id>/ratings.<str:file_format>": (
         "/review/campaigns/{campaign}/ratings.csv", GOVERNANCE_ONLY),
     "^review/campaigns/<uuid:public_id>/speakers/": ("/review/campaigns/{campaign}/speakers/", signed_in(405)),
+    "^review/campaigns/<uuid:public_id>/speakers/<int:speaker_id>/exclusion/": (
+        "/review/campaigns/{campaign}/speakers/1/exclusion/", signed_in(405)),
     "^review/campaigns/<uuid:public_id>/status/": ("/review/campaigns/{campaign}/status/", signed_in(405)),
     "^review/campaigns/new/<uuid:public_id>/": ("/review/campaigns/new/{gold_card}/", GOVERNANCE_ONLY),
     "^review/items/<uuid:public_id>/": ("/review/items/{assignment}/", signed_in(404, speaker=200)),

@@ -7,7 +7,9 @@ from django.core import mail
 
 from organizations.models import AuditEvent
 from review import services
-from review.models import Decision
+from review.gate import GatePolicy, evaluate_gate
+from review.models import Decision, SpeakerExclusion
+from review.selectors import campaign_aggregate
 
 from .conftest import SECRET_MARK, publish
 from .review_setup import OUTPUT_MARK, gold_card, rate_everything, settings_for, speakers
@@ -173,3 +175,62 @@ def test_the_decision_page_shows_each_speakers_usable_rate_and_offset(client, ca
     html = " ".join(client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode().split())
     assert "Rated usable" in html and "Offset from the others" in html
     assert "+2.00 steps" in html and "(more lenient)" in html
+
+
+def test_governance_leaves_a_flagged_speaker_out_with_a_reason_and_sees_the_recommendation_both_ways(
+        client, card, governance_user, pool):
+    campaign = opened(card, governance_user, pool, sample_size=40)
+    harsh = pool[0]
+    rate_everything(campaign, lambda a: "reject" if a.speaker_id == harsh.pk else "excellent")
+    client.force_login(governance_user)
+    url = f"/review/campaigns/{campaign.public_id}/decision/"
+    exclusion_url = f"/review/campaigns/{campaign.public_id}/speakers/{harsh.pk}/exclusion/"
+    before = campaign_aggregate(campaign)
+    assert harsh.pk in {s.speaker_id for s in before.speakers if s.flagged}
+    refused = client.post(exclusion_url, {"reason": "  "}, follow=True)
+    assert "Write why this speaker" in refused.content.decode() and not SpeakerExclusion.objects.exists()
+    client.post(exclusion_url, {"reason": "Rated every output reject, control items included."})
+    exclusion = SpeakerExclusion.objects.get()
+    assert (exclusion.speaker, exclusion.excluded_by, exclusion.included_at) == (harsh, governance_user, None)
+    event = AuditEvent.objects.get(action="review.speaker_excluded")
+    assert event.details == {"speaker": harsh.email, "reason": "Rated every output reject, control items included."}
+    after = campaign_aggregate(campaign)
+    assert harsh.pk not in {s.speaker_id for s in after.speakers}
+    assert after.campaign.rating_count < before.campaign.rating_count
+    every = campaign_aggregate(campaign, every_speaker=True)
+    assert every.campaign.rating_count == before.campaign.rating_count
+    html = " ".join(client.get(url).content.decode().split())
+    assert "These figures leave out the ratings of:" in html and "Rated every output reject" in html
+    assert "With every speaker's ratings the recommendation would be" in html
+    assert "Count again" in html, "the speaker stays in the speakers' table, marked as left out"
+    decision = decide(campaign, governance_user, "reject", rationale="Not yet.")
+    assert AuditEvent.objects.get(action="review.decision").details["excluded_speakers"] == [harsh.email]
+    assert decision.recommendation["outcome"] == evaluate_gate(after, GatePolicy()).outcome
+    with pytest.raises(services.ReviewError):
+        services.include_speaker(actor=governance_user, campaign=campaign, speaker=harsh)
+
+
+def test_counting_a_speaker_again_restores_the_figures_and_keeps_the_record(card, governance_user, pool):
+    campaign = opened(card, governance_user, pool, sample_size=30)
+    rate_everything(campaign, lambda a: "gist" if a.speaker_id == pool[1].pk else "acceptable")
+    whole = campaign_aggregate(campaign)
+    services.exclude_speaker(actor=governance_user, campaign=campaign, speaker=pool[1], reason="Misread the scale.")
+    assert campaign_aggregate(campaign) != whole
+    with pytest.raises(services.ReviewError) as twice:
+        services.exclude_speaker(actor=governance_user, campaign=campaign, speaker=pool[1], reason="Again.")
+    assert "already left out" in str(twice.value)
+    services.include_speaker(actor=governance_user, campaign=campaign, speaker=pool[1])
+    assert campaign_aggregate(campaign) == whole
+    assert SpeakerExclusion.objects.get().included_by == governance_user
+    assert AuditEvent.objects.filter(action="review.speaker_included").count() == 1
+
+
+def test_only_governance_staff_leave_speakers_out(client, card, governance_user, pool):
+    campaign = opened(card, governance_user, pool, sample_size=12)
+    rate_everything(campaign)
+    with pytest.raises(services.NotAllowed):
+        services.exclude_speaker(actor=pool[1], campaign=campaign, speaker=pool[0], reason="Mine are better.")
+    client.force_login(pool[1])
+    answer = client.post(f"/review/campaigns/{campaign.public_id}/speakers/{pool[0].pk}/exclusion/",
+                         {"reason": "Mine are better."})
+    assert answer.status_code in (403, 404) and not SpeakerExclusion.objects.exists()
