@@ -1,0 +1,62 @@
+"""Governance staff in a real browser: plan a campaign (the chance of a pass), then, on a rated campaign's decision
+page, leave a flagged speaker out with a reason and read the recommendation both ways; both pages pass axe at
+desktop and phone widths."""
+
+import re
+
+import pytest
+
+from review import services
+
+from .browser_support import axe_violations, describe, id_problems
+from .review_setup import gold_card, rate_everything, settings_for, speakers
+from .test_browser import (  # noqa: F401 - browser and page are fixtures
+    PHONE,
+    browser,
+    expect,
+    page,
+    screenshot_both,
+)
+from .test_browser import sign_in_with_form as sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def accessible(page, label: str) -> None:
+    found = []
+    for viewport in (PHONE, {"width": 1280, "height": 900}):
+        page.set_viewport_size(viewport)
+        found += describe(label, axe_violations(page) + id_problems(page))
+    assert not found, "\n".join(found)
+
+
+def test_plan_then_leave_a_speaker_out_and_read_both_recommendations(live_server, page, steward,  # noqa: F811
+                                                                     governance_user):
+    card = gold_card(steward, governance_user, count=60)
+    pool = speakers(steward, 4)
+    sign_in(page, live_server.url, governance_user)
+
+    page.goto(f"{live_server.url}/review/campaigns/new/{card.public_id}/")
+    page.get_by_label("Sample size", exact=True).first.fill("40")
+    page.get_by_role("button", name="Estimate the chance of a pass").click()
+    expect(page.locator("table.plan-table caption")).to_contain_text("40 items, 3 ratings each, 4 speakers")
+    expect(page.locator("table.plan-table tbody tr")).to_have_count(5)
+    screenshot_both(page, "review-plan")
+    accessible(page, "campaign form with a plan")
+
+    campaign = services.open_campaign(run_card=card, actor=governance_user,
+                                      values=settings_for(pool, sample_size=40))
+    harsh = pool[0]
+    rate_everything(campaign, lambda a: "reject" if a.speaker_id == harsh.pk else "excellent")
+    page.goto(f"{live_server.url}/review/campaigns/{campaign.public_id}/decision/")
+    row = page.locator("tr", has_text=harsh.email)
+    row.get_by_text("Leave out…").click()
+    row.get_by_label("Why (kept in the audit log)").fill("Rated every output reject, the references too.")
+    row.get_by_role("button", name="Leave their ratings out").click()
+    expect(page.locator(".messages")).to_contain_text(f"The ratings of {harsh.email} are left out of the figures.")
+    notice = page.locator(".message.warning", has_text="These figures leave out the ratings of:")
+    expect(notice).to_contain_text("Rated every output reject, the references too.")
+    expect(notice).to_contain_text(re.compile("With every speaker's ratings the recommendation would be"))
+    expect(page.locator("tr", has_text=harsh.email)).to_contain_text("Left out")
+    screenshot_both(page, "review-decision-exclusion")
+    accessible(page, "decision page with a speaker left out")
