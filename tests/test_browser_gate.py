@@ -22,11 +22,11 @@ from .test_browser import sign_in_with_form as sign_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def accessible(page, label: str) -> None:
+def accessible(on_page, label: str) -> None:
     found = []
     for viewport in (PHONE, {"width": 1280, "height": 900}):
-        page.set_viewport_size(viewport)
-        found += describe(label, axe_violations(page) + id_problems(page))
+        on_page.set_viewport_size(viewport)
+        found += describe(label, axe_violations(on_page) + id_problems(on_page))
     assert not found, "\n".join(found)
 
 
