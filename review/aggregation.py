@@ -52,6 +52,10 @@ PANEL_MIN_COMPARISONS = 5
 """Panel agreement is judged only once this many of a speaker's ratings could be compared."""
 PANEL_MIN_AGREEMENT = 0.5
 """Flag a speaker whose ratings are within one step of the others' median less often than this."""
+REPEAT_MIN_PAIRS = 3
+"""A speaker's consistency is judged once they rated at least this many items twice."""
+REPEAT_MIN_CONSISTENCY = 2 / 3
+"""Flagged when they gave the same usable / not-usable answer the second time less often than this."""
 LENIENCY_MIN_COMPARISONS = 10
 """A speaker's leniency is judged on at least this many items that others rated too."""
 LENIENCY_FLAG_STEPS = 0.6
@@ -168,6 +172,14 @@ class SpeakerReliability:
     # Defaults let an aggregate cached before these fields existed be read back.
     usable_rate: float | None = None
     mean_offset: float | None = None
+    repeat_pairs: int = 0
+    repeat_same: int = 0
+    repeat_step_change: float | None = None
+
+    @property
+    def repeat_consistency(self) -> float | None:
+        """The share of items rated twice that got the same usable / not-usable answer both times."""
+        return _share(self.repeat_same, self.repeat_pairs)
 
 
 @dataclass(frozen=True)
@@ -247,14 +259,15 @@ def _ac1_from_sums(pa_sum: float, paired: float, pi_sum: float, rated: float) ->
 
 def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: int = 0,
               tier_populations: Mapping[int | None, int] | None = None,
-              replicates: int = REPLICATES) -> CampaignAggregate:
+              replicates: int = REPLICATES, repeats: Sequence[tuple[int, str, str]] = ()) -> CampaignAggregate:
     """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability; ``seed`` fixes
     the bootstrap's draws (the campaign's seed, so its page shows the same interval on every view).
 
     ``tier_populations`` (how many of the card's outputs each difficulty tier has) makes the campaign's estimate
     post-stratified: the sample gives small tiers a floor, so they are over-represented; weighting each tier's
     usable share by its share of the population estimates the share of all the card's outputs. ``replicates``
-    is the bootstrap's (fewer only for planning simulations, review/planning.py)."""
+    is the bootstrap's (fewer only for planning simulations, review/planning.py). ``repeats``: (speaker, first
+    rating, second rating) of items a speaker was shown twice — only their consistency; never in the figures."""
     if ratings_per_item < 1:
         raise ValueError("ratings_per_item must be at least 1")
     seen: set[int] = set()
@@ -277,7 +290,7 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
     domain_keys = sorted(domains, key=lambda domain: (domain == "", domain))
 
     units = [[RATING_RANK[o.value] for o in item.observations] for item in reviewed]
-    speakers = _speaker_reliability(reviewed, controls)
+    speakers = _speaker_reliability(reviewed, controls, repeats)
     ac1, raw_agreement, ac1_items = gwet_ac1_binary(
         [[rank >= USABLE_MIN_RANK for rank in unit] for unit in units])
     drops = _speaker_drops(pairs, ratings_per_item, tiers, tier_keys)
@@ -400,7 +413,16 @@ def _harsh_reason(steps: float, comparisons: int) -> str:
     ) % {"steps": f"{steps:.1f}", "comparisons": comparisons}
 
 
+def _repeat_reason(same: int, pairs: int) -> str:
+    return ngettext(
+        "gave the same usable / not-usable answer to only %(same)s of %(pairs)s item shown twice",
+        "gave the same usable / not-usable answer to only %(same)s of %(pairs)s items shown twice",
+        pairs,
+    ) % {"same": same, "pairs": pairs}
+
+
 difficulty_label = lazy(_difficulty_label, str)
+repeat_reason = lazy(_repeat_reason, str)
 lenient_reason = lazy(_lenient_reason, str)
 harsh_reason = lazy(_harsh_reason, str)
 control_reason = lazy(_control_reason, str)
@@ -556,7 +578,8 @@ def _speaker_drops(
 
 
 def _speaker_reliability(
-    reviewed: Sequence[ItemObservations], controls: Sequence[ItemObservations]
+    reviewed: Sequence[ItemObservations], controls: Sequence[ItemObservations],
+    repeats: Sequence[tuple[int, str, str]] = (),
 ) -> tuple[SpeakerReliability, ...]:
     ratings: Counter[int] = Counter()
     control_rated: Counter[int] = Counter()
@@ -566,6 +589,13 @@ def _speaker_reliability(
     reviewed_ratings: Counter[int] = Counter()
     usable_ratings: Counter[int] = Counter()
     offsets: Counter[int] = Counter()
+    pairs: Counter[int] = Counter()
+    same: Counter[int] = Counter()
+    step_changes: Counter[int] = Counter()
+    for speaker_id, first, second in repeats:
+        pairs[speaker_id] += 1
+        same[speaker_id] += (RATING_RANK[first] >= USABLE_MIN_RANK) == (RATING_RANK[second] >= USABLE_MIN_RANK)
+        step_changes[speaker_id] += abs(RATING_RANK[first] - RATING_RANK[second])
 
     for item in controls:
         for observation in item.observations:
@@ -600,6 +630,8 @@ def _speaker_reliability(
         if (offset is not None and comparisons[speaker_id] >= LENIENCY_MIN_COMPARISONS
                 and abs(offset) >= LENIENCY_FLAG_STEPS):
             reasons.append((lenient_reason if offset > 0 else harsh_reason)(abs(offset), comparisons[speaker_id]))
+        if pairs[speaker_id] >= REPEAT_MIN_PAIRS and same[speaker_id] / pairs[speaker_id] < REPEAT_MIN_CONSISTENCY:
+            reasons.append(repeat_reason(same[speaker_id], pairs[speaker_id]))
         result.append(
             SpeakerReliability(
                 speaker_id=speaker_id,
@@ -614,6 +646,9 @@ def _speaker_reliability(
                 reasons=tuple(reasons),
                 usable_rate=_share(usable_ratings[speaker_id], reviewed_ratings[speaker_id]),
                 mean_offset=offset,
+                repeat_pairs=pairs[speaker_id],
+                repeat_same=same[speaker_id],
+                repeat_step_change=step_changes[speaker_id] / pairs[speaker_id] if pairs[speaker_id] else None,
             )
         )
     return tuple(result)

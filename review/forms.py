@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy
 from organizations.models import Role
 
 from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR
-from .models import FLAG_FIELDS, GatePolicy, RatingExamples
+from .models import FLAG_FIELDS, MAX_REPEATS, GatePolicy, RatingExamples
 from .rating_texts import (
     CHOOSE_A_RATING,
     COMMENT_LABEL,
@@ -76,6 +76,11 @@ class CampaignForm(CampaignGuidanceForm):
         min_value=0, initial=0, label=gettext_lazy("Hidden control items"),
         help_text=gettext_lazy("Human references shown as if they were candidates; a reliable speaker rates them "
                                "acceptable or excellent. Every speaker rates every control item."))
+    repeat_count = forms.IntegerField(
+        required=False, min_value=0, max_value=MAX_REPEATS, initial=0,
+        label=gettext_lazy("Items each speaker sees twice"),
+        help_text=gettext_lazy("A few of each speaker's items come back later in their order, to see whether they "
+                               "answer the same way; the second rating never counts in the figures. 0 to 20."))
     deadline = forms.DateTimeField(required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
                                    label=gettext_lazy("Deadline"))
     below_threshold_reason = forms.CharField(
@@ -85,7 +90,7 @@ class CampaignForm(CampaignGuidanceForm):
                                "trigger for standard/1 cards."))
 
     field_order = ["title", "sample_size", "ratings_per_item", "speakers", "seed", "show_reference", "control_count",
-                   "deadline", "below_threshold_reason", "instructions", "device_may_hold_secret_items"]
+                   "repeat_count", "deadline", "below_threshold_reason", "instructions", "device_may_hold_secret_items"]
 
     def __init__(self, *args, organization, **kwargs):
         super().__init__(*args, **kwargs)

@@ -24,6 +24,10 @@ RATING_CHOICES = [
 FLAG_FIELDS = ("semantically_wrong", "culturally_inappropriate", "hallucination", "acceptable_variant")
 
 
+MAX_REPEATS = 20
+"""Repeated items per speaker: a few are enough to see consistency, and each costs a speaker's time."""
+
+
 class Campaign(models.Model):
     """One community review of one run card's outputs (SPEC §5)."""
 
@@ -61,10 +65,16 @@ class Campaign(models.Model):
         default=False,
         help_text="Whether a speaker's phone may keep upcoming secret items to rate them offline.",
     )
+    repeat_count = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Items each speaker is shown a second time, later in their order, to measure their consistency; "
+                  "the second rating never counts in the figures.",
+    )
 
     class Meta:
         ordering = ["-opened_at"]
         constraints = [
+            models.CheckConstraint(condition=Q(repeat_count__lte=MAX_REPEATS), name="campaign_repeat_count_at_most_20"),
             models.CheckConstraint(condition=Q(sample_size__gte=1), name="campaign_sample_size_positive"),
             models.CheckConstraint(condition=Q(ratings_per_item__gte=1, ratings_per_item__lte=10),
                                    name="campaign_ratings_per_item_1_10"),
@@ -129,11 +139,14 @@ class Assignment(models.Model):
     position = models.PositiveIntegerField()
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
     created_at = models.DateTimeField(default=timezone.now)
+    is_repeat = models.BooleanField(
+        default=False, help_text="The item shown again to the same speaker, to measure consistency: its rating "
+                                 "never counts in the figures and it is never reassigned.")
 
     class Meta:
         ordering = ["campaign", "speaker", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["item", "speaker"], name="assignment_one_per_item_speaker"),
+            models.UniqueConstraint(fields=["item", "speaker", "is_repeat"], name="assignment_one_per_item_speaker"),
             models.CheckConstraint(condition=Q(state__in=["open", "rated", "skipped", "released"]),
                                    name="assignment_state_valid"),
         ]

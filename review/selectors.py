@@ -309,8 +309,8 @@ def campaign_observations(campaign: Campaign, without: Sequence[int] = ()) -> li
     """Every item with its current ratings ("can't judge" answers are not ratings), in one query; ``without``:
     speakers whose ratings are left out."""
     observations: dict[int, list[Observation]] = {}
-    rows = (Rating.objects.filter(assignment__campaign=campaign, is_current=True).exclude(value="cannot_judge")
-            .exclude(speaker_id__in=list(without))
+    rows = (Rating.objects.filter(assignment__campaign=campaign, is_current=True, assignment__is_repeat=False)
+            .exclude(value="cannot_judge").exclude(speaker_id__in=list(without))
             .values_list("assignment__item_id", "speaker_id", "value", *FLAG_FIELDS))
     for item_id, speaker_id, value, *flags in rows:
         chosen = frozenset(name for name, on in zip(FLAG_FIELDS, flags, strict=True) if on)
@@ -321,6 +321,21 @@ def campaign_observations(campaign: Campaign, without: Sequence[int] = ()) -> li
         for pk, difficulty, domain, is_control in campaign.items.order_by("pk")
         .values_list("pk", "difficulty", "domain", "is_control")
     ]
+
+
+def repeat_pairs(campaign: Campaign, without: Sequence[int] = ()) -> list[tuple[int, str, str]]:
+    """(speaker, first rating, second rating) of each item a speaker was shown twice and rated both times (a
+    "can't judge" is no rating): their consistency, which never enters the figures."""
+    current = (Rating.objects.filter(assignment__campaign=campaign, is_current=True)
+               .exclude(value="cannot_judge").exclude(speaker_id__in=list(without)))
+    second = dict(((item, speaker), value) for item, speaker, value in current.filter(assignment__is_repeat=True)
+                  .values_list("assignment__item_id", "speaker_id", "value"))
+    if not second:
+        return []
+    first = current.filter(assignment__is_repeat=False, assignment__item_id__in={item for item, _ in second})
+    return sorted((speaker, value, second[(item, speaker)])
+                  for item, speaker, value in first.values_list("assignment__item_id", "speaker_id", "value")
+                  if (item, speaker) in second)
 
 
 # Aggregates under an older state are never read again; they only wait to expire.
@@ -351,12 +366,13 @@ def campaign_aggregate(campaign: Campaign, every_speaker: bool = False) -> Campa
     without = () if every_speaker else tuple(
         SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True).order_by("speaker_id")
         .values_list("speaker_id", flat=True))
-    key = "campaign-aggregate:v5:{}:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign),
+    key = "campaign-aggregate:v6:{}:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign),
                                                        ",".join(map(str, without)))
     result = cache.get(key)
     if result is None:
         result = replace(aggregate(campaign_observations(campaign, without), campaign.ratings_per_item,
-                                   seed=campaign.seed, tier_populations=tier_populations(campaign)), items=())
+                                   seed=campaign.seed, tier_populations=tier_populations(campaign),
+                                   repeats=repeat_pairs(campaign, without)), items=())
         cache.set(key, result, AGGREGATE_CACHE_SECONDS)
     return result
 

@@ -26,6 +26,7 @@ from .assignment import assign, reassign, speaker_order
 from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR, evaluate_gate
 from .models import (
     FLAG_FIELDS,
+    MAX_REPEATS,
     RATING_CHOICES,
     Assignment,
     Campaign,
@@ -70,6 +71,7 @@ class CampaignSettings:
     below_threshold_reason: str = ""
     instructions: str = ""
     device_may_hold_secret_items: bool = False
+    repeat_count: int = 0
 
 
 @dataclass
@@ -133,6 +135,9 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
             "needed": values.ratings_per_item, "pool": len(pool_ids)}, "speakers")
     if values.deadline is not None and values.deadline <= timezone.now():
         raise ReviewError(_("The deadline must be in the future."), "deadline")
+    if not 0 <= values.repeat_count <= MAX_REPEATS:
+        raise ReviewError(_("Repeated items per speaker must be between 0 and %(maximum)s.")
+                          % {"maximum": MAX_REPEATS}, "repeat_count")
 
 
 @transaction.atomic
@@ -147,6 +152,7 @@ def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -
         control_count=values.control_count, deadline=values.deadline,
         below_threshold_reason=values.below_threshold_reason.strip(), opened_by=actor,
         instructions=values.instructions.strip(), device_may_hold_secret_items=values.device_may_hold_secret_items,
+        repeat_count=values.repeat_count,
     )
     CampaignSpeaker.objects.bulk_create([CampaignSpeaker(campaign=campaign, user=user) for user in values.speakers])
     record_event(AuditAction.CAMPAIGN_OPENED, actor=actor, organization=organization, obj=campaign, details={
@@ -154,8 +160,10 @@ def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -
         "ratings_per_item": values.ratings_per_item, "seed": values.seed, "control_items": values.control_count,
         "speakers": len(values.speakers), "below_threshold_reason": campaign.below_threshold_reason,
         "instructions": campaign.instructions, "device_may_hold_secret_items": values.device_may_hold_secret_items,
+        "repeat_count": values.repeat_count,
     })
-    assignments = (values.sample_size + values.control_count) * values.ratings_per_item
+    assignments = ((values.sample_size + values.control_count) * values.ratings_per_item
+                   + values.repeat_count * len(values.speakers))
     if assignments <= INLINE_ASSIGNMENT_LIMIT:
         prepare_campaign(campaign.pk)
         campaign.refresh_from_db()
@@ -194,7 +202,7 @@ def prepare_campaign(campaign_pk: int) -> Campaign:
     # Every speaker rates every control item: reliability needs each speaker's own controls.
     for control in (i for i in items if i.is_control):
         rated[control.pk] = list(speakers)
-    create_assignments(campaign, rated)
+    create_assignments(campaign, rated, repeats=campaign.repeat_count)
     campaign.strata = [{"difficulty": s.difficulty, "label": s.label, "population": s.population,
                         "allocated": s.allocated} for s in sample.strata]
     campaign.status = Campaign.Status.OPEN
@@ -205,20 +213,41 @@ def prepare_campaign(campaign_pk: int) -> Campaign:
     return campaign
 
 
-def create_assignments(campaign: Campaign, speakers_by_item: dict[int, list[int]]) -> None:
-    """Assignments placed in each speaker's own shuffled order, after what they already hold."""
+def create_assignments(campaign: Campaign, speakers_by_item: dict[int, list[int]], repeats: int = 0) -> None:
+    """Assignments placed in each speaker's own shuffled order, after what they already hold; with ``repeats``,
+    that many of each speaker's reviewed items come back later in their order (`with_repeats`)."""
     by_speaker: dict[int, list[int]] = {}
     for item_pk, speakers in speakers_by_item.items():
         for speaker_pk in speakers:
             by_speaker.setdefault(speaker_pk, []).append(item_pk)
+    controls = set(Item.objects.filter(campaign=campaign, is_control=True).values_list("pk", flat=True)) \
+        if repeats else set()
     held = dict(Assignment.objects.filter(campaign=campaign, speaker_id__in=list(by_speaker)).order_by()
                 .values("speaker_id").annotate(n=Count("pk")).values_list("speaker_id", "n"))
     rows = []
     for speaker_pk, item_pks in by_speaker.items():
         start = held.get(speaker_pk, 0)
-        for offset, item_pk in enumerate(speaker_order(speaker_pk, item_pks, campaign.seed)):
-            rows.append(Assignment(campaign=campaign, item_id=item_pk, speaker_id=speaker_pk, position=start + offset))
+        order = with_repeats(speaker_order(speaker_pk, item_pks, campaign.seed), repeats, controls)
+        for offset, (item_pk, is_repeat) in enumerate(order):
+            rows.append(Assignment(campaign=campaign, item_id=item_pk, speaker_id=speaker_pk, position=start + offset,
+                                   is_repeat=is_repeat))
     Assignment.objects.bulk_create(rows)
+
+
+def with_repeats(order: list[int], repeats: int, controls: set[int]) -> list[tuple[int, bool]]:
+    """The speaker's order with ``repeats`` of their first reviewed items (control items never) shown again,
+    each half the speaker's list later than its first showing, so the second rating is made without the first
+    in mind. At most half of the reviewed items come back."""
+    reviewed = [index for index, item_pk in enumerate(order) if item_pk not in controls]
+    gap = max(1, len(order) // 2)
+    again: dict[int, list[int]] = {}
+    for index in reviewed[:min(repeats, len(reviewed) // 2)]:
+        again.setdefault(min(len(order) - 1, index + gap), []).append(order[index])
+    shown: list[tuple[int, bool]] = []
+    for index, item_pk in enumerate(order):
+        shown.append((item_pk, False))
+        shown.extend((repeated, True) for repeated in again.get(index, ()))
+    return shown
 
 
 def open_load(campaign: Campaign) -> dict[int, int]:
@@ -305,9 +334,10 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
     skipped = submission.value == "cannot_judge"
-    if skipped and locked.state != Assignment.State.SKIPPED:
+    # A repeated item is the speaker's own second look: skipping it leaves nothing uncovered to reassign.
+    if skipped and locked.state != Assignment.State.SKIPPED and not locked.is_repeat:
         reassign_released(Campaign.objects.get(pk=locked.campaign_id), [locked.item_id])
-    elif not skipped and locked.state == Assignment.State.SKIPPED:
+    elif not skipped and locked.state == Assignment.State.SKIPPED and not locked.is_repeat:
         release_replacement(locked)
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
     locked.save(update_fields=["state"])
@@ -406,7 +436,8 @@ def leave_pool(*, actor: User, campaign: Campaign, member: CampaignSpeaker, reas
         campaign=campaign, speaker=user, state=Assignment.State.OPEN).select_related("item"))
     Assignment.objects.filter(pk__in=[a.pk for a in released], state=Assignment.State.OPEN).update(
         state=Assignment.State.RELEASED)
-    reassigned = reassign_released(campaign, [a.item_id for a in released if not a.item.is_control])
+    reassigned = reassign_released(campaign, [a.item_id for a in released
+                                              if not a.item.is_control and not a.is_repeat])
     details = {"speaker": user.email, "released": len(released), "reassigned": reassigned}
     if reason:
         details["reason"] = reason

@@ -341,7 +341,7 @@ def campaign_new(request, public_id):
             ratings_per_item=data["ratings_per_item"], seed=data["seed"], show_reference=data["show_reference"],
             control_count=data["control_count"], deadline=data["deadline"],
             below_threshold_reason=data["below_threshold_reason"], instructions=data["instructions"],
-            device_may_hold_secret_items=data["device_may_hold_secret_items"],
+            device_may_hold_secret_items=data["device_may_hold_secret_items"], repeat_count=data["repeat_count"] or 0,
         )
         try:
             campaign = services.open_campaign(run_card=run_card, actor=request.user, values=values)
