@@ -127,3 +127,14 @@ def test_aggregate_reads_repeats_only_for_consistency():
     assert with_pairs.campaign == plain.campaign
     speaker = {s.speaker_id: s for s in with_pairs.speakers}[1]
     assert (speaker.repeat_pairs, speaker.repeat_same, speaker.repeat_step_change) == (2, 1, 1.5)
+
+
+def test_the_decision_page_shows_each_speakers_consistency(client, card, governance_user, pool):
+    campaign = open_with_repeats(card, governance_user, pool)
+    for speaker in pool:
+        rate_in_order(campaign, speaker, lambda a: "gist" if a.is_repeat and a.speaker_id == pool[0].pk
+                      else "excellent")
+    client.force_login(governance_user)
+    html = " ".join(client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode().split())
+    assert "Same answer when shown twice" in html
+    assert "0 of 3, 2.0 steps apart on average" in html and "3 of 3, 0.0 steps apart on average" in html
