@@ -149,8 +149,8 @@ class DecisionForm(forms.Form):
 class PlanForm(forms.Form):
     """The numbers a campaign is planned with, before it is opened (a GET form: nothing is stored)."""
 
-    plan_size = forms.IntegerField(min_value=1, label=gettext_lazy("Sample size"))
-    plan_ratings = forms.IntegerField(min_value=1, max_value=10, label=gettext_lazy("Ratings per item"))
+    plan_size = forms.IntegerField(min_value=1, label=gettext_lazy("Planned sample size"))
+    plan_ratings = forms.IntegerField(min_value=1, max_value=10, label=gettext_lazy("Planned ratings per item"))
     plan_speakers = forms.IntegerField(min_value=1, max_value=500, label=gettext_lazy("Speakers in the pool"))
 
     def __init__(self, *args, outputs: int, **kwargs):

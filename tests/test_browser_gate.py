@@ -37,7 +37,7 @@ def test_plan_then_leave_a_speaker_out_and_read_both_recommendations(live_server
     sign_in(page, live_server.url, governance_user)
 
     page.goto(f"{live_server.url}/review/campaigns/new/{card.public_id}/")
-    page.get_by_label("Sample size", exact=True).first.fill("40")
+    page.get_by_label("Planned sample size").fill("40")
     page.get_by_role("button", name="Estimate the chance of a pass").click()
     expect(page.locator("table.plan-table caption")).to_contain_text("40 items, 3 ratings each, 4 speakers")
     expect(page.locator("table.plan-table tbody tr")).to_have_count(5)
