@@ -393,24 +393,25 @@ def _panel_reason(agreements: int, comparisons: int) -> str:
     ) % {"agreements": agreements, "comparisons": comparisons}
 
 
-def _lenient_reason(steps: float, comparisons: int) -> str:
-    return ngettext(
-        "rated on average %(steps)s steps above the other speakers of the same item (more lenient), over "
-        "%(comparisons)s item",
-        "rated on average %(steps)s steps above the other speakers of the same items (more lenient), over "
-        "%(comparisons)s items",
-        comparisons,
-    ) % {"steps": f"{steps:.1f}", "comparisons": comparisons}
-
-
-def _harsh_reason(steps: float, comparisons: int) -> str:
-    return ngettext(
-        "rated on average %(steps)s steps below the other speakers of the same item (harsher), over "
-        "%(comparisons)s item",
-        "rated on average %(steps)s steps below the other speakers of the same items (harsher), over "
-        "%(comparisons)s items",
-        comparisons,
-    ) % {"steps": f"{steps:.1f}", "comparisons": comparisons}
+def _leniency_reason(offset: float, comparisons: int) -> str:
+    """How far, in steps, a speaker's ratings sit above (more lenient) or below (harsher) the others' median."""
+    if offset > 0:
+        text = ngettext(
+            "rated on average %(steps)s steps above the other speakers of the same item (more lenient), over "
+            "%(comparisons)s item",
+            "rated on average %(steps)s steps above the other speakers of the same items (more lenient), over "
+            "%(comparisons)s items",
+            comparisons,
+        )
+    else:
+        text = ngettext(
+            "rated on average %(steps)s steps below the other speakers of the same item (harsher), over "
+            "%(comparisons)s item",
+            "rated on average %(steps)s steps below the other speakers of the same items (harsher), over "
+            "%(comparisons)s items",
+            comparisons,
+        )
+    return text % {"steps": f"{abs(offset):.1f}", "comparisons": comparisons}
 
 
 def _repeat_reason(same: int, pairs: int) -> str:
@@ -423,8 +424,7 @@ def _repeat_reason(same: int, pairs: int) -> str:
 
 difficulty_label = lazy(_difficulty_label, str)
 repeat_reason = lazy(_repeat_reason, str)
-lenient_reason = lazy(_lenient_reason, str)
-harsh_reason = lazy(_harsh_reason, str)
+leniency_reason = lazy(_leniency_reason, str)
 control_reason = lazy(_control_reason, str)
 panel_reason = lazy(_panel_reason, str)
 
@@ -629,7 +629,7 @@ def _speaker_reliability(
         offset = offsets[speaker_id] / comparisons[speaker_id] if comparisons[speaker_id] else None
         if (offset is not None and comparisons[speaker_id] >= LENIENCY_MIN_COMPARISONS
                 and abs(offset) >= LENIENCY_FLAG_STEPS):
-            reasons.append((lenient_reason if offset > 0 else harsh_reason)(abs(offset), comparisons[speaker_id]))
+            reasons.append(leniency_reason(offset, comparisons[speaker_id]))
         if pairs[speaker_id] >= REPEAT_MIN_PAIRS and same[speaker_id] / pairs[speaker_id] < REPEAT_MIN_CONSISTENCY:
             reasons.append(repeat_reason(same[speaker_id], pairs[speaker_id]))
         result.append(
