@@ -18,11 +18,13 @@ def text(attribute: str, column: str | None = None) -> fields.Field:
 
 
 class RatingResource(resources.Resource):
-    """One row per rating ever given (history included: `is_current` tells the one in force)."""
+    """One row per rating ever given (history included: `is_current` tells the one in force; `shown_twice` marks
+    the second rating of an item a speaker was shown again, which never counts in the figures)."""
 
     item = text("assignment__item_id", "item")
     entry_id = text("assignment__item__entry__entry_id", "entry_id")
     is_control = text("assignment__item__is_control", "is_control")
+    shown_twice = text("assignment__is_repeat", "shown_twice")
     difficulty = text("assignment__item__difficulty", "difficulty")
     domain = text("assignment__item__domain", "domain")
     speaker = text("speaker__email", "speaker")

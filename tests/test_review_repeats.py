@@ -138,3 +138,14 @@ def test_the_decision_page_shows_each_speakers_consistency(client, card, governa
     html = " ".join(client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode().split())
     assert "Same answer when shown twice" in html
     assert "0 of 3, 2.0 steps apart on average" in html and "3 of 3, 0.0 steps apart on average" in html
+
+
+def test_the_ratings_export_marks_the_second_ratings(client, card, governance_user, pool):
+    campaign = open_with_repeats(card, governance_user, pool, repeats=2)
+    rate_in_order(campaign, pool[0], lambda a: "acceptable")
+    client.force_login(governance_user)
+    lines = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").content.decode("utf-8-sig").splitlines()
+    header = lines[0].split(",")
+    column = header.index("shown_twice")
+    marks = [line.split(",")[column] for line in lines[1:]]
+    assert marks.count("True") == 2 and marks.count("False") == len(marks) - 2
