@@ -28,6 +28,9 @@ LENIENCY = 0.1
 MAX_PLANNED_ITEMS = 400
 """Larger samples are planned as this many, so that a plan takes seconds: the chance of a pass only grows with
 the sample, so the table then understates it."""
+MAX_PLANNED_SPEAKERS = 20
+"""Larger pools are planned as this many (the leave-one-speaker-out check costs one bootstrap per speaker); more
+speakers only narrow the interval, so the table then understates the chance too."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ def pass_chances(sample_size: int, ratings_per_item: int, pool_size: int, policy
     if pool_size < ratings_per_item:
         return tuple(PassChance(share, 0.0) for share in PLANNED_SHARES)
     items = min(sample_size, MAX_PLANNED_ITEMS)
+    pool_size = min(pool_size, MAX_PLANNED_SPEAKERS)
     rng = np.random.default_rng(seed)
     planned = replace(policy, require_complete_coverage=False)
     chances = []

@@ -36,11 +36,12 @@ def test_fewer_speakers_than_ratings_per_item_never_pass():
         pass_chances(0, 3, 4, GatePolicy())
 
 
-def test_a_large_sample_is_planned_at_the_cap(monkeypatch):
+def test_a_large_sample_and_a_large_pool_are_planned_at_the_caps(monkeypatch):
     seen = []
-    monkeypatch.setattr(planning, "_simulated_pass", lambda rng, items, *rest: seen.append(items) or False)
-    pass_chances(50_000, 3, 4, GatePolicy(), simulations=1)
-    assert set(seen) == {planning.MAX_PLANNED_ITEMS}
+    monkeypatch.setattr(planning, "_simulated_pass",
+                        lambda rng, items, per_item, pool, *rest: seen.append((items, pool)) or False)
+    pass_chances(50_000, 3, 400, GatePolicy(), simulations=1)
+    assert set(seen) == {(planning.MAX_PLANNED_ITEMS, planning.MAX_PLANNED_SPEAKERS)}
 
 
 @pytest.mark.django_db
