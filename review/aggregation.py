@@ -20,6 +20,7 @@ module never queries. Every number is defined here once (see docs/validation-gat
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -60,8 +61,9 @@ LENIENCY_MIN_COMPARISONS = 10
 """A speaker's leniency is judged on at least this many items that others rated too."""
 LENIENCY_FLAG_STEPS = 0.6
 """Flagged when their ratings sit on average this many scale steps above (or below) the other speakers' median
-of the same items: more than half a step, the difference at which the usable share's interval needs speakers
-resampled (docs/validation-gate.md)."""
+(the plain median: the mean of the two middle ratings when they are even in number) of the same items: more
+than half a step, the difference at which the usable share's interval needs speakers resampled
+(docs/validation-gate.md)."""
 PANEL_TOLERANCE_STEPS = 1
 """How far (in ordinal steps) a rating may be from the other speakers' median and still agree."""
 
@@ -588,7 +590,7 @@ def _speaker_reliability(
     agreements: Counter[int] = Counter()
     reviewed_ratings: Counter[int] = Counter()
     usable_ratings: Counter[int] = Counter()
-    offsets: Counter[int] = Counter()
+    offsets: Counter[float] = Counter()
     pairs: Counter[int] = Counter()
     same: Counter[int] = Counter()
     step_changes: Counter[int] = Counter()
@@ -609,12 +611,14 @@ def _speaker_reliability(
             ratings[observation.speaker_id] += 1
             reviewed_ratings[observation.speaker_id] += 1
             usable_ratings[observation.speaker_id] += rank >= USABLE_MIN_RANK
-            others = _median_rank(o for o in item.observations if o.speaker_id != observation.speaker_id)
-            if others is None:
+            other_ranks = [RATING_RANK[o.value] for o in item.observations if o.speaker_id != observation.speaker_id]
+            if not other_ranks:
                 continue
             comparisons[observation.speaker_id] += 1
-            agreements[observation.speaker_id] += abs(rank - others) <= PANEL_TOLERANCE_STEPS
-            offsets[observation.speaker_id] += rank - others
+            agreements[observation.speaker_id] += abs(rank - lower_median(other_ranks)) <= PANEL_TOLERANCE_STEPS
+            # The offset uses the plain median (the mean of the two middle ratings when they are even in number):
+            # the lower one would make every speaker look half a step lenient when two others rated the item.
+            offsets[observation.speaker_id] += rank - statistics.median(other_ranks)
 
     result = []
     for speaker_id in sorted(ratings):

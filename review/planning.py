@@ -47,8 +47,9 @@ def pass_chances(sample_size: int, ratings_per_item: int, pool_size: int, policy
         raise ValueError("sample size, ratings per item and pool size must each be at least 1")
     if pool_size < ratings_per_item:
         return tuple(PassChance(share, 0.0) for share in PLANNED_SHARES)
-    items = min(sample_size, MAX_PLANNED_ITEMS)
-    pool_size = min(pool_size, MAX_PLANNED_SPEAKERS)
+    # Never capped below the policy's own minimums, which would make every simulated campaign fall short.
+    items = min(sample_size, max(MAX_PLANNED_ITEMS, policy.min_rated_items))
+    pool_size = min(pool_size, max(MAX_PLANNED_SPEAKERS, policy.min_distinct_speakers))
     rng = np.random.default_rng(seed)
     planned = replace(policy, require_complete_coverage=False)
     chances = []

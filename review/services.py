@@ -253,7 +253,8 @@ def with_repeats(order: list[int], repeats: int, controls: set[int]) -> list[tup
 def open_load(campaign: Campaign) -> dict[int, int]:
     """Open assignments per active pool speaker (zero included): what reassignment balances."""
     load = {pk: 0 for pk in campaign.pool.filter(left_at__isnull=True).values_list("user_id", flat=True)}
-    for speaker_pk in campaign.assignments.filter(state=Assignment.State.OPEN).values_list("speaker_id", flat=True):
+    for speaker_pk in (campaign.assignments.filter(state=Assignment.State.OPEN, is_repeat=False)
+                       .values_list("speaker_id", flat=True)):
         if speaker_pk in load:
             load[speaker_pk] += 1
     return load
@@ -267,9 +268,19 @@ def accepting_ratings(campaign: Campaign) -> bool:
 
 def release_replacement(skipped: Assignment) -> None:
     """A speaker takes back an item they had skipped: the assignment made to replace them, if nobody has
-    rated it yet, is released, so the item keeps the number of ratings the campaign asked for."""
+    rated it yet, is released, so the item keeps the number of ratings the campaign asked for. The replacement
+    was made when they answered "can't judge" (in the same transaction, after that answer was stored): an
+    assignment of the item made before it — another speaker's own showing — is never it. A repeat is never
+    replaced, so it has nothing to release."""
+    if skipped.is_repeat:
+        return
+    skipped_at = (Rating.objects.filter(assignment=skipped, value="cannot_judge").order_by("-created_at")
+                  .values_list("created_at", flat=True).first())
+    if skipped_at is None:
+        return
     replacement = (Assignment.objects.select_for_update()
-                   .filter(item_id=skipped.item_id, state=Assignment.State.OPEN, created_at__gte=skipped.created_at)
+                   .filter(item_id=skipped.item_id, state=Assignment.State.OPEN, is_repeat=False,
+                           created_at__gte=skipped_at)
                    .exclude(pk=skipped.pk).exclude(ratings__isnull=False).order_by("-created_at", "-pk").first())
     if replacement is not None:
         replacement.state = Assignment.State.RELEASED
@@ -402,7 +413,8 @@ def items_short_of_ratings(campaign: Campaign) -> list[Item]:
     """Non-control items with fewer open-or-rated assignments than the campaign requires."""
     items = []
     for item in campaign.items.filter(is_control=False).prefetch_related("assignments"):
-        active = sum(a.state in (Assignment.State.OPEN, Assignment.State.RATED) for a in item.assignments.all())
+        active = sum(a.state in (Assignment.State.OPEN, Assignment.State.RATED) and not a.is_repeat
+                     for a in item.assignments.all())
         if active < campaign.ratings_per_item:
             items.append(item)
     return items
@@ -622,6 +634,8 @@ def update_community_review(*, actor: User, run_card: RunCard) -> None:
     Validated while that decision approves it (and the card scores gold_standard)."""
     from .selectors import latest_decision
 
+    # Locked first: two campaigns of one card decided at once must not write an older decision last.
+    run_card = RunCard.objects.select_for_update().get(pk=run_card.pk)
     latest = latest_decision(run_card)
     review = (latest.outcome, latest.decided_at) if latest is not None else ("", None)
     if review != (run_card.community_review, run_card.community_reviewed_at):
@@ -747,7 +761,15 @@ def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: s
                                                 excluded_by=actor)
     record_event(AuditAction.SPEAKER_EXCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": speaker.email, "reason": exclusion.reason})
+    refresh_summary_after_commit(campaign)
     return exclusion
+
+
+def refresh_summary_after_commit(campaign: Campaign) -> None:
+    """The campaigns list's figures follow a change of what counts (not only new ratings)."""
+    from .tasks import refresh_campaign_summary_task
+
+    transaction.on_commit(lambda: refresh_campaign_summary_task.delay(campaign.pk), robust=True)
 
 
 @transaction.atomic
@@ -765,3 +787,4 @@ def include_speaker(*, actor: User, campaign: Campaign, speaker: User) -> None:
     exclusion.save(update_fields=["included_at", "included_by"])
     record_event(AuditAction.SPEAKER_INCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": speaker.email})
+    refresh_summary_after_commit(campaign)

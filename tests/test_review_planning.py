@@ -79,3 +79,12 @@ def test_a_bad_plan_names_the_field(client, steward, governance_user, params, me
     answer = client.get(f"/review/campaigns/new/{card.public_id}/", params)
     assert answer.status_code == 400 and message in answer.content.decode()
     assert "Chance the gate recommends a pass" not in answer.content.decode()
+
+
+def test_the_caps_never_go_below_the_policys_own_minimums(monkeypatch):
+    seen = []
+    monkeypatch.setattr(planning, "_simulated_pass",
+                        lambda rng, items, per_item, pool, *rest: seen.append((items, pool)) or False)
+    strict = replace(GatePolicy(), min_rated_items=500, min_distinct_speakers=25)
+    pass_chances(1000, 3, 30, strict, simulations=1)
+    assert set(seen) == {(500, 25)}

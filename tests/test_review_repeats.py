@@ -149,3 +149,39 @@ def test_the_ratings_export_marks_the_second_ratings(client, card, governance_us
     column = header.index("shown_twice")
     marks = [line.split(",")[column] for line in lines[1:]]
     assert marks.count("True") == 2 and marks.count("False") == len(marks) - 2
+
+
+def test_undoing_a_skipped_repeat_releases_nobody_elses_item(card, governance_user, pool):
+    campaign = open_with_repeats(card, governance_user, pool)
+    for assignment in Assignment.objects.filter(campaign=campaign, speaker=pool[0]).order_by("position"):
+        submit(assignment, "cannot_judge" if assignment.is_repeat else "acceptable")
+        if assignment.is_repeat:
+            break  # the skipped repeat is the speaker's latest answer
+    open_before = set(Assignment.objects.filter(campaign=campaign, state="open").values_list("pk", flat=True))
+    undone = services.undo_last_rating(actor=pool[0], campaign=campaign)
+    assert undone.is_repeat and undone.state == "open"
+    assert open_before <= set(Assignment.objects.filter(campaign=campaign, state="open").values_list("pk", flat=True))
+
+
+def test_taking_back_a_skipped_item_never_releases_the_own_repeat_or_an_earlier_showing(card, governance_user, pool):
+    campaign = open_with_repeats(card, governance_user, pool)
+    repeat = Assignment.objects.filter(campaign=campaign, speaker=pool[0], is_repeat=True).order_by("position").first()
+    first = Assignment.objects.get(campaign=campaign, speaker=pool[0], item=repeat.item, is_repeat=False)
+    submit(first, "cannot_judge")  # every speaker already holds the item: nobody can replace them
+    submit(first, "excellent")     # taken back from the history
+    repeat.refresh_from_db()
+    assert repeat.state == "open"
+    others = Assignment.objects.filter(item=repeat.item, is_repeat=False).exclude(speaker=pool[0])
+    assert all(a.state == "open" for a in others)
+
+
+def test_an_item_held_twice_by_one_speaker_still_counts_short_when_a_speaker_leaves(card, governance_user, pool):
+    campaign = open_with_repeats(card, governance_user, pool)
+    services.remove_speaker(actor=governance_user, campaign=campaign, user=pool[0])  # nobody free to take over
+    short = {item.pk for item in services.items_short_of_ratings(campaign)}
+    left = set(Assignment.objects.filter(campaign=campaign, speaker=pool[0], is_repeat=False,
+                                         item__is_control=False).values_list("item_id", flat=True))
+    held_twice = set(Assignment.objects.filter(campaign=campaign, is_repeat=True).exclude(speaker=pool[0])
+                     .values_list("item_id", flat=True))
+    assert left & held_twice, "the draw gives some item both a leaver and a second showing"
+    assert left <= short
