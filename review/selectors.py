@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from corpus.models import ConsentUse
@@ -145,8 +145,8 @@ def speaker_assignment(user, public_id) -> Assignment | None:
     campaign's `serving_when_read` says whether it served its items when it was read (`serving_filter`).
 
     Two short queries, not one long join: the item with its texts, then its campaign with the card's version and
-    dataset, the pool check and the serving rule (each an EXISTS on one table). PostgreSQL spent several times
-    longer planning the join of twelve tables, and later of eight, than running it, on every rating request
+    dataset, the pool check (`in_pool`) and the serving rule (an EXISTS). PostgreSQL spent several times longer
+    planning the join of twelve tables, and later of eight, than running it, on every rating request
     (docs/performance.md). The membership half of the rule comes from the request's remembered memberships."""
     if not user.is_authenticated:
         return None
@@ -155,8 +155,7 @@ def speaker_assignment(user, public_id) -> Assignment | None:
                   .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).first())
     if assignment is None:
         return None
-    campaign = (Campaign.objects.filter(Exists(CampaignSpeaker.objects.filter(
-                    campaign=OuterRef("pk"), user=user, left_at__isnull=True)), pk=assignment.campaign_id)
+    campaign = (Campaign.objects.filter(in_pool(user), pk=assignment.campaign_id)
                 .annotate(serving_when_read=ExpressionWrapper(serving_filter(), output_field=BooleanField()))
                 .select_related("organization__rating_examples", "run_card__dataset_version__dataset")
                 .defer(*LARGE_CARD_FIELDS).first())
@@ -396,7 +395,7 @@ def planned_pass_chances(organization: Organization, sample_size: int, ratings_p
 
 def gate_policy_for(organization: Organization) -> GateThresholds:
     """The organization's thresholds, or the documented defaults when it never changed them."""
-    stored = GatePolicy.objects.filter(organization=organization).first()
+    stored = stored_gate_policy(organization)
     if stored is None:
         return GateThresholds()
     return GateThresholds(

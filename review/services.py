@@ -526,9 +526,7 @@ def set_campaign_status(*, actor: User, campaign: Campaign, status: str, reason:
               "closed": AuditAction.CAMPAIGN_CLOSED}[status]
     record_event(action, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"reason": reason.strip()} if reason.strip() else {})
-    from .tasks import refresh_campaign_summary_task
-
-    transaction.on_commit(lambda: refresh_campaign_summary_task.delay(campaign.pk), robust=True)
+    refresh_summary_after_commit(campaign)
     return campaign
 
 
@@ -622,9 +620,9 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
         "excluded_speakers": [exclusion.speaker.email for exclusion in selectors.excluded_speakers(campaign)],
     })
     update_community_review(run_card=campaign.run_card, actor=actor)
-    from .tasks import refresh_campaign_summary_task, send_decision_notice_task
+    from .tasks import send_decision_notice_task
 
-    transaction.on_commit(lambda: refresh_campaign_summary_task.delay(campaign.pk), robust=True)
+    refresh_summary_after_commit(campaign)
     transaction.on_commit(lambda: send_decision_notice_task.delay(decision.pk), robust=True)
     return decision
 

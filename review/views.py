@@ -66,9 +66,7 @@ def queue(request):
 def campaign_start(request, public_id):
     """Continue where the speaker stopped: their next item in their own order, or the end screen. Before their
     first rating, the campaign's instructions come first, with a button to start."""
-    campaign = selectors.speaker_campaign(request.user, public_id)
-    if campaign is None:
-        raise Http404(_("No such campaign among yours."))
+    campaign = speaker_campaign_or_404(request, public_id)
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
     start = item_url(campaign, selectors.next_assignment_id(request.user, campaign))
@@ -105,9 +103,7 @@ def not_serving_message(campaign: Campaign) -> str:
 
 @login_required
 def campaign_done(request, public_id):
-    campaign = selectors.speaker_campaign(request.user, public_id)
-    if campaign is None:
-        raise Http404(_("No such campaign among yours."))
+    campaign = speaker_campaign_or_404(request, public_id)
     return render(request, "review/done.html", {
         "campaign": campaign,
         "progress": selectors.speaker_progress(request.user, campaign),
@@ -120,9 +116,7 @@ def campaign_done(request, public_id):
 def upcoming(request, public_id):
     """The speaker's next open items as data, for rate.js to show the next one without waiting and to keep
     rating without a connection. Secret items only when the campaign lets phones hold them."""
-    campaign = selectors.speaker_campaign(request.user, public_id)
-    if campaign is None:
-        raise Http404(_("No such campaign among yours."))
+    campaign = speaker_campaign_or_404(request, public_id)
     if not selectors.is_serving(campaign):
         return private(JsonResponse({"error": not_serving_message(campaign), "code": "not_serving"}, status=409))
     items, held_back = selectors.shown_upcoming_items(request.user, campaign, where=request.path)
@@ -260,9 +254,7 @@ def item_page(request, assignment, form: RatingForm, current):
 @login_required
 @require_POST
 def undo(request, public_id):
-    campaign = selectors.speaker_campaign(request.user, public_id)
-    if campaign is None:
-        raise Http404(_("No such campaign among yours."))
+    campaign = speaker_campaign_or_404(request, public_id)
     try:
         assignment = services.undo_last_rating(campaign=campaign, actor=request.user)
     except services.ReviewError as error:
@@ -279,9 +271,7 @@ def undo(request, public_id):
 def offline_shell(request, public_id):
     """The rating page without an item: rate.js stores it under the addresses of the items it holds, and fills it
     with the held item when the page is reloaded without a connection (`service_worker`)."""
-    campaign = selectors.speaker_campaign(request.user, public_id)
-    if campaign is None:
-        raise Http404(_("No such campaign among yours."))
+    campaign = speaker_campaign_or_404(request, public_id)
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
     version = campaign.run_card.dataset_version
@@ -564,7 +554,7 @@ def gate_policy(request, slug: str):
     organization = get_object_or_404(Organization, slug=slug)
     if not permitted(request.user, "organization.govern", organization):
         raise Http404(_("No such organization among yours."))
-    instance = GatePolicy.objects.filter(organization=organization).first() or GatePolicy(organization=organization)
+    instance = selectors.stored_gate_policy(organization) or GatePolicy(organization=organization)
     form = GatePolicyForm(request.POST or None, instance=instance)
     if request.method == "POST" and form.is_valid():
         values = {name: form.cleaned_data[name] for name in form.Meta.fields}
