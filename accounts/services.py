@@ -86,3 +86,21 @@ def get_or_create_user(email: str, password: str | None = None) -> tuple[User, b
         user=user, email__iexact=user.email, defaults={"email": user.email, "verified": True, "primary": True}
     )
     return user, created
+
+
+@transaction.atomic
+def anonymise_user(user: User) -> None:
+    """Take the person out of the account for good: no address, no name, no way to sign in, no token, no second
+    factor. The row stays, so that what the account did (ratings, decisions, the audit log) keeps its author as
+    "a deleted account"."""
+    from allauth.account.models import EmailAddress
+    from allauth.mfa.models import Authenticator
+
+    revoke_all_api_tokens(user.pk, "account deleted")
+    EmailAddress.objects.filter(user=user).delete()
+    Authenticator.objects.filter(user=user).delete()
+    user.email = f"deleted-{user.pk}@deleted.invalid"
+    user.first_name = user.last_name = user.interface_language = ""
+    user.is_active = user.is_staff = user.is_superuser = False
+    user.set_unusable_password()
+    user.save()

@@ -100,6 +100,8 @@ class RunCard(models.Model):
                   "only. Blank: never decided.")
     community_reviewed_at = models.DateTimeField(null=True, blank=True,
                                                  help_text="When the decision in force was taken.")
+    community_review_withdrawn = models.PositiveIntegerField(
+        default=0, help_text="Ratings the decision in force was taken on that their speakers withdrew since.")
 
     class Meta:
         ordering = ["-submitted_at"]

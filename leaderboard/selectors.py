@@ -209,11 +209,13 @@ NOT_APPROVED = ("reject", "revoke")
 
 def community_review(card: RunCard) -> dict[str, Any] | None:
     """The community's decision in force on the card: `approved` or `not_approved` (a rejection, or an approval
-    revoked) with its date; None while it was never decided."""
+    revoked) with its date, and how many of the ratings it was taken on their speakers withdrew since (the evidence
+    changed after the decision); None while it was never decided."""
     if not card.community_review:
         return None
     return {"outcome": "not_approved" if card.community_review in NOT_APPROVED else "approved",
-            "decided_at": card.community_reviewed_at}
+            "decided_at": card.community_reviewed_at,
+            "ratings_withdrawn_since": card.community_review_withdrawn}
 
 
 def row_view(card: RunCard, rank: int) -> dict[str, Any]:

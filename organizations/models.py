@@ -148,6 +148,12 @@ class AuditAction(models.TextChoices):
     RATING_EXAMPLES_CHANGED = "rating_examples.changed", "Community's rating examples changed"
     SPEAKER_EXCLUDED = "review.speaker_excluded", "Speaker's ratings excluded from a campaign's figures"
     SPEAKER_INCLUDED = "review.speaker_included", "Speaker's ratings counted again in a campaign's figures"
+    RATINGS_WITHDRAWN = "review.ratings_withdrawn", "Speaker withdrew their ratings of a campaign"
+    SPEAKER_CREDIT_CHANGED = "review.speaker_credit_changed", "Speaker changed how they are credited"
+    PAY_RATE_CHANGED = "pay.rate_changed", "Speakers' pay rate changed"
+    PAYMENT_RECORDED = "pay.payment_recorded", "Payment to a speaker recorded"
+    TIMESHEET_EXPORTED = "pay.timesheet_exported", "Timesheet exported"
+    ACCOUNT_DELETED = "account.deleted", "Account deleted and anonymised"
     INTERFACE_LANGUAGE_ADDED = "interface_language.added", "Interface language added"
     INTERFACE_TRANSLATION_CHANGED = "interface_translation.changed", "Interface translation changed"
 

@@ -1,8 +1,10 @@
 import secrets
+import time
 import uuid
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core import signing
 from django.core.validators import MaxValueValidator
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -11,8 +13,9 @@ from django.utils.translation import gettext_lazy
 from organizations.models import Role
 
 from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR
-from .models import FLAG_FIELDS, MAX_REPEATS, GatePolicy, RatingExamples
+from .models import FLAG_FIELDS, IDLE_CAP_SECONDS, MAX_RATING_SECONDS, MAX_REPEATS, GatePolicy, RatingExamples
 from .rating_texts import (
+    ACTIVE_TIME_INVALID,
     CHOOSE_A_RATING,
     COMMENT_LABEL,
     CORRECTION_LABEL,
@@ -102,6 +105,11 @@ class CampaignForm(CampaignGuidanceForm):
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))
 
 
+SHOWN_SALT = "review.item-shown"
+# A day of device time is refused as nonsense; anything within it is capped at MAX_RATING_SECONDS.
+MAX_DEVICE_MS = 24 * 3600 * 1000
+
+
 class RatingForm(forms.Form):
     """The rating page's form; the same fields arrive from the page's script as a form post."""
 
@@ -116,16 +124,52 @@ class RatingForm(forms.Form):
                               label=COMMENT_LABEL)
     correction = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}),
                                  label=CORRECTION_LABEL)
+    active_ms = forms.IntegerField(
+        required=False, min_value=0, max_value=MAX_DEVICE_MS, widget=forms.HiddenInput,
+        label=gettext_lazy("Working time"),
+        error_messages={"invalid": ACTIVE_TIME_INVALID, "min_value": ACTIVE_TIME_INVALID,
+                        "max_value": ACTIVE_TIME_INVALID})
+    shown = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput,
+                            label=gettext_lazy("Time shown"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial.setdefault("client_id", uuid.uuid4())
 
-    def submission(self) -> Submission:
+    def submission(self, item: uuid.UUID) -> Submission:
+        """The rating with its working time: the page's own count when its script sent one, else the time since
+        the server showed this item (signed in the form, so it can't be moved back), capped at the idle cap."""
         data = self.cleaned_data
+        active, timed_by = None, ""
+        if data.get("active_ms") is not None:
+            active, timed_by = min(data["active_ms"] / 1000, MAX_RATING_SECONDS), "device"
+        else:
+            shown_at = shown_time(data.get("shown") or "", item)
+            if shown_at is not None:
+                active, timed_by = min(max(time.time() - shown_at, 0), IDLE_CAP_SECONDS), "server"
         return Submission(client_id=data["client_id"], value=data["value"], flags=frozenset(data["flags"]),
-                          comment=data["comment"], correction=data["correction"])
+                          comment=data["comment"], correction=data["correction"], active_seconds=active,
+                          timed_by=timed_by)
+
+
+
+
+def shown_token(item: uuid.UUID) -> str:
+    """When the server showed this item, signed: the form sends it back with the rating."""
+    return signing.Signer(salt=SHOWN_SALT).sign(f"{item}:{int(time.time())}")
+
+
+def shown_time(token: str, item: uuid.UUID) -> float | None:
+    """The time in a `shown_token` for this item; None when it is missing, forged or another item's."""
+    try:
+        value = signing.Signer(salt=SHOWN_SALT).unsign(token)
+    except signing.BadSignature:
+        return None
+    shown_item, _sep, stamp = value.rpartition(":")
+    if shown_item != str(item) or not stamp.isdigit():
+        return None
+    return float(stamp)
 
 
 class DecisionForm(forms.Form):
@@ -248,3 +292,79 @@ class RatingExamplesForm(forms.ModelForm):
             if len(data.get(name) or "") > EXAMPLE_LIMIT:
                 self.add_error(name, _("An example is limited to %(limit)s characters.") % {"limit": EXAMPLE_LIMIT})
         return data
+
+
+class CreditForm(forms.Form):
+    """How one organization credits the speaker."""
+
+    choice = forms.ChoiceField(widget=forms.RadioSelect, label=gettext_lazy("How to credit you"), choices=[
+        ("name", gettext_lazy("By my name")),
+        ("display_name", gettext_lazy("By a name I choose")),
+        ("anonymous", gettext_lazy("Anonymously: count me, never name me")),
+    ])
+    full_name = forms.CharField(required=False, max_length=150, label=gettext_lazy("Your name"),
+                                help_text=gettext_lazy("Your account's name, as every organization that credits you "
+                                                       "by name shows it."))
+    display_name = forms.CharField(required=False, max_length=100, label=gettext_lazy("Name to be credited by"),
+                                   help_text=gettext_lazy("For this organization only."))
+
+
+class PayPolicyForm(forms.Form):
+    hourly_rate = forms.DecimalField(min_value=0, max_value=99999.99, decimal_places=2, max_digits=7,
+                                     label=gettext_lazy("Hourly rate"),
+                                     help_text=gettext_lazy("Paid per hour of active rating time."))
+    currency = forms.CharField(min_length=3, max_length=3, label=gettext_lazy("Currency"),
+                               help_text=gettext_lazy("Three-letter ISO 4217 code, such as CAD."))
+    default_seconds_per_rating = forms.IntegerField(
+        min_value=1, max_value=MAX_RATING_SECONDS, initial=45, label=gettext_lazy("Seconds per rating, before history"),
+        help_text=gettext_lazy("What cost estimates assume until your speakers have 30 timed ratings; then their "
+                               "median is used."))
+
+
+class CampaignRateForm(forms.Form):
+    hourly_rate = forms.DecimalField(required=False, min_value=0, max_value=99999.99, decimal_places=2, max_digits=7,
+                                     label=gettext_lazy("This campaign's hourly rate"),
+                                     help_text=gettext_lazy("Empty: the organization's rate."))
+    currency = forms.CharField(required=False, max_length=3, label=gettext_lazy("Currency"))
+
+    def clean(self):
+        data = super().clean()
+        if data.get("hourly_rate") is not None and not data.get("currency"):
+            self.add_error("currency", _("Give the rate's currency, such as CAD."))
+        return data
+
+
+class PaymentForm(forms.Form):
+    speaker = forms.TypedChoiceField(coerce=int, label=gettext_lazy("Speaker"))
+    amount = forms.DecimalField(max_digits=9, decimal_places=2, label=gettext_lazy("Amount"),
+                                help_text=gettext_lazy("Negative only to correct an earlier payment."))
+    paid_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}), label=gettext_lazy("Paid on"))
+    reference = forms.CharField(required=False, max_length=200, label=gettext_lazy("Reference"),
+                                help_text=gettext_lazy("A transfer or cheque number, an invoice."))
+    corrects = forms.TypedChoiceField(coerce=int, required=False, empty_value=None,
+                                      label=gettext_lazy("Corrects the payment"))
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), max_length=2000,
+                           label=gettext_lazy("Note"), help_text=gettext_lazy("Required for a correction: why."))
+
+    def __init__(self, *args, speakers, payments, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["speaker"].choices = [("", "—"), *speakers]
+        self.fields["corrects"].choices = [("", _("None: a new payment")), *payments]
+        if not self.is_bound:
+            self.initial.setdefault("paid_on", timezone.localdate())
+
+
+class DeleteAccountForm(forms.Form):
+    confirm_email = forms.CharField(label=gettext_lazy("Type your e-mail address to confirm"), max_length=254)
+    withdraw = forms.BooleanField(required=False, label=gettext_lazy("Also withdraw all my ratings"),
+                                  help_text=gettext_lazy("Unticked, your ratings are kept and credited as you chose."))
+
+    def __init__(self, *args, email: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.email = email
+
+    def clean_confirm_email(self) -> str:
+        value = self.cleaned_data["confirm_email"].strip()
+        if value.lower() != self.email.lower():
+            raise forms.ValidationError(_("This is not your account's e-mail address."))
+        return value

@@ -27,6 +27,13 @@ FLAG_FIELDS = ("semantically_wrong", "culturally_inappropriate", "hallucination"
 MAX_REPEATS = 20
 """Repeated items per speaker: a few are enough to see consistency, and each costs a speaker's time."""
 
+IDLE_CAP_SECONDS = 180
+"""A gap without any input longer than this is not working time: the rating page stops counting until the next
+touch or key, and a rating timed by the server (no JavaScript) counts at most this long."""
+MAX_RATING_SECONDS = 15 * 60
+"""The most one rating's active time may count, whatever the device says: bounds a clock gone wrong."""
+CURRENCY_PATTERN = r"^[A-Z]{3}$"
+
 
 class Campaign(models.Model):
     """One community review of one run card's outputs (SPEC §5)."""
@@ -70,6 +77,10 @@ class Campaign(models.Model):
         help_text="Items each speaker is shown a second time, later in their order, to measure their consistency; "
                   "the second rating never counts in the figures.",
     )
+    hourly_rate = models.DecimalField(
+        max_digits=8, decimal_places=2, null=True, blank=True,
+        help_text="Speakers' pay per active hour in this campaign; empty: the organization's rate (PayPolicy).")
+    currency = models.CharField(max_length=3, blank=True, help_text="ISO 4217 code of `hourly_rate`.")
 
     class Meta:
         ordering = ["-opened_at"]
@@ -82,6 +93,10 @@ class Campaign(models.Model):
                                    name="campaign_status_valid"),
             models.CheckConstraint(condition=Q(closed_at__isnull=True) | Q(status="closed"),
                                    name="campaign_closed_at_only_when_closed"),
+            models.CheckConstraint(
+                condition=Q(hourly_rate__isnull=True, currency="")
+                | Q(hourly_rate__gte=0, currency__regex=CURRENCY_PATTERN),
+                name="campaign_rate_with_currency"),
         ]
 
     def __str__(self) -> str:
@@ -170,6 +185,15 @@ class Rating(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     is_current = models.BooleanField(default=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True, help_text="Set by the speaker's undo.")
+    active_seconds = models.FloatField(
+        null=True, blank=True,
+        help_text="Working time on this rating (for pay only, never for judging quality): the page's visible, "
+                  "focused time without idle gaps, or the server's interval without JavaScript, capped. Empty: "
+                  "not measured.")
+    timed_by = models.CharField(max_length=6, blank=True, choices=[("device", "device"), ("server", "server")])
+    withdrawal = models.ForeignKey(
+        "RatingWithdrawal", null=True, blank=True, on_delete=models.PROTECT, related_name="withdrawn_ratings",
+        help_text="Set when the speaker withdrew their ratings of the campaign: kept, never counted again.")
 
     class Meta:
         ordering = ["assignment", "created_at"]
@@ -180,6 +204,12 @@ class Rating(models.Model):
                                    name="rating_value_valid"),
             models.CheckConstraint(condition=Q(withdrawn_at__isnull=True) | Q(is_current=False),
                                    name="rating_withdrawn_not_current"),
+            models.CheckConstraint(condition=Q(withdrawal__isnull=True) | Q(is_current=False),
+                                   name="rating_withdrawal_not_current"),
+            models.CheckConstraint(
+                condition=Q(active_seconds__isnull=True)
+                | Q(active_seconds__gte=0, active_seconds__lte=MAX_RATING_SECONDS),
+                name="rating_active_seconds_in_range"),
         ]
 
     @property
@@ -287,4 +317,96 @@ class SpeakerExclusion(models.Model):
             models.CheckConstraint(condition=~Q(reason=""), name="speakerexclusion_reason_required"),
             models.UniqueConstraint(fields=["campaign", "speaker"], condition=Q(included_at__isnull=True),
                                     name="speakerexclusion_one_in_force"),
+        ]
+
+
+class RatingWithdrawal(AppendOnlyModel):
+    """A speaker took back all their ratings of a campaign. The ratings stay (marked, `Rating.withdrawal`) for the
+    record and for pay, and leave every figure, export and gate computation; `counted` is how many of them were
+    evidence (current ratings of first showings, not "can't judge")."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="withdrawals")
+    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    withdrawn_at = models.DateTimeField(default=timezone.now)
+    rating_rows = models.PositiveIntegerField(help_text="Rating rows marked, history included.")
+    counted = models.PositiveIntegerField(help_text="Of them, the ratings that counted in the campaign's figures.")
+
+    class Meta:
+        ordering = ["withdrawn_at", "pk"]
+
+    append_only_message = "Withdrawals are never edited or deleted."
+
+
+class PayPolicy(models.Model):
+    """An organization's pay for its speakers' time: an hourly rate in one currency (a campaign may override it),
+    and the seconds per rating its cost estimates assume before it has a history of its own."""
+
+    organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="pay_policy")
+    hourly_rate = models.DecimalField(max_digits=8, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    default_seconds_per_rating = models.PositiveIntegerField(default=45)
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(hourly_rate__gte=0, currency__regex=CURRENCY_PATTERN),
+                                   name="paypolicy_rate_and_currency"),
+            models.CheckConstraint(condition=Q(default_seconds_per_rating__gte=1,
+                                               default_seconds_per_rating__lte=MAX_RATING_SECONDS),
+                                   name="paypolicy_default_seconds_in_range"),
+        ]
+
+
+class Payment(AppendOnlyModel):
+    """Money paid to a speaker for a campaign, as governance staff recorded it. Never edited: a mistake is put
+    right by a correction, a new row that names the payment it corrects and says why (negative to take back)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="payments")
+    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    paid_on = models.DateField()
+    reference = models.CharField(max_length=200, blank=True)
+    note = models.TextField(blank=True)
+    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections")
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["recorded_at", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="payment_amount_not_zero"),
+            models.CheckConstraint(condition=Q(amount__gt=0) | Q(corrects__isnull=False),
+                                   name="payment_negative_only_as_correction"),
+            models.CheckConstraint(condition=Q(corrects__isnull=True) | ~Q(note=""),
+                                   name="payment_correction_says_why"),
+            models.CheckConstraint(condition=Q(currency__regex=CURRENCY_PATTERN), name="payment_currency_code"),
+        ]
+
+    append_only_message = "Payments are never edited or deleted; record a correction."
+
+
+class SpeakerCredit(models.Model):
+    """How a speaker is credited by one organization: by their name, by a name they chose, or not at all. No row
+    means anonymous: nobody is named without having asked to be."""
+
+    class Choice(models.TextChoices):
+        NAME = "name", gettext_lazy("By my name")
+        DISPLAY_NAME = "display_name", gettext_lazy("By a name I choose")
+        ANONYMOUS = "anonymous", gettext_lazy("Anonymously")
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="speaker_credits")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    choice = models.CharField(max_length=12, choices=Choice.choices, default=Choice.ANONYMOUS)
+    display_name = models.CharField(max_length=100, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "user"], name="speakercredit_one_per_organization"),
+            models.CheckConstraint(condition=Q(choice__in=["name", "display_name", "anonymous"]),
+                                   name="speakercredit_choice_valid"),
+            models.CheckConstraint(condition=~Q(choice="display_name") | ~Q(display_name=""),
+                                   name="speakercredit_display_name_given"),
         ]

@@ -25,6 +25,8 @@ FLAG_LABELS = {
 MISSING_SUBMISSION_ID = gettext_lazy("The page's submission id is missing: reload the page and rate again.")
 INVALID_SUBMISSION_ID = gettext_lazy("The page's submission id is not a valid UUID: reload the page and rate again.")
 CHOOSE_A_RATING = gettext_lazy("Choose a rating.")
+ACTIVE_TIME_INVALID = gettext_lazy("The page's working time must be a whole number of milliseconds, from 0 to one "
+                                   "day: reload the page and rate again.")
 UNKNOWN_RATING = gettext_lazy("Choose Reject, Gist, Acceptable, Excellent or Can't judge.")
 FLAGS_LABEL = gettext_lazy("Flags")
 COMMENT_LABEL = gettext_lazy("Comment (optional)")

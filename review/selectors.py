@@ -9,10 +9,14 @@ rating: nothing here hands a speaker page more than the item itself.
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from decimal import ROUND_HALF_UP, Decimal
+from statistics import median
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefetch, Q, QuerySet, Sum
 from django.utils.translation import gettext as _
 
 from corpus.models import ConsentUse
@@ -33,8 +37,12 @@ from .models import (
     Decision,
     GatePolicy,
     Item,
+    Payment,
+    PayPolicy,
     Rating,
     RatingExamples,
+    RatingWithdrawal,
+    SpeakerCredit,
     SpeakerExclusion,
 )
 from .planning import PassChance, pass_chances
@@ -459,9 +467,10 @@ def shown_ratings_for_export(user, campaign: Campaign, *, where: str) -> tuple[Q
 
 
 def ratings_for_export(campaign: Campaign) -> QuerySet[Rating]:
-    """Every rating ever given in the campaign, history included, for governance staff's export."""
-    return (Rating.objects.filter(assignment__campaign=campaign)
-            .select_related("assignment__item__entry", "speaker").order_by("assignment__item_id", "created_at"))
+    """Every rating given in the campaign, history included, for governance staff's export; never those their
+    speakers withdrew."""
+    return (Rating.objects.filter(assignment__campaign=campaign, withdrawal__isnull=True)
+            .select_related("assignment__item__entry").order_by("assignment__item_id", "created_at"))
 
 
 def latest_decision(run_card: RunCard) -> Decision | None:
@@ -554,3 +563,292 @@ def item_texts(item: Item, show_reference: bool) -> dict[str, str]:
     if show_reference:
         texts["reference"] = item.entry.reference
     return texts
+
+
+def ratings_withdrawn_since(decision: Decision) -> int:
+    """Ratings the decision was taken on that their speakers withdrew after it (one aggregate)."""
+    return RatingWithdrawal.objects.filter(campaign_id=decision.campaign_id, withdrawn_at__gt=decision.decided_at
+                                           ).aggregate(n=Sum("counted"))["n"] or 0
+
+
+# Credit: how each speaker is named on the lists that name speakers.
+
+
+def credits_to_choose(user) -> list[Organization]:
+    """The organizations a user may set their credit for: those they speak for now or have ever rated for."""
+    if not user.is_authenticated:
+        return []
+    rated = Rating.objects.filter(speaker=user).values("assignment__campaign__organization_id")
+    return list(Organization.objects.filter(Q(pk__in=org_ids_with_roles(user, [Role.SPEAKER])) | Q(pk__in=rated))
+                .order_by("name"))
+
+
+def credit_choices(user) -> dict[int, SpeakerCredit]:
+    """The user's credit choice per organization id (no row: anonymous)."""
+    return {credit.organization_id: credit for credit in SpeakerCredit.objects.filter(user=user)}
+
+
+def credited_name(credit: SpeakerCredit | None, full_name: str) -> str | None:
+    """The name a credit shows, or None for an anonymous speaker (also when they chose their name and have none)."""
+    if credit is None or credit.choice == SpeakerCredit.Choice.ANONYMOUS:
+        return None
+    if credit.choice == SpeakerCredit.Choice.DISPLAY_NAME:
+        return credit.display_name
+    return full_name.strip() or None
+
+
+def speaker_labels(organization: Organization, speaker_ids: Sequence[int]) -> dict[int, str]:
+    """How each speaker appears on a list of the organization (the decision page, exports): the name they chose to
+    be credited by, or "Anonymous speaker N" — N stable within the list, by account order. Two queries."""
+    users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
+        pk__in=list(speaker_ids)).values_list("pk", "first_name", "last_name"))
+    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(organization=organization,
+                                                                                 user_id__in=list(users))}
+    labels: dict[int, str] = {}
+    anonymous = 0
+    for pk in sorted(users):
+        name = credited_name(credits.get(pk), users[pk])
+        if name is None:
+            anonymous += 1
+            name = _("Anonymous speaker %(number)d") % {"number": anonymous}
+        labels[pk] = name
+    return labels
+
+
+def campaign_speaker_labels(campaign: Campaign) -> dict[int, str]:
+    """`speaker_labels` of everyone who was ever in the campaign's pool or rated in it."""
+    ids = set(campaign.pool.values_list("user_id", flat=True)) | set(
+        Rating.objects.filter(assignment__campaign=campaign).values_list("speaker_id", flat=True).distinct())
+    return speaker_labels(campaign.organization, sorted(ids))
+
+
+@dataclass(frozen=True)
+class ReviewCredits:
+    """Who reviewed a card for the public: how many speakers, of which community, and the names of those who chose
+    to be named."""
+
+    organization: str
+    speakers: int
+    names: tuple[str, ...]
+
+    @property
+    def anonymous(self) -> int:
+        return self.speakers - len(self.names)
+
+
+def review_credits(run_card: RunCard) -> ReviewCredits | None:
+    """`campaign_credits` of the campaign of the card's decision in force; None while the card was never decided."""
+    decision = latest_decision(run_card)
+    return None if decision is None else campaign_credits(decision.campaign)
+
+
+def campaign_credits(campaign: Campaign) -> ReviewCredits:
+    """The speakers whose ratings count in the campaign (withdrawn ratings do not), credited as each chose."""
+    speaker_ids = sorted(set(Rating.objects.filter(assignment__campaign=campaign, is_current=True)
+                             .exclude(value="cannot_judge").values_list("speaker_id", flat=True)))
+    users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
+        pk__in=speaker_ids).values_list("pk", "first_name", "last_name"))
+    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
+        organization_id=campaign.organization_id, user_id__in=speaker_ids)}
+    names = sorted(name for pk in speaker_ids if (name := credited_name(credits.get(pk), users.get(pk, ""))))
+    return ReviewCredits(campaign.organization.name, len(speaker_ids), tuple(names))
+
+
+# Pay: the speakers' working time, what it is owed and what was paid.
+
+
+@dataclass(frozen=True)
+class Rate:
+    hourly_rate: Decimal | None
+    currency: str
+    source: str  # "campaign", "organization" or "" (none set)
+
+
+def stored_pay_policy(organization: Organization) -> PayPolicy | None:
+    return PayPolicy.objects.filter(organization=organization).first()
+
+
+def campaign_rate(campaign: Campaign) -> Rate:
+    """The campaign's own hourly rate, else its organization's, else none."""
+    if campaign.hourly_rate is not None:
+        return Rate(campaign.hourly_rate, campaign.currency, "campaign")
+    policy = PayPolicy.objects.filter(organization_id=campaign.organization_id).first()
+    if policy is not None:
+        return Rate(policy.hourly_rate, policy.currency, "organization")
+    return Rate(None, "", "")
+
+
+CENT = Decimal("0.01")
+
+
+def amount_owed(seconds: float, rate: Rate) -> Decimal | None:
+    if rate.hourly_rate is None:
+        return None
+    return (Decimal(str(round(seconds, 3))) * rate.hourly_rate / 3600).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass(frozen=True)
+class TimesheetRow:
+    """One speaker's time in one campaign: every rating they ever submitted counts (changed, undone or withdrawn
+    alike: they are paid for their time whether or not their ratings are used)."""
+
+    speaker_id: int
+    email: str
+    name: str
+    ratings: int
+    untimed: int
+    seconds: float
+    owed: Decimal | None
+    paid: Decimal
+    withdrawn: bool
+
+    @property
+    def hours(self) -> float:
+        return self.seconds / 3600
+
+    @property
+    def balance(self) -> Decimal | None:
+        return None if self.owed is None else self.owed - self.paid
+
+
+def timesheet(campaign: Campaign, rate: Rate | None = None) -> list[TimesheetRow]:
+    """Each speaker who rated in the campaign, with their time, amount owed and paid (three queries)."""
+    rate = rate or campaign_rate(campaign)
+    times = (Rating.objects.filter(assignment__campaign=campaign).order_by().values("speaker_id").annotate(
+        ratings=Count("pk"), untimed=Count("pk", filter=Q(active_seconds__isnull=True)),
+        seconds=Sum("active_seconds"), withdrawn=Count("pk", filter=Q(withdrawal__isnull=False))))
+    paid = dict(Payment.objects.filter(campaign=campaign).order_by().values("speaker_id").annotate(
+        total=Sum("amount")).values_list("speaker_id", "total"))
+    rows = list(times)
+    users = {pk: (email, f"{first} {last}".strip()) for pk, email, first, last in get_user_model().objects.filter(
+        pk__in=[row["speaker_id"] for row in rows]).values_list("pk", "email", "first_name", "last_name")}
+    return sorted((TimesheetRow(
+        speaker_id=row["speaker_id"], email=users[row["speaker_id"]][0], name=users[row["speaker_id"]][1],
+        ratings=row["ratings"], untimed=row["untimed"], seconds=row["seconds"] or 0.0,
+        owed=amount_owed(row["seconds"] or 0.0, rate), paid=paid.get(row["speaker_id"]) or Decimal("0.00"),
+        withdrawn=row["withdrawn"] == row["ratings"]) for row in rows), key=lambda row: row.email)
+
+
+def payments_of(campaign: Campaign) -> QuerySet[Payment]:
+    return campaign.payments.select_related("speaker", "recorded_by").order_by("recorded_at", "pk")
+
+
+@dataclass(frozen=True)
+class SpeakerCampaignPay:
+    """A speaker's own line for one campaign on their page."""
+
+    campaign: Campaign
+    language_pair: str
+    ratings: int
+    seconds: float
+    rate: Rate
+    owed: Decimal | None
+    paid: Decimal
+    withdrawn_at: Any
+    can_withdraw: bool
+
+    @property
+    def hours(self) -> float:
+        return self.seconds / 3600
+
+    @property
+    def balance(self) -> Decimal | None:
+        return None if self.owed is None else self.owed - self.paid
+
+
+def speaker_pay(user) -> list[SpeakerCampaignPay]:
+    """Every campaign the speaker rated in, newest first, with their hours, amount owed and paid, and whether their
+    ratings are withdrawn: only their own (the queries filter on the user)."""
+    times = {row["assignment__campaign_id"]: row for row in Rating.objects.filter(speaker=user).order_by()
+             .values("assignment__campaign_id").annotate(
+                 ratings=Count("pk"), seconds=Sum("active_seconds"),
+                 kept=Count("pk", filter=Q(withdrawal__isnull=True)))}
+    if not times:
+        return []
+    paid = dict(Payment.objects.filter(speaker=user, campaign_id__in=list(times)).order_by().values("campaign_id")
+                .annotate(total=Sum("amount")).values_list("campaign_id", "total"))
+    withdrawn = dict(RatingWithdrawal.objects.filter(speaker=user, campaign_id__in=list(times)).order_by()
+                     .values("campaign_id").annotate(last=Max("withdrawn_at")).values_list("campaign_id", "last"))
+    policies = {policy.organization_id: policy for policy in PayPolicy.objects.filter(
+        organization__campaigns__pk__in=list(times)).distinct()}
+    rows = []
+    for campaign in (Campaign.objects.filter(pk__in=list(times)).select_related("organization")
+                     .defer(*LARGE_CARD_FIELDS).select_related("run_card__dataset_version").order_by("-opened_at")):
+        policy = policies.get(campaign.organization_id)
+        rate = (Rate(campaign.hourly_rate, campaign.currency, "campaign") if campaign.hourly_rate is not None
+                else Rate(policy.hourly_rate, policy.currency, "organization") if policy else Rate(None, "", ""))
+        row = times[campaign.pk]
+        seconds = row["seconds"] or 0.0
+        rows.append(SpeakerCampaignPay(
+            campaign=campaign, language_pair=campaign.run_card.dataset_version.language_pair,
+            ratings=row["ratings"], seconds=seconds, rate=rate, owed=amount_owed(seconds, rate),
+            paid=paid.get(campaign.pk) or Decimal("0.00"), withdrawn_at=withdrawn.get(campaign.pk),
+            can_withdraw=row["kept"] > 0))
+    return rows
+
+
+def speaker_campaign_to_withdraw(user, public_id) -> Campaign | None:
+    """A campaign where the user has ratings not yet withdrawn; None (404) otherwise, whoever else rated in it."""
+    return (Campaign.objects.filter(public_id=public_id, assignments__ratings__speaker=user,
+                                    assignments__ratings__withdrawal__isnull=True)
+            .select_related("organization", "run_card__dataset_version").defer(*LARGE_CARD_FIELDS).distinct().first())
+
+
+# Without a history of its own, an organization's estimates assume the stated default; this many measured ratings
+# are enough for its own median to take over.
+HISTORY_MINIMUM = 30
+HISTORY_SAMPLE = 5000
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    ratings: int
+    seconds_per_rating: float
+    from_history: bool
+    history_ratings: int
+    rate: Rate
+
+    @property
+    def hours(self) -> float:
+        return self.ratings * self.seconds_per_rating / 3600
+
+    @property
+    def amount(self) -> Decimal | None:
+        return amount_owed(self.ratings * self.seconds_per_rating, self.rate)
+
+
+def estimated_cost(organization: Organization, ratings: int) -> CostEstimate:
+    """What a campaign of this many ratings should cost the organization: ratings × the median measured seconds per
+    rating of its last 5,000 timed ratings (once it has 30), else its stated default (45 s when it never set one)."""
+    seconds = [value for value in Rating.objects.filter(assignment__campaign__organization=organization,
+                                                        active_seconds__isnull=False)
+               .order_by("-pk").values_list("active_seconds", flat=True)[:HISTORY_SAMPLE] if value is not None]
+    policy = PayPolicy.objects.filter(organization=organization).first()
+    rate = Rate(policy.hourly_rate, policy.currency, "organization") if policy else Rate(None, "", "")
+    if len(seconds) >= HISTORY_MINIMUM:
+        return CostEstimate(ratings, float(median(seconds)), True, len(seconds), rate)
+    default = policy.default_seconds_per_rating if policy else PayPolicy._meta.get_field(
+        "default_seconds_per_rating").default
+    return CostEstimate(ratings, float(default), False, len(seconds), rate)
+
+
+def withdrawals_of(campaign: Campaign) -> list[RatingWithdrawal]:
+    return list(RatingWithdrawal.objects.filter(campaign=campaign).order_by("withdrawn_at", "pk"))
+
+
+WithdrawalNotice = tuple[RatingWithdrawal, Decision | None, str, list[tuple[str, str]]]
+
+
+def withdrawal_notice(withdrawal_pk: int) -> WithdrawalNotice | None:
+    """What the withdrawal e-mail needs: the withdrawal, the campaign's decision in force when it was taken after
+    that decision (else None), the speaker as credited, and the governance staff's addresses and languages."""
+    withdrawal = (RatingWithdrawal.objects.select_related("campaign__organization").filter(pk=withdrawal_pk).first())
+    if withdrawal is None:
+        return None
+    campaign = withdrawal.campaign
+    decision = campaign.decisions.filter(decided_at__lt=withdrawal.withdrawn_at).first()
+    speaker = speaker_labels(campaign.organization, [withdrawal.speaker_id])[withdrawal.speaker_id]
+    recipients = list(get_user_model().objects.filter(
+        memberships__organization=campaign.organization, memberships__role=Role.GOVERNANCE, is_active=True)
+        .distinct().order_by("email").values_list("email", "interface_language"))
+    return withdrawal, decision, speaker, recipients

@@ -1,9 +1,11 @@
 """Every write of the review app: opening and running campaigns, recording ratings, deciding."""
 
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -25,7 +27,9 @@ from organizations.permissions import require
 from .assignment import assign, reassign, speaker_order
 from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR, evaluate_gate
 from .models import (
+    CURRENCY_PATTERN,
     FLAG_FIELDS,
+    MAX_RATING_SECONDS,
     MAX_REPEATS,
     RATING_CHOICES,
     Assignment,
@@ -34,8 +38,12 @@ from .models import (
     Decision,
     GatePolicy,
     Item,
+    Payment,
+    PayPolicy,
     Rating,
     RatingExamples,
+    RatingWithdrawal,
+    SpeakerCredit,
     SpeakerExclusion,
 )
 from .rating_texts import NOT_TAKING_RATINGS
@@ -83,6 +91,8 @@ class Submission:
     flags: frozenset[str] = frozenset()
     comment: str = ""
     correction: str = ""
+    active_seconds: float | None = None
+    timed_by: str = ""
 
 
 def organization_of(run_card: RunCard) -> Organization:
@@ -297,6 +307,8 @@ def check_submission(submission: Submission) -> None:
     for name, limit in (("comment", 5000), ("correction", 5000)):
         if len(getattr(submission, name)) > limit:
             raise ReviewError(f"The {name} is limited to {limit} characters.", name)
+    if submission.active_seconds is not None and not 0 <= submission.active_seconds <= MAX_RATING_SECONDS:
+        raise ReviewError(f"Active time must be between 0 and {MAX_RATING_SECONDS} seconds.", "active_ms")
 
 
 def record_rating(*, actor: User, assignment: Assignment, submission: Submission) -> tuple[Rating, bool]:
@@ -342,6 +354,7 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     rating = Rating.objects.create(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),
+        active_seconds=submission.active_seconds, timed_by=submission.timed_by,
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
     skipped = submission.value == "cannot_judge"
@@ -630,15 +643,16 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
 def update_community_review(*, actor: User, run_card: RunCard) -> None:
     """The card carries its decision in force (over all its campaigns) for the leaderboard, and is Community
     Validated while that decision approves it (and the card scores gold_standard)."""
-    from .selectors import latest_decision
+    from .selectors import latest_decision, ratings_withdrawn_since
 
     # Locked first: two campaigns of one card decided at once must not write an older decision last.
     run_card = RunCard.objects.select_for_update().get(pk=run_card.pk)
     latest = latest_decision(run_card)
-    review = (latest.outcome, latest.decided_at) if latest is not None else ("", None)
-    if review != (run_card.community_review, run_card.community_reviewed_at):
-        run_card.community_review, run_card.community_reviewed_at = review
-        run_card.save(update_fields=["community_review", "community_reviewed_at"])
+    review = ((latest.outcome, latest.decided_at, ratings_withdrawn_since(latest)) if latest is not None
+              else ("", None, 0))
+    if review != (run_card.community_review, run_card.community_reviewed_at, run_card.community_review_withdrawn):
+        run_card.community_review, run_card.community_reviewed_at, run_card.community_review_withdrawn = review
+        run_card.save(update_fields=["community_review", "community_reviewed_at", "community_review_withdrawn"])
     approved = run_card.segment == "gold_standard" and latest is not None and latest.outcome == Decision.Outcome.APPROVE
     if approved == (run_card.community_validated_at is not None):
         return
@@ -786,3 +800,224 @@ def include_speaker(*, actor: User, campaign: Campaign, speaker: User) -> None:
     record_event(AuditAction.SPEAKER_INCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": speaker.email})
     refresh_summary_after_commit(campaign)
+
+
+# The speaker's own rights: withdrawing their ratings, how they are credited; and their pay.
+
+
+@transaction.atomic
+def withdraw_ratings(*, actor: User, campaign: Campaign) -> RatingWithdrawal:
+    """The speaker takes back every rating they gave in the campaign. The rows stay (marked, for the record and for
+    their pay) and leave every figure, export and gate computation at once; the speaker leaves the pool, and while
+    the campaign is not closed the items their ratings covered go to other speakers. A decision taken on evidence
+    that included them is marked (`RunCard.community_review_withdrawn`) and governance staff are told by e-mail."""
+    campaign = Campaign.objects.select_for_update().select_related("organization", "run_card").get(pk=campaign.pk)
+    # The assignments first, then their ratings: the order store_rating locks them in.
+    assignments = list(Assignment.objects.select_for_update().filter(campaign=campaign, speaker=actor)
+                       .values_list("pk", "item_id", "state", "is_repeat", "item__is_control"))
+    ratings = list(Rating.objects.select_for_update().filter(
+        assignment_id__in=[row[0] for row in assignments], speaker=actor, withdrawal__isnull=True)
+        .values_list("pk", "is_current", "value", "assignment__is_repeat"))
+    if not ratings:
+        raise ReviewError(_("You have no ratings to withdraw in this campaign."))
+    withdrawal = RatingWithdrawal.objects.create(
+        campaign=campaign, speaker=actor, rating_rows=len(ratings),
+        counted=sum(current and value != "cannot_judge" and not repeat for _pk, current, value, repeat in ratings))
+    Rating.objects.filter(pk__in=[row[0] for row in ratings]).update(withdrawal=withdrawal, is_current=False)
+    covered = [item for _pk, item, state, repeat, control in assignments
+               if state == Assignment.State.RATED and not repeat and not control]
+    Assignment.objects.filter(pk__in=[row[0] for row in assignments],
+                              state__in=[Assignment.State.RATED, Assignment.State.SKIPPED]).update(
+        state=Assignment.State.RELEASED)
+    reassigned = 0
+    member = CampaignSpeaker.objects.select_for_update().select_related("user").filter(
+        campaign=campaign, user=actor, left_at__isnull=True).first()
+    if campaign.status != Campaign.Status.CLOSED:
+        if member is not None:
+            reassigned += leave_pool(actor=actor, campaign=campaign, member=member, reason="withdrew their ratings")
+        reassigned += reassign_released(campaign, sorted(covered))
+    elif member is not None:
+        member.left_at = timezone.now()
+        member.save(update_fields=["left_at"])
+    in_force = campaign.decisions.first()
+    record_event(AuditAction.RATINGS_WITHDRAWN, actor=actor, organization=campaign.organization, obj=campaign,
+                 details={"ratings": withdrawal.rating_rows, "counted": withdrawal.counted, "reassigned": reassigned,
+                          "decision_in_force": in_force.outcome if in_force else None})
+    update_community_review(actor=actor, run_card=campaign.run_card)
+    refresh_summary_after_commit(campaign)
+    from .tasks import send_withdrawal_notice_task
+
+    transaction.on_commit(lambda: send_withdrawal_notice_task.delay(withdrawal.pk), robust=True)
+    return withdrawal
+
+
+@transaction.atomic
+def withdraw_all_ratings(*, actor: User) -> list[RatingWithdrawal]:
+    """`withdraw_ratings` in every campaign where the speaker still has ratings counted or kept."""
+    campaigns = Campaign.objects.filter(
+        pk__in=Rating.objects.filter(speaker=actor, withdrawal__isnull=True).values("assignment__campaign_id"))
+    return [withdraw_ratings(actor=actor, campaign=campaign) for campaign in campaigns.order_by("pk")]
+
+
+DISPLAY_NAME_LIMIT = 100
+
+
+@transaction.atomic
+def set_speaker_credit(*, actor: User, organization: Organization, choice: str, display_name: str = "",
+                       full_name: str | None = None) -> SpeakerCredit:
+    """How the organization credits the speaker from now on, on every list that names speakers (the choice can be
+    changed at any time). Only the speaker chooses; a former speaker keeps the choice for their kept ratings."""
+    from .selectors import credits_to_choose
+
+    if organization.pk not in {org.pk for org in credits_to_choose(actor)}:
+        raise NotAllowed(_("You have never rated for %(organization)s.") % {"organization": organization.name})
+    if choice not in SpeakerCredit.Choice.values:
+        raise ReviewError(_("Choose how to be credited: by your name, by a name you choose, or anonymously."), "choice")
+    display_name = " ".join(display_name.split())
+    if choice == SpeakerCredit.Choice.DISPLAY_NAME and not display_name:
+        raise ReviewError(_("Write the name to be credited by."), "display_name")
+    if len(display_name) > DISPLAY_NAME_LIMIT:
+        raise ReviewError(_("The name is limited to %(count)d characters.") % {"count": DISPLAY_NAME_LIMIT},
+                          "display_name")
+    if choice == SpeakerCredit.Choice.NAME and full_name is not None and full_name.strip():
+        set_account_name(actor, full_name)
+    if choice == SpeakerCredit.Choice.NAME and not actor.get_full_name().strip():
+        raise ReviewError(_("Your account has no name yet: add it on your account page, or choose a name to be "
+                            "credited by."), "choice")
+    credit, _created = SpeakerCredit.objects.update_or_create(
+        organization=organization, user=actor,
+        defaults={"choice": choice, "display_name": display_name if choice == SpeakerCredit.Choice.DISPLAY_NAME
+                  else "", "updated_at": timezone.now()})
+    record_event(AuditAction.SPEAKER_CREDIT_CHANGED, actor=actor, organization=organization, obj=credit,
+                 details={"choice": choice})
+    return credit
+
+
+def set_account_name(user: User, full_name: str) -> None:
+    """The account's name as one field (names don't split into first and last everywhere): kept in `first_name`."""
+    name = " ".join(full_name.split())
+    if len(name) > 150:
+        raise ReviewError(_("The name is limited to 150 characters."), "full_name")
+    if name != user.get_full_name():
+        user.first_name, user.last_name = name, ""
+        user.save(update_fields=["first_name", "last_name"])
+
+
+MAX_HOURLY_RATE = Decimal("100000")
+
+
+def check_rate(hourly_rate: Decimal, currency: str) -> str:
+    """The currency as stored (upper case); a refused rate or currency names its field."""
+    if not hourly_rate.is_finite() or not Decimal(0) <= hourly_rate < MAX_HOURLY_RATE:
+        raise ReviewError(_("The hourly rate must be a number from 0 to 99,999.99."), "hourly_rate")
+    if hourly_rate.as_tuple().exponent < -2:  # type: ignore[operator]
+        raise ReviewError(_("The hourly rate has at most two decimals."), "hourly_rate")
+    code = currency.strip().upper()
+    if not re.fullmatch(CURRENCY_PATTERN, code):
+        raise ReviewError(_("The currency is a three-letter ISO 4217 code, such as CAD, USD or EUR."), "currency")
+    return code
+
+
+@transaction.atomic
+def set_pay_policy(*, actor: User, organization: Organization, hourly_rate: Decimal, currency: str,
+                   default_seconds_per_rating: int) -> PayPolicy:
+    """The organization's pay for its speakers' time, used by every campaign without a rate of its own (audited)."""
+    require(actor, "organization.govern", organization, error=NotAllowed)
+    code = check_rate(hourly_rate, currency)
+    if not 1 <= default_seconds_per_rating <= MAX_RATING_SECONDS:
+        raise ReviewError(_("The seconds per rating must be from 1 to %(max)d.") % {"max": MAX_RATING_SECONDS},
+                          "default_seconds_per_rating")
+    policy, _created = PayPolicy.objects.update_or_create(organization=organization, defaults={
+        "hourly_rate": hourly_rate, "currency": code, "default_seconds_per_rating": default_seconds_per_rating,
+        "updated_by": actor, "updated_at": timezone.now()})
+    record_event(AuditAction.PAY_RATE_CHANGED, actor=actor, organization=organization, obj=policy, details={
+        "hourly_rate": str(hourly_rate), "currency": code, "default_seconds_per_rating": default_seconds_per_rating})
+    return policy
+
+
+@transaction.atomic
+def set_campaign_rate(*, actor: User, campaign: Campaign, hourly_rate: Decimal | None, currency: str = "") -> Campaign:
+    """A campaign's own hourly rate (None: back to the organization's), audited. Amounts owed follow the rate in
+    force; payments already recorded stay as they were."""
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    code = "" if hourly_rate is None else check_rate(hourly_rate, currency)
+    if campaign.payments.exists() and hourly_rate is not None and campaign.payments.exclude(currency=code).exists():
+        raise ReviewError(_("Payments of this campaign were recorded in another currency."), "currency")
+    campaign.hourly_rate, campaign.currency = hourly_rate, code
+    campaign.save(update_fields=["hourly_rate", "currency"])
+    record_event(AuditAction.PAY_RATE_CHANGED, actor=actor, organization=campaign.organization, obj=campaign,
+                 details={"hourly_rate": None if hourly_rate is None else str(hourly_rate), "currency": code})
+    return campaign
+
+
+MAX_PAYMENT = Decimal("10000000")
+
+
+@transaction.atomic
+def record_payment(*, actor: User, campaign: Campaign, speaker: User, amount: Decimal, paid_on: date,
+                   reference: str = "", note: str = "", corrects: Payment | None = None) -> Payment:
+    """Governance staff record money paid to a speaker for a campaign (audited, never edited). A correction names
+    the payment it corrects and says why; only a correction may be negative."""
+    from .selectors import campaign_rate
+
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if not Rating.objects.filter(assignment__campaign=campaign, speaker=speaker).exists():
+        raise ReviewError(_("This speaker has no ratings in the campaign."), "speaker")
+    rate = campaign_rate(campaign)
+    if rate.currency == "":
+        raise ReviewError(_("Set the pay rate first: a payment is recorded in the rate's currency."), "amount")
+    if not amount.is_finite() or amount == 0 or abs(amount) >= MAX_PAYMENT:
+        raise ReviewError(_("The amount must be a number other than 0, below 10,000,000."), "amount")
+    if amount.as_tuple().exponent < -2:  # type: ignore[operator]
+        raise ReviewError(_("The amount has at most two decimals."), "amount")
+    if paid_on > timezone.localdate() + timedelta(days=1):
+        raise ReviewError(_("The payment date is in the future."), "paid_on")
+    note, reference = note.strip(), reference.strip()
+    if len(reference) > 200:
+        raise ReviewError(_("The reference is limited to 200 characters."), "reference")
+    if corrects is not None:
+        if corrects.campaign_id != campaign.pk or corrects.speaker_id != speaker.pk:
+            raise ReviewError(_("A correction corrects a payment to the same speaker in the same campaign."),
+                              "corrects")
+        if not note:
+            raise ReviewError(_("Say in the note why the payment is corrected."), "note")
+    elif amount < 0:
+        raise ReviewError(_("A negative amount is only recorded as the correction of a payment."), "amount")
+    payment = Payment.objects.create(campaign=campaign, speaker=speaker, amount=amount, currency=rate.currency,
+                                     paid_on=paid_on, reference=reference, note=note, corrects=corrects,
+                                     recorded_by=actor)
+    record_event(AuditAction.PAYMENT_RECORDED, actor=actor, organization=campaign.organization, obj=payment, details={
+        "speaker": speaker.email, "amount": str(amount), "currency": rate.currency, "paid_on": paid_on.isoformat(),
+        "reference": reference, "corrects": corrects.pk if corrects else None})
+    return payment
+
+
+@transaction.atomic
+def record_timesheet_export(*, actor: User, campaign: Campaign, file_format: str, rows: int) -> None:
+    require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    record_event(AuditAction.TIMESHEET_EXPORTED, actor=actor, organization=campaign.organization, obj=campaign,
+                 details={"format": file_format, "speakers": rows})
+
+
+@transaction.atomic
+def delete_account(*, actor: User, withdraw: bool) -> None:
+    """The user deletes their account: their ratings stay as their last choices say — withdrawn if they ask it here
+    or did before, else kept and credited as they chose (a speaker credited by their name keeps that credit: the
+    name moves into it before the account forgets it). They leave every organization (refused while they are its
+    last governance member), then the account is anonymised."""
+    from accounts.services import anonymise_user
+    from organizations.services import remove_member
+
+    if withdraw:
+        withdraw_all_ratings(actor=actor)
+    name = actor.get_full_name().strip()[:DISPLAY_NAME_LIMIT]
+    for credit in SpeakerCredit.objects.filter(user=actor, choice=SpeakerCredit.Choice.NAME):
+        credit.choice = SpeakerCredit.Choice.DISPLAY_NAME if name else SpeakerCredit.Choice.ANONYMOUS
+        credit.display_name = name
+        credit.save(update_fields=["choice", "display_name"])
+    for membership in Membership.objects.filter(user=actor).order_by("pk"):
+        remove_member(actor=actor, membership=membership)
+    record_event(AuditAction.ACCOUNT_DELETED, actor=actor, obj=actor, details={"ratings_withdrawn": withdraw})
+    anonymise_user(actor)

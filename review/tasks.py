@@ -121,3 +121,30 @@ def send_decision_notice_task(decision_pk: int) -> bool:
     subject, body = decision_notice(decision, aggregate, developer.interface_language)
     send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [developer.email])
     return True
+
+
+def withdrawal_notice(withdrawal, decision, speaker: str, language: str) -> tuple[str, str]:
+    """The withdrawal notice's subject and body in one language."""
+    with in_language(language):
+        campaign = withdrawal.campaign
+        context = {"withdrawal": withdrawal, "campaign": campaign, "decision": decision,
+                   "speaker": speaker, "closed": campaign.status == Campaign.Status.CLOSED,
+                   "link": site_url(reverse("review:decision", args=[campaign.public_id]))}
+        subject = _("A speaker withdrew their ratings: %(campaign)s") % {"campaign": campaign.title}
+        return (settings.ACCOUNT_EMAIL_SUBJECT_PREFIX + subject,
+                render_to_string("review/withdrawal_email.txt", context))
+
+
+@shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
+def send_withdrawal_notice_task(withdrawal_pk: int) -> int:
+    """Tell the organization's governance staff that a speaker withdrew their ratings of a campaign, how many, and
+    whether a decision in force was taken on them; each in their interface language. The speaker is named as they
+    chose to be credited."""
+    notice = selectors.withdrawal_notice(withdrawal_pk)
+    if notice is None:
+        return 0
+    withdrawal, decision, speaker, recipients = notice
+    messages = {language: withdrawal_notice(withdrawal, decision, speaker, language)
+                for language in {language for _address, language in recipients}}
+    return send_mass_mail([(*messages[language], settings.DEFAULT_FROM_EMAIL, [address])
+                           for address, language in recipients])

@@ -25,4 +25,12 @@ urlpatterns = [
     path("orgs/<slug:slug>/gate/", views.gate_policy, name="gate_policy"),
     path("orgs/<slug:slug>/rating-examples/", views.rating_examples, name="rating_examples"),
     path("campaigns/<uuid:public_id>/instructions/", views.campaign_guidance, name="campaign_guidance"),
+    path("campaigns/<uuid:public_id>/timesheet/", views.timesheet, name="timesheet"),
+    path("campaigns/<uuid:public_id>/timesheet.<str:file_format>", views.timesheet_export, name="timesheet_export"),
+    path("orgs/<slug:slug>/pay/", views.pay_policy, name="pay_policy"),
+    path("me/", views.my_ratings, name="my_ratings"),
+    path("me/credit/<slug:slug>/", views.my_credit, name="my_credit"),
+    path("me/campaigns/<uuid:public_id>/withdraw/", views.withdraw, name="withdraw"),
+    path("me/withdraw-all/", views.withdraw_all, name="withdraw_all"),
+    path("me/delete-account/", views.delete_account, name="delete_account"),
 ]

@@ -2,9 +2,10 @@
 decision and threshold pages. Thin: parse, call a selector or service, render."""
 
 import uuid
+from decimal import Decimal
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,6 +16,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
+from common.errors import ApplicationError
 from leaderboard.models import RunCard
 from organizations.mfa import secret_holder_required
 from organizations.models import Organization, Role
@@ -24,18 +26,24 @@ from . import charts, rating_texts, selectors, services
 from .forms import (
     CampaignForm,
     CampaignGuidanceForm,
+    CampaignRateForm,
+    CreditForm,
     DecisionForm,
+    DeleteAccountForm,
     GatePolicyForm,
+    PaymentForm,
+    PayPolicyForm,
     PlanForm,
     RatingExamplesForm,
     RatingForm,
     SpeakerForm,
+    shown_token,
 )
 from .gate import evaluate_gate
 from .languages import text_direction
 from .models import Campaign, GatePolicy, RatingExamples
 from .rating_texts import CANNOT_JUDGE, FLAG_LABELS, RATING_BUTTONS
-from .resources import EXPORT_FORMATS, export_ratings
+from .resources import EXPORT_FORMATS, export_ratings, export_timesheet
 
 CONTENT_TYPES = {"csv": "text/csv; charset=utf-8",
                  "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
@@ -171,7 +179,7 @@ def rate_post(request, public_id):
             rating, created = services.record_rating(
                 assignment=assignment,
                 actor=request.user,
-                submission=form.submission(),
+                submission=form.submission(assignment.public_id),
             )
         except services.NotAllowed as error:
             raise Http404(str(error)) from error
@@ -235,6 +243,8 @@ def rating_rows(examples: dict) -> list[tuple]:
 
 def item_page(request, assignment, form: RatingForm, current):
     campaign = assignment.campaign
+    # The server's clock for this showing: what a rating posted without the page's script is timed by.
+    form.fields["shown"].initial = shown_token(assignment.public_id)
     progress = selectors.speaker_progress(request.user, campaign)
     version = campaign.run_card.dataset_version
     examples = selectors.loaded_rating_examples(campaign.organization)
@@ -347,8 +357,11 @@ def campaign_new(request, public_id):
             "plan_speakers": form.fields["speakers"].queryset.count()})
     chances = (selectors.planned_pass_chances(organization, planned["plan_size"], planned["plan_ratings"],
                                               planned["plan_speakers"]) if planned else None)
+    size, per_item = ((planned["plan_size"], planned["plan_ratings"]) if planned
+                      else (initial["sample_size"], CampaignForm.base_fields["ratings_per_item"].initial))
     return render(request, "review/campaign_new.html", {
         "run_card": run_card, "form": form, "plan": plan, "chances": chances,
+        "cost": selectors.estimated_cost(organization, size * per_item),
         "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
         "trigger": selectors.review_trigger(run_card, selectors.stored_gate_policy(organization)),
     }, status=400 if form.errors or plan.errors else 200)
@@ -479,23 +492,30 @@ def decision(request, public_id):
     policy = selectors.gate_policy_for(campaign.organization)
     attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path,
                                                         page_number=request.GET.get("page"))
-    emails = dict(campaign.pool.values_list("user_id", "user__email"))
+    # Every list of speakers on the page names them as each chose to be credited.
+    names = selectors.campaign_speaker_labels(campaign)
+    for rating in attention.object_list:
+        rating.speaker_label = names.get(rating.speaker_id, "")
     # Speakers left out by governance staff: the figures are without them, the speakers' table and a second
     # recommendation with every speaker.
     exclusions = selectors.excluded_speakers(campaign)
+    for exclusion in exclusions:
+        exclusion.speaker_label = names.get(exclusion.speaker_id, "")
     every = selectors.campaign_aggregate(campaign, every_speaker=True) if exclusions else aggregate
     excluded = {exclusion.speaker_id: exclusion for exclusion in exclusions}
     return private(render(request, "review/decision.html", {
         "group_tables": [(_("Difficulty tiers"), _("Tier"), flagged_groups(aggregate.tiers)),
                          (_("Domains"), _("Domain"), flagged_groups(aggregate.domains))],
         "flag_counts": [(FLAG_LABELS[name], count) for name, count in aggregate.campaign.flag_counts.items()],
-        "speakers": [{"email": emails.get(r.speaker_id, _("speaker %(id)s") % {"id": r.speaker_id}), "reliability": r,
-                      "exclusion": excluded.get(r.speaker_id)} for r in every.speakers],
+        "speakers": [{"name": names.get(r.speaker_id, ""), "reliability": r, "exclusion": excluded.get(r.speaker_id)}
+                     for r in every.speakers],
         "exclusions": exclusions,
-        "gate_every_speaker": evaluate_gate(every, policy, speaker_names=emails) if exclusions else None,
+        "gate_every_speaker": evaluate_gate(every, policy, speaker_names=names) if exclusions else None,
+        "withdrawn_since": selectors.ratings_withdrawn_since(in_force) if in_force else 0,
+        "withdrawals": selectors.withdrawals_of(campaign), "credits": selectors.campaign_credits(campaign),
         "campaign": campaign, "aggregate": aggregate, "policy": policy,
         "outputs": sum(selectors.tier_populations(campaign).values()),
-        "gate": evaluate_gate(aggregate, policy, speaker_names=emails),
+        "gate": evaluate_gate(aggregate, policy, speaker_names=names),
         "distribution_chart": charts.distribution_chart(aggregate.tiers),
         "usable_chart": charts.usable_chart([aggregate.campaign, *aggregate.tiers], policy.min_usable_lower_bound),
         "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,
@@ -510,15 +530,16 @@ def speaker_exclusion(request, public_id, speaker_id: int):
     """Leave a speaker's ratings out of the campaign's figures (with a reason), or count them again."""
     campaign = governed_or_404(request, public_id)
     speaker = get_object_or_404(campaign.pool.select_related("user"), user_id=speaker_id).user
+    # Named as on the decision page: as the speaker chose to be credited.
+    name = selectors.campaign_speaker_labels(campaign).get(speaker.pk, "")
     try:
         if request.POST.get("include"):
             services.include_speaker(actor=request.user, campaign=campaign, speaker=speaker)
-            messages.success(request, _("The ratings of %(email)s count again.") % {"email": speaker.email})
+            messages.success(request, _("The ratings of %(email)s count again.") % {"email": name})
         else:
             services.exclude_speaker(actor=request.user, campaign=campaign, speaker=speaker,
                                      reason=request.POST.get("reason", ""))
-            messages.success(request, _("The ratings of %(email)s are left out of the figures.")
-                             % {"email": speaker.email})
+            messages.success(request, _("The ratings of %(email)s are left out of the figures.") % {"email": name})
     except services.ReviewError as error:
         messages.error(request, str(error))
     return redirect(reverse("review:decision", kwargs={"public_id": campaign.public_id}) + "#speakers")
@@ -543,7 +564,7 @@ def ratings_export(request, public_id, file_format: str):
         raise Http404(_("Unknown export format."))
     ratings, count = selectors.shown_ratings_for_export(request.user, campaign, where=request.path)
     services.record_ratings_export(actor=request.user, campaign=campaign, file_format=file_format, count=count)
-    content = export_ratings(ratings, file_format)
+    content = export_ratings(ratings, file_format, selectors.campaign_speaker_labels(campaign))
     response = HttpResponse(content, content_type=CONTENT_TYPES[file_format])
     return as_download(response, f"ratings-{campaign.public_id}", file_format)
 
@@ -582,3 +603,181 @@ def rating_examples(request, slug: str):
         return redirect("review:rating_examples", slug=slug)
     return render(request, "review/rating_examples.html", {"organization": organization, "form": form},
                   status=400 if form.errors else 200)
+
+
+# The speaker's own page: time, pay, credit, withdrawal.
+
+
+@login_required
+def my_ratings(request):
+    """The speaker's hours and amount owed per campaign, how each organization credits them, and the way to
+    withdraw their ratings. Only their own: every read filters on the signed-in user."""
+    rows = selectors.speaker_pay(request.user)
+    credits = selectors.credit_choices(request.user)
+    organizations = selectors.credits_to_choose(request.user)
+    credit_forms = [(organization, CreditForm(prefix=organization.slug, initial={
+        "choice": credits[organization.pk].choice if organization.pk in credits else "anonymous",
+        "display_name": credits[organization.pk].display_name if organization.pk in credits else "",
+        "full_name": request.user.get_full_name()})) for organization in organizations]
+    return private(render(request, "review/my_ratings.html", {
+        "rows": rows, "credit_forms": credit_forms, "can_withdraw_any": any(row.can_withdraw for row in rows),
+    }))
+
+
+@login_required
+@require_POST
+def my_credit(request, slug: str):
+    organization = get_object_or_404(Organization, slug=slug)
+    form = CreditForm(request.POST, prefix=slug)
+    if form.is_valid():
+        try:
+            services.set_speaker_credit(actor=request.user, organization=organization,
+                                        choice=form.cleaned_data["choice"],
+                                        display_name=form.cleaned_data["display_name"],
+                                        full_name=form.cleaned_data["full_name"])
+        except services.NotAllowed as error:
+            raise Http404(str(error)) from error
+        except services.ReviewError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, _("Saved: %(organization)s credits you this way from now on, on every list.")
+                             % {"organization": organization.name})
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect(reverse("review:my_ratings") + "#credit")
+
+
+@login_required
+def withdraw(request, public_id):
+    """A confirmation that says what withdrawing does, then the withdrawal (POST)."""
+    campaign = selectors.speaker_campaign_to_withdraw(request.user, public_id)
+    if campaign is None:
+        raise Http404(_("No ratings of yours to withdraw in this campaign."))
+    if request.method == "POST":
+        withdrawal = services.withdraw_ratings(actor=request.user, campaign=campaign)
+        messages.success(request, ngettext(
+            "Withdrawn: your %(count)d rating no longer counts anywhere.",
+            "Withdrawn: your %(count)d ratings no longer count anywhere.", withdrawal.rating_rows)
+            % {"count": withdrawal.rating_rows})
+        return redirect("review:my_ratings")
+    return private(render(request, "review/withdraw.html", {
+        "campaigns": [campaign], "action": reverse("review:withdraw", args=[campaign.public_id])}))
+
+
+@login_required
+def withdraw_all(request):
+    campaigns = [row.campaign for row in selectors.speaker_pay(request.user) if row.can_withdraw]
+    if not campaigns:
+        raise Http404(_("No ratings of yours to withdraw."))
+    if request.method == "POST":
+        withdrawals = services.withdraw_all_ratings(actor=request.user)
+        count = sum(withdrawal.rating_rows for withdrawal in withdrawals)
+        messages.success(request, ngettext(
+            "Withdrawn: your %(count)d rating no longer counts anywhere.",
+            "Withdrawn: your %(count)d ratings no longer count anywhere.", count) % {"count": count})
+        return redirect("review:my_ratings")
+    return private(render(request, "review/withdraw.html", {
+        "campaigns": campaigns, "action": reverse("review:withdraw_all"), "every": True}))
+
+
+# Governance staff: pay.
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def timesheet(request, public_id):
+    """Each speaker's time in the campaign, what it is owed and what was paid; the campaign's rate; recording a
+    payment or a correction."""
+    campaign = governed_or_404(request, public_id)
+    rate = selectors.campaign_rate(campaign)
+    rows = selectors.timesheet(campaign, rate)
+    payments = list(selectors.payments_of(campaign))
+    names = {row.speaker_id: row.email for row in rows}
+    payment_form = PaymentForm(
+        request.POST if "record_payment" in request.POST else None,
+        speakers=[(row.speaker_id, row.email) for row in rows],
+        payments=[(p.pk, f"#{p.pk} · {names.get(p.speaker_id, p.speaker.email)} · {p.amount} {p.currency} · "
+                         f"{p.paid_on.isoformat()}") for p in payments])
+    rate_form = CampaignRateForm(request.POST if "set_rate" in request.POST else None, initial={
+        "hourly_rate": campaign.hourly_rate, "currency": campaign.currency})
+    if request.method == "POST":
+        try:
+            if "record_payment" in request.POST and payment_form.is_valid():
+                data = payment_form.cleaned_data
+                speaker = get_object_or_404(get_user_model(), pk=data["speaker"])
+                corrects = next((p for p in payments if p.pk == data["corrects"]), None)
+                services.record_payment(actor=request.user, campaign=campaign, speaker=speaker,
+                                        amount=data["amount"], paid_on=data["paid_on"], reference=data["reference"],
+                                        note=data["note"], corrects=corrects)
+                messages.success(request, _("Payment recorded."))
+                return redirect("review:timesheet", public_id=campaign.public_id)
+            if "set_rate" in request.POST and rate_form.is_valid():
+                services.set_campaign_rate(actor=request.user, campaign=campaign,
+                                           hourly_rate=rate_form.cleaned_data["hourly_rate"],
+                                           currency=rate_form.cleaned_data["currency"] or "")
+                messages.success(request, _("The campaign's rate is saved."))
+                return redirect("review:timesheet", public_id=campaign.public_id)
+        except services.ReviewError as error:
+            form = payment_form if "record_payment" in request.POST else rate_form
+            form.add_error(error.field if error.field in form.fields else None, str(error))
+    invalid = payment_form.errors or rate_form.errors
+    owed = None if rate.hourly_rate is None else sum((row.owed or Decimal(0) for row in rows), start=Decimal("0.00"))
+    paid = sum((row.paid for row in rows), start=Decimal("0.00"))
+    return private(render(request, "review/timesheet.html", {
+        "campaign": campaign, "rate": rate, "rows": rows, "payments": payments, "payment_form": payment_form,
+        "rate_form": rate_form, "totals": {
+            "hours": sum(row.hours for row in rows), "ratings": sum(row.ratings for row in rows), "owed": owed,
+            "paid": paid, "balance": None if owed is None else owed - paid},
+    }, status=400 if invalid else 200))
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def timesheet_export(request, public_id, file_format: str):
+    campaign = governed_or_404(request, public_id)
+    if file_format not in EXPORT_FORMATS:
+        raise Http404(_("Unknown export format."))
+    rate = selectors.campaign_rate(campaign)
+    rows = selectors.timesheet(campaign, rate)
+    services.record_timesheet_export(actor=request.user, campaign=campaign, file_format=file_format, rows=len(rows))
+    response = HttpResponse(export_timesheet(rows, rate, file_format), content_type=CONTENT_TYPES[file_format])
+    return as_download(response, f"timesheet-{campaign.public_id}", file_format)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def pay_policy(request, slug: str):
+    organization = get_object_or_404(Organization, slug=slug)
+    if not permitted(request.user, "organization.govern", organization):
+        raise Http404(_("No such organization among yours."))
+    stored = selectors.stored_pay_policy(organization)
+    form = PayPolicyForm(request.POST or None, initial={
+        "hourly_rate": stored.hourly_rate, "currency": stored.currency,
+        "default_seconds_per_rating": stored.default_seconds_per_rating} if stored else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.set_pay_policy(actor=request.user, organization=organization, **form.cleaned_data)
+        except services.ReviewError as error:
+            form.add_error(error.field if error.field in form.fields else None, str(error))
+        else:
+            messages.success(request, _("Pay rate saved: it applies to every campaign without a rate of its own."))
+            return redirect("review:pay_policy", slug=slug)
+    return render(request, "review/pay_policy.html", {"organization": organization, "form": form, "stored": stored},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+def delete_account(request):
+    """Delete one's own account, after typing its address; optionally withdrawing every rating first."""
+    form = DeleteAccountForm(request.POST or None, email=request.user.email)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.delete_account(actor=request.user, withdraw=form.cleaned_data["withdraw"])
+        except ApplicationError as error:
+            form.add_error(None, str(error))
+        else:
+            logout(request)
+            messages.success(request, _("Your account is deleted."))
+            return redirect("home")
+    return private(render(request, "review/delete_account.html", {
+        "form": form, "rated": bool(selectors.speaker_pay(request.user))}, status=400 if form.errors else 200))

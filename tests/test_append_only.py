@@ -10,7 +10,8 @@ from common.append_only import AppendOnlyModel
 pytestmark = pytest.mark.django_db
 
 EVIDENCE = {"organizations.AuditEvent", "submissions.ParticipationTerms", "submissions.TermsAcceptance",
-            "submissions.SubmissionEvent", "submissions.OwnershipTransfer", "review.Decision"}
+            "submissions.SubmissionEvent", "submissions.OwnershipTransfer", "review.Decision",
+            "review.RatingWithdrawal", "review.Payment"}
 
 
 def append_only_models():

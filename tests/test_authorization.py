@@ -156,6 +156,16 @@ TABLE = {
     "^review/items/<uuid:public_id>/": ("/review/items/{assignment}/", signed_in(404, speaker=200)),
     "^review/orgs/<slug:slug>/gate/": ("/review/orgs/steward/gate/", GOVERNANCE_ONLY),
     "^review/orgs/<slug:slug>/rating-examples/": ("/review/orgs/steward/rating-examples/", GOVERNANCE_ONLY),
+    "^review/orgs/<slug:slug>/pay/": ("/review/orgs/steward/pay/", GOVERNANCE_ONLY),
+    "^review/campaigns/<uuid:public_id>/timesheet/": ("/review/campaigns/{campaign}/timesheet/", GOVERNANCE_ONLY),
+    "^review/campaigns/<uuid:public_id>/timesheet.<str:file_format>": (
+        "/review/campaigns/{campaign}/timesheet.csv", GOVERNANCE_ONLY),
+    "^review/me/": ("/review/me/", signed_in(200)),
+    "^review/me/credit/<slug:slug>/": ("/review/me/credit/steward/", signed_in(405)),
+    # Nobody in this world has rated: there is nothing of anyone's to withdraw.
+    "^review/me/campaigns/<uuid:public_id>/withdraw/": ("/review/me/campaigns/{campaign}/withdraw/", signed_in(404)),
+    "^review/me/withdraw-all/": ("/review/me/withdraw-all/", signed_in(404)),
+    "^review/me/delete-account/": ("/review/me/delete-account/", signed_in(200)),
     "^review/campaigns/<uuid:public_id>/instructions/": ("/review/campaigns/{campaign}/instructions/",
                                                           signed_in(405)),
     "^submissions/": ("/submissions/", signed_in(200)),

@@ -5,7 +5,7 @@ from django import template
 
 from organizations.permissions import permitted
 
-from ..selectors import governed_campaigns, transfer_eligible
+from ..selectors import governed_campaigns, review_credits, transfer_eligible
 
 register = template.Library()
 
@@ -19,3 +19,10 @@ def card_review_panel(user, card) -> dict:
         "campaigns": governed_campaigns(user).filter(run_card=card), "can_open": card.status == "ready",
         "transfer_eligible": transfer_eligible(card),
     }}
+
+
+@register.inclusion_tag("review/_credits.html")
+def card_review_credits(card) -> dict:
+    """The public line naming who reviewed a decided card: how many speakers of which community, and those who chose
+    to be named (each speaker's credit choice, read at every view)."""
+    return {"credits": review_credits(card) if card.community_review else None}

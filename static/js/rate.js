@@ -107,6 +107,51 @@
   var total = shell && stored ? stored.total : Number(progressBox.getAttribute("data-total"));
   var shownDone = done;
 
+  /* Working time on the item shown, for the speaker's pay (never to judge a rating): counted while the page is
+     visible and focused; a gap of more than IDLE_MS without a touch, key or scroll does not count at all. */
+  var IDLE_MS = 180000;
+  var MAX_RATING_MS = 900000;
+  var workedSoFar = 0;
+  var countingSince = null;
+  var lastInput = 0;
+  function working() { return document.visibilityState === "visible" && document.hasFocus(); }
+  function settle(now) {
+    if (countingSince === null) { return; }
+    if (now - lastInput <= IDLE_MS) {
+      workedSoFar += now - countingSince;
+    } else if (lastInput > countingSince) {
+      workedSoFar += lastInput - countingSince;
+    }
+    countingSince = now;
+  }
+  function noticeInput() {
+    var now = Date.now();
+    settle(now);
+    lastInput = now;
+    if (countingSince === null && working()) { countingSince = now; }
+  }
+  function noticeFocus() {
+    var now = Date.now();
+    settle(now);
+    countingSince = working() ? now : null;
+  }
+  function startClock() {
+    workedSoFar = 0;
+    lastInput = Date.now();
+    countingSince = working() ? lastInput : null;
+  }
+  function workedMs() {
+    settle(Date.now());
+    return Math.min(Math.round(workedSoFar), MAX_RATING_MS);
+  }
+  ["pointerdown", "keydown", "scroll", "input", "touchstart"].forEach(function (name) {
+    window.addEventListener(name, noticeInput, { passive: true, capture: true });
+  });
+  ["visibilitychange", "focus", "blur", "pagehide", "pageshow"].forEach(function (name) {
+    window.addEventListener(name, noticeFocus);
+  });
+  document.addEventListener("visibilitychange", noticeFocus);
+
   function readHeld() {
     if (!store) { return null; }
     try { return JSON.parse(store.getItem(heldKey) || "null"); } catch (error) { return null; }
@@ -260,6 +305,7 @@
     if (window.location.pathname !== item.url) { window.history.pushState({ item: item.url }, "", item.url); }
     setButtons(stopped);
     shownAt = Date.now();
+    startClock();
     showProgress();
     persistHeld();
     var heading = main.querySelector("h1");
@@ -321,7 +367,7 @@
     return {
       id: form.elements.client_id.value, campaign: campaign, item: current.id, url: current.url, value: value,
       flags: flags, comment: form.elements.comment.value, correction: form.elements.correction.value,
-      counted: !current.rated
+      counted: !current.rated, activeMs: workedMs()
     };
   }
 
@@ -353,6 +399,7 @@
     entry.flags.forEach(function (flag) { data.append("flags", flag); });
     data.set("comment", entry.comment);
     data.set("correction", entry.correction);
+    if (typeof entry.activeMs === "number") { data.set("active_ms", String(entry.activeMs)); }
     return data;
   }
 
@@ -619,6 +666,7 @@
     }
   } else {
     form.action = current.url;
+    startClock();
   }
   shownAt = 0;
   saveQueue();

@@ -1,0 +1,101 @@
+"""A speaker's rights in a real browser: they rate (the page measures their working time), see their hours and the
+amount owed, switch to anonymous credit and withdraw a campaign's ratings; governance staff see the decision page
+say the evidence changed and export the timesheet. Every page passes axe at phone and desktop widths."""
+
+import csv
+import io
+import re
+from decimal import Decimal
+
+import pytest
+
+from review import services
+from review.models import Assignment, Rating, SpeakerCredit
+
+from .browser_support import axe_violations, describe, id_problems
+from .review_setup import gold_card, settings_for, speakers, submit
+from .test_browser import (  # noqa: F401 - browser and page are fixtures
+    PHONE,
+    browser,
+    expect,
+    page,
+    screenshot_both,
+)
+from .test_browser import sign_in_with_form as sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+REASON = "The council read every output with the speakers and approves the method for teaching."
+
+
+def accessible(on_page, label: str) -> None:
+    found = []
+    for viewport in (PHONE, {"width": 1280, "height": 900}):
+        on_page.set_viewport_size(viewport)
+        found += describe(label, axe_violations(on_page) + id_problems(on_page))
+    assert not found, "\n".join(found)
+
+
+def test_a_speaker_rates_is_paid_chooses_anonymity_and_withdraws(live_server, page, steward,  # noqa: F811
+                                                                   governance_user):
+    card = gold_card(steward, governance_user, count=40)
+    pool = speakers(steward, 4)
+    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
+                            currency="CAD", default_seconds_per_rating=45)
+    campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=30))
+    speaker = pool[0]
+    services.set_speaker_credit(actor=speaker, organization=steward, choice="display_name", display_name="Kôhkom")
+
+    sign_in(page, live_server.url, speaker)
+    page.goto(f"{live_server.url}/review/c/{campaign.public_id}/")
+    for _ in range(2):
+        page.wait_for_timeout(300)
+        page.get_by_role("button", name=re.compile("Acceptable")).click()
+        page.wait_for_load_state()
+    expect(page.locator("[data-save-status]")).to_contain_text(re.compile("Saved|saved"))
+    page.wait_for_function("() => !document.querySelector('[data-pending]') || "
+                           "document.querySelector('[data-pending]').hidden")
+    timed = list(Rating.objects.filter(speaker=speaker).values_list("timed_by", "active_seconds"))
+    assert len(timed) == 2 and all(by == "device" and 0 < seconds < 60 for by, seconds in timed)
+    for assignment in Assignment.objects.filter(campaign=campaign, state="open").select_related("speaker"):
+        submit(assignment, "excellent", active_seconds=600.0, timed_by="device")
+    services.record_decision(actor=governance_user, campaign=campaign, outcome="approve", rationale=REASON,
+                             against_recommendation=True)
+
+    page.goto(f"{live_server.url}/review/me/")
+    row = page.locator("tr", has_text=steward.name)
+    expect(row.locator("[data-owed]")).to_contain_text("CAD")
+    hours = float(row.locator("[data-hours]").inner_text())
+    assert hours > 1, "the ratings timed at ten minutes each count"
+    screenshot_both(page, "speaker-time-pay")
+    accessible(page, "the speaker's time, pay and credit page")
+
+    credit = page.locator(f"[data-credit-form={steward.slug}]")
+    credit.get_by_label("Anonymously: count me, never name me").check()
+    credit.get_by_role("button", name="Save").click()
+    expect(page.locator(".messages")).to_contain_text("credits you this way from now on")
+    assert SpeakerCredit.objects.get(user=speaker).choice == "anonymous"
+
+    page.locator("tr", has_text=steward.name).get_by_role("link", name="Withdraw…").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Withdraw your ratings of this campaign?")
+    expect(page.locator("main")).to_contain_text("Your pay is unaffected")
+    accessible(page, "the withdrawal confirmation")
+    page.get_by_role("button", name="Withdraw my ratings").click()
+    expect(page.locator(".messages")).to_contain_text("no longer count anywhere")
+    expect(page.locator("tr", has_text=steward.name).locator("[data-withdrawn]")).to_be_visible()
+    assert not Rating.objects.filter(speaker=speaker, is_current=True).exists()
+
+    sign_in(page, live_server.url, governance_user)
+    page.goto(f"{live_server.url}/review/campaigns/{campaign.public_id}/decision/")
+    expect(page.locator("[data-evidence-changed]")).to_contain_text("Evidence changed after the decision")
+    expect(page.locator("main")).not_to_contain_text("Kôhkom")
+    screenshot_both(page, "decision-evidence-changed")
+    page.goto(f"{live_server.url}/review/campaigns/{campaign.public_id}/timesheet/")
+    expect(page.locator("tr", has_text=speaker.email)).to_contain_text("ratings withdrawn")
+    accessible(page, "the campaign's timesheet")
+    screenshot_both(page, "timesheet")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export the timesheet (CSV)").click()
+    rows = list(csv.DictReader(io.StringIO(open(download.value.path(), encoding="utf-8-sig").read())))
+    mine = next(row for row in rows if row["speaker"] == speaker.email)
+    assert float(mine["hours"]) == pytest.approx(hours, abs=0.01) and mine["ratings_withdrawn"] == "True"
