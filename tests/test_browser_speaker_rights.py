@@ -5,6 +5,7 @@ say the evidence changed and export the timesheet. Every page passes axe at phon
 import csv
 import io
 import re
+import time
 from decimal import Decimal
 
 import pytest
@@ -99,3 +100,35 @@ def test_a_speaker_rates_is_paid_chooses_anonymity_and_withdraws(live_server, pa
     rows = list(csv.DictReader(io.StringIO(open(download.value.path(), encoding="utf-8-sig").read())))
     mine = next(row for row in rows if row["speaker"] == speaker.email)
     assert float(mine["hours"]) == pytest.approx(hours, abs=0.01) and mine["ratings_withdrawn"] == "True"
+
+
+def wait_for_ratings(speaker, count: int) -> list[float]:
+    for _ in range(100):
+        seconds = list(Rating.objects.filter(speaker=speaker).order_by("pk").values_list("active_seconds", flat=True))
+        if len(seconds) >= count:
+            return seconds
+        time.sleep(0.1)
+    raise AssertionError(f"{count} ratings never arrived")
+
+
+def test_the_rating_page_counts_working_time_but_not_a_long_idle_gap(live_server, page, steward,  # noqa: F811
+                                                                      governance_user):
+    card = gold_card(steward, governance_user, count=40)
+    pool = speakers(steward, 3)
+    campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool))
+    speaker = pool[0]
+    sign_in(page, live_server.url, speaker)
+    page.clock.install()
+    page.goto(f"{live_server.url}/review/c/{campaign.public_id}/")
+    item = page.locator("[data-item]")
+    first = item.get_attribute("data-item-id")
+    for _ in range(2):  # two minutes of reading, a touch of the keyboard each minute
+        page.clock.run_for(60_000)
+        page.keyboard.press("Shift")
+    page.keyboard.press("3")
+    expect(item).not_to_have_attribute("data-item-id", first)
+    page.clock.run_for(10 * 60_000)  # ten minutes away from the phone, then an answer
+    page.keyboard.press("3")
+    reading, away = wait_for_ratings(speaker, 2)
+    assert 120 <= reading <= 135
+    assert away < 5, "a gap of more than three minutes without input does not count"

@@ -438,3 +438,16 @@ def test_my_ratings_page_query_count_does_not_grow(client, card, governance_user
         submit(open_assignment(campaign, pool[0]), "gist", active_seconds=10.0)
     with django_assert_max_num_queries(14):
         assert client.get("/review/me/").status_code == 200
+
+
+def test_a_hostile_credit_name_is_escaped_on_pages_and_inert_in_exports(client, campaign, pool, governance_user,
+                                                                        steward):
+    rate_everything(campaign)
+    hostile = '=HYPERLINK("http://evil.example","<script>alert(1)</script>")'
+    services.set_speaker_credit(actor=pool[0], organization=steward, choice="display_name", display_name=hostile)
+    client.force_login(governance_user)
+    decision = client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode()
+    assert "<script>alert(1)</script>" not in decision and "&lt;script&gt;alert(1)&lt;/script&gt;" in decision
+    export = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").content.decode("utf-8-sig")
+    speakers_column = {row["speaker"] for row in csv.DictReader(io.StringIO(export))}
+    assert "'" + hostile in speakers_column and hostile not in speakers_column
