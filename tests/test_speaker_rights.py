@@ -451,3 +451,21 @@ def test_a_hostile_credit_name_is_escaped_on_pages_and_inert_in_exports(client, 
     export = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").content.decode("utf-8-sig")
     speakers_column = {row["speaker"] for row in csv.DictReader(io.StringIO(export))}
     assert "'" + hostile in speakers_column and hostile not in speakers_column
+
+
+def test_the_timesheet_query_count_does_not_grow_with_speakers_or_payments(
+        client, campaign, pool, governance_user, steward, django_assert_max_num_queries):
+    PayPolicy.objects.create(organization=steward, hourly_rate=Decimal("60"), currency="CAD")
+    client.force_login(governance_user)
+    url = f"/review/campaigns/{campaign.public_id}/timesheet/"
+    timed(campaign, pool[0], [60])
+    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("1"),
+                            paid_on=date(2026, 12, 1))
+    with django_assert_max_num_queries(20) as few:
+        assert client.get(url).status_code == 200
+    for speaker in pool[1:]:
+        timed(campaign, speaker, [60, 60])
+        services.record_payment(actor=governance_user, campaign=campaign, speaker=speaker, amount=Decimal("2"),
+                                paid_on=date(2026, 12, 1))
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        assert client.get(url).status_code == 200
