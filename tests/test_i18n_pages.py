@@ -4,6 +4,7 @@ text is checked against the English catalog and for English function words."""
 
 import json
 import re
+import uuid
 from html.parser import HTMLParser
 
 import polib
@@ -13,6 +14,7 @@ from django.core.management import call_command
 from accounts.models import User
 from corpus.models import DatasetVersion
 from organizations.models import Organization
+from review import services
 from review.models import Assignment, Campaign
 
 from .test_i18n_catalog import catalog
@@ -118,8 +120,14 @@ def test_a_speakers_pages_speak_french(client, demo, english_msgids):
     speaker = User.objects.get(email="speaker@demo.example")
     client.force_login(speaker)
     assignment = Assignment.objects.filter(campaign=demo, speaker=speaker).first()
-    for url in ["/", "/review/", f"/review/c/{demo.public_id}/", f"/review/items/{assignment.public_id}/",
-                "/accounts/profile/"]:
+    # One rating of their own: the pages about their time, pay and withdrawal then have something to say.
+    rated = Assignment.objects.filter(campaign=demo, speaker=speaker).exclude(pk=assignment.pk).first()
+    services.record_rating(actor=speaker, assignment=rated,
+                           submission=services.Submission(uuid.uuid4(), "gist", active_seconds=42.0, timed_by="device"))
+    pages = ["/", "/review/", f"/review/c/{demo.public_id}/", f"/review/items/{assignment.public_id}/",
+             "/accounts/profile/", "/review/me/", "/review/me/delete-account/",
+             f"/review/me/campaigns/{demo.public_id}/withdraw/", "/review/me/withdraw-all/"]
+    for url in pages:
         assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
 
 
@@ -130,7 +138,7 @@ def test_governance_pages_speak_french(client, demo, english_msgids):
     for url in [f"/orgs/{slug}/", "/review/campaigns/", f"/review/campaigns/{demo.public_id}/",
                 f"/review/campaigns/{demo.public_id}/decision/", f"/orgs/{slug}/languages/",
                 f"/orgs/{slug}/dashboard/", f"/review/orgs/{slug}/gate/", f"/review/orgs/{slug}/rating-examples/",
-                f"/orgs/{slug}/audit/"]:
+                f"/orgs/{slug}/audit/", f"/review/campaigns/{demo.public_id}/timesheet/", f"/review/orgs/{slug}/pay/"]:
         assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
 
 
