@@ -13,7 +13,15 @@ from django.utils.translation import gettext_lazy
 from organizations.models import Role
 
 from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR
-from .models import FLAG_FIELDS, IDLE_CAP_SECONDS, MAX_RATING_SECONDS, MAX_REPEATS, GatePolicy, RatingExamples
+from .models import (
+    CLOCK_SLACK_SECONDS,
+    FLAG_FIELDS,
+    IDLE_CAP_SECONDS,
+    MAX_RATING_SECONDS,
+    MAX_REPEATS,
+    GatePolicy,
+    RatingExamples,
+)
 from .rating_texts import (
     ACTIVE_TIME_INVALID,
     CHOOSE_A_RATING,
@@ -138,19 +146,20 @@ class RatingForm(forms.Form):
             self.initial.setdefault("client_id", uuid.uuid4())
 
     def submission(self, item: uuid.UUID) -> Submission:
-        """The rating with its working time: the page's own count when its script sent one, else the time since
-        the server showed this item (signed in the form, so it can't be moved back), capped at the idle cap."""
+        """The rating with its working time, which only counts with the server's signed proof of when it showed
+        this item (`shown`): the page's own count when its script sent one, never more than the time since then;
+        else that time itself, capped at the idle cap. Without the proof the rating is kept, untimed."""
         data = self.cleaned_data
+        shown_at = shown_time(data.get("shown") or "", item)
+        since = None if shown_at is None else max(time.time() - shown_at, 0)
         active, timed_by = None, ""
-        if data.get("active_ms") is not None:
-            active, timed_by = min(data["active_ms"] / 1000, MAX_RATING_SECONDS), "device"
-        else:
-            shown_at = shown_time(data.get("shown") or "", item)
-            if shown_at is not None:
-                active, timed_by = min(max(time.time() - shown_at, 0), IDLE_CAP_SECONDS), "server"
+        if since is not None and data.get("active_ms") is not None:
+            active, timed_by = min(data["active_ms"] / 1000, MAX_RATING_SECONDS, since + CLOCK_SLACK_SECONDS), "device"
+        elif since is not None:
+            active, timed_by = min(since, IDLE_CAP_SECONDS), "server"
         return Submission(client_id=data["client_id"], value=data["value"], flags=frozenset(data["flags"]),
                           comment=data["comment"], correction=data["correction"], active_seconds=active,
-                          timed_by=timed_by)
+                          timed_by=timed_by, shown_seconds_ago=since)
 
 
 

@@ -32,6 +32,8 @@ IDLE_CAP_SECONDS = 180
 touch or key, and a rating timed by the server (no JavaScript) counts at most this long."""
 MAX_RATING_SECONDS = 15 * 60
 """The most one rating's active time may count, whatever the device says: bounds a clock gone wrong."""
+CLOCK_SLACK_SECONDS = 5
+"""The signed time of an item's showing has whole seconds, and the page's clock is not the server's."""
 CURRENCY_PATTERN = r"^[A-Z]{3}$"
 
 

@@ -643,9 +643,12 @@ def review_credits(run_card: RunCard) -> ReviewCredits | None:
 
 
 def campaign_credits(campaign: Campaign) -> ReviewCredits:
-    """The speakers whose ratings count in the campaign (withdrawn ratings do not), credited as each chose."""
+    """The speakers whose ratings count in the campaign (withdrawn ratings and speakers left out by governance
+    staff do not), credited as each chose."""
+    left_out = SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True).values("speaker_id")
     speaker_ids = sorted(set(Rating.objects.filter(assignment__campaign=campaign, is_current=True)
-                             .exclude(value="cannot_judge").values_list("speaker_id", flat=True)))
+                             .exclude(value="cannot_judge").exclude(speaker_id__in=left_out)
+                             .values_list("speaker_id", flat=True)))
     users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
         pk__in=speaker_ids).values_list("pk", "first_name", "last_name"))
     credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
@@ -847,7 +850,7 @@ def withdrawal_notice(withdrawal_pk: int) -> WithdrawalNotice | None:
         return None
     campaign = withdrawal.campaign
     decision = campaign.decisions.filter(decided_at__lt=withdrawal.withdrawn_at).first()
-    speaker = speaker_labels(campaign.organization, [withdrawal.speaker_id])[withdrawal.speaker_id]
+    speaker = campaign_speaker_labels(campaign)[withdrawal.speaker_id]
     recipients = list(get_user_model().objects.filter(
         memberships__organization=campaign.organization, memberships__role=Role.GOVERNANCE, is_active=True)
         .distinct().order_by("email").values_list("email", "interface_language"))

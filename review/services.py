@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -27,6 +27,7 @@ from organizations.permissions import require
 from .assignment import assign, reassign, speaker_order
 from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR, evaluate_gate
 from .models import (
+    CLOCK_SLACK_SECONDS,
     CURRENCY_PATTERN,
     FLAG_FIELDS,
     MAX_RATING_SECONDS,
@@ -93,6 +94,7 @@ class Submission:
     correction: str = ""
     active_seconds: float | None = None
     timed_by: str = ""
+    shown_seconds_ago: float | None = None
 
 
 def organization_of(run_card: RunCard) -> Organization:
@@ -354,7 +356,7 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     rating = Rating.objects.create(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),
-        active_seconds=submission.active_seconds, timed_by=submission.timed_by,
+        active_seconds=time_not_yet_counted(locked, submission), timed_by=submission.timed_by,
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
     skipped = submission.value == "cannot_judge"
@@ -366,6 +368,17 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
     locked.save(update_fields=["state"])
     return rating, True
+
+
+def time_not_yet_counted(assignment: Assignment, submission: Submission) -> float | None:
+    """The rating's working time, less what ratings of the same item since its showing already counted: one
+    showing pays its wall time once, however many ratings are posted on it (the assignment row is locked)."""
+    if submission.active_seconds is None or submission.shown_seconds_ago is None:
+        return submission.active_seconds
+    since = timezone.now() - timedelta(seconds=submission.shown_seconds_ago)
+    counted = Rating.objects.filter(assignment=assignment, created_at__gte=since).aggregate(
+        total=Sum("active_seconds"))["total"] or 0.0
+    return max(0.0, min(submission.active_seconds, submission.shown_seconds_ago + CLOCK_SLACK_SECONDS - counted))
 
 
 @transaction.atomic
@@ -813,16 +826,19 @@ def withdraw_ratings(*, actor: User, campaign: Campaign) -> RatingWithdrawal:
     that included them is marked (`RunCard.community_review_withdrawn`) and governance staff are told by e-mail."""
     campaign = Campaign.objects.select_for_update().select_related("organization", "run_card").get(pk=campaign.pk)
     # The assignments first, then their ratings: the order store_rating locks them in.
-    assignments = list(Assignment.objects.select_for_update().filter(campaign=campaign, speaker=actor)
+    assignments = list(Assignment.objects.select_for_update(of=("self",)).filter(campaign=campaign, speaker=actor)
                        .values_list("pk", "item_id", "state", "is_repeat", "item__is_control"))
-    ratings = list(Rating.objects.select_for_update().filter(
+    ratings = list(Rating.objects.select_for_update(of=("self",)).filter(
         assignment_id__in=[row[0] for row in assignments], speaker=actor, withdrawal__isnull=True)
-        .values_list("pk", "is_current", "value", "assignment__is_repeat"))
+        .values_list("pk", "is_current", "value", "assignment__is_repeat", "assignment__item__is_control"))
     if not ratings:
         raise ReviewError(_("You have no ratings to withdraw in this campaign."))
+    # What counted in the figures: current ratings of first showings of sampled items, from a speaker not left out.
+    left_out = SpeakerExclusion.objects.filter(campaign=campaign, speaker=actor, included_at__isnull=True).exists()
     withdrawal = RatingWithdrawal.objects.create(
         campaign=campaign, speaker=actor, rating_rows=len(ratings),
-        counted=sum(current and value != "cannot_judge" and not repeat for _pk, current, value, repeat in ratings))
+        counted=0 if left_out else sum(current and value != "cannot_judge" and not repeat and not control
+                                       for _pk, current, value, repeat, control in ratings))
     Rating.objects.filter(pk__in=[row[0] for row in ratings]).update(withdrawal=withdrawal, is_current=False)
     covered = [item for _pk, item, state, repeat, control in assignments
                if state == Assignment.State.RATED and not repeat and not control]
@@ -924,6 +940,10 @@ def set_pay_policy(*, actor: User, organization: Organization, hourly_rate: Deci
     """The organization's pay for its speakers' time, used by every campaign without a rate of its own (audited)."""
     require(actor, "organization.govern", organization, error=NotAllowed)
     code = check_rate(hourly_rate, currency)
+    if Payment.objects.filter(campaign__organization=organization, campaign__hourly_rate__isnull=True).exclude(
+            currency=code).exists():
+        raise ReviewError(_("Payments of campaigns paid at the organization's rate were recorded in another "
+                            "currency: keep it, or give those campaigns a rate of their own first."), "currency")
     if not 1 <= default_seconds_per_rating <= MAX_RATING_SECONDS:
         raise ReviewError(_("The seconds per rating must be from 1 to %(max)d.") % {"max": MAX_RATING_SECONDS},
                           "default_seconds_per_rating")
@@ -942,7 +962,9 @@ def set_campaign_rate(*, actor: User, campaign: Campaign, hourly_rate: Decimal |
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     code = "" if hourly_rate is None else check_rate(hourly_rate, currency)
-    if campaign.payments.exists() and hourly_rate is not None and campaign.payments.exclude(currency=code).exists():
+    policy = PayPolicy.objects.filter(organization_id=campaign.organization_id).first()
+    in_force = code if hourly_rate is not None else (policy.currency if policy else "")
+    if campaign.payments.exclude(currency=in_force).exists():
         raise ReviewError(_("Payments of this campaign were recorded in another currency."), "currency")
     campaign.hourly_rate, campaign.currency = hourly_rate, code
     campaign.save(update_fields=["hourly_rate", "currency"])
@@ -983,6 +1005,13 @@ def record_payment(*, actor: User, campaign: Campaign, speaker: User, amount: De
                               "corrects")
         if not note:
             raise ReviewError(_("Say in the note why the payment is corrected."), "note")
+        if corrects.corrects_id is not None:
+            raise ReviewError(_("Correct the original payment, not a correction."), "corrects")
+        corrected = corrects.amount + (corrects.corrections.aggregate(total=Sum("amount"))["total"] or 0) + amount
+        if corrected < 0:
+            raise ReviewError(_("A correction cannot take back more than the payment it corrects (%(left)s "
+                                "%(currency)s left).") % {"left": corrected - amount, "currency": corrects.currency},
+                              "amount")
     elif amount < 0:
         raise ReviewError(_("A negative amount is only recorded as the correction of a payment."), "amount")
     payment = Payment.objects.create(campaign=campaign, speaker=speaker, amount=amount, currency=rate.currency,

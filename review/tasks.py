@@ -130,7 +130,8 @@ def withdrawal_notice(withdrawal, decision, speaker: str, language: str) -> tupl
         context = {"withdrawal": withdrawal, "campaign": campaign, "decision": decision,
                    "speaker": speaker, "closed": campaign.status == Campaign.Status.CLOSED,
                    "link": site_url(reverse("review:decision", args=[campaign.public_id]))}
-        subject = _("A speaker withdrew their ratings: %(campaign)s") % {"campaign": campaign.title}
+        # One line, whatever the title holds: a line break in a subject stops the whole message.
+        subject = _("A speaker withdrew their ratings: %(campaign)s") % {"campaign": " ".join(campaign.title.split())}
         return (settings.ACCOUNT_EMAIL_SUBJECT_PREFIX + subject,
                 render_to_string("review/withdrawal_email.txt", context))
 

@@ -130,7 +130,8 @@ def upcoming(request, public_id):
     items, held_back = selectors.shown_upcoming_items(request.user, campaign, where=request.path)
     return private(JsonResponse({"items": [
         {"id": str(assignment.public_id),
-         "url": reverse("review:rate", kwargs={"public_id": assignment.public_id}), **texts}
+         "url": reverse("review:rate", kwargs={"public_id": assignment.public_id}),
+         "shown": shown_token(assignment.public_id), **texts}
         for assignment, texts in items
     ], "held_back": held_back}))
 
@@ -654,7 +655,11 @@ def withdraw(request, public_id):
     if campaign is None:
         raise Http404(_("No ratings of yours to withdraw in this campaign."))
     if request.method == "POST":
-        withdrawal = services.withdraw_ratings(actor=request.user, campaign=campaign)
+        try:
+            withdrawal = services.withdraw_ratings(actor=request.user, campaign=campaign)
+        except services.ReviewError as error:  # a second tap that found them already withdrawn
+            messages.info(request, str(error))
+            return redirect("review:my_ratings")
         messages.success(request, ngettext(
             "Withdrawn: your %(count)d rating no longer counts anywhere.",
             "Withdrawn: your %(count)d ratings no longer count anywhere.", withdrawal.rating_rows)

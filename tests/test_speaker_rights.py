@@ -20,7 +20,7 @@ from organizations.services import remove_member
 from review import selectors, services
 from review.forms import SHOWN_SALT
 from review.gate import evaluate_gate
-from review.models import Assignment, Payment, PayPolicy, Rating, RatingWithdrawal, SpeakerCredit
+from review.models import Assignment, Campaign, Payment, PayPolicy, Rating, RatingWithdrawal, SpeakerCredit
 
 from .conftest import publish
 from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
@@ -68,12 +68,30 @@ def test_the_page_sends_its_working_time_and_the_server_caps_it(client, campaign
     speaker = pool[0]
     client.force_login(speaker)
     first = open_assignment(campaign, speaker)
-    assert post_rating(client, first, active_ms="41250").status_code == 302
+    assert post_rating(client, first, active_ms="41250", shown=shown(first.public_id, 60)).status_code == 302
     rating = Rating.objects.get(assignment=first)
     assert (rating.active_seconds, rating.timed_by) == (41.25, "device")
     second = open_assignment(campaign, speaker)
-    post_rating(client, second, active_ms=str(5 * 3600 * 1000))  # a clock gone wrong: five hours on one item
+    # A clock gone wrong: five hours on an item shown two hours ago.
+    post_rating(client, second, active_ms=str(5 * 3600 * 1000), shown=shown(second.public_id, 7200))
     assert Rating.objects.get(assignment=second).active_seconds == 15 * 60
+    third = open_assignment(campaign, speaker)
+    post_rating(client, third, active_ms="600000", shown=shown(third.public_id, 30))  # more than the time since
+    assert 30 <= Rating.objects.get(assignment=third).active_seconds <= 36
+    untimed = open_assignment(campaign, speaker)
+    post_rating(client, untimed, active_ms="600000")  # no proof of when the item was shown: kept, untimed
+    assert Rating.objects.get(assignment=untimed).active_seconds is None
+
+
+def test_rating_one_showing_again_and_again_pays_its_time_once(client, campaign, pool):
+    speaker = pool[0]
+    client.force_login(speaker)
+    item = open_assignment(campaign, speaker)
+    token = shown(item.public_id, 60)
+    for value in ("gist", "acceptable", "excellent", "gist", "reject", "acceptable", "gist", "excellent"):
+        post_rating(client, item, value=value, active_ms="900000", shown=token)
+    times = list(Rating.objects.filter(assignment=item).values_list("active_seconds", flat=True))
+    assert len(times) == 8 and 60 <= sum(times) <= 66
 
 
 def test_without_javascript_the_signed_time_since_the_page_was_shown_counts_up_to_the_idle_cap(
@@ -161,6 +179,47 @@ def test_timesheet_totals_owed_and_paid(client, campaign, pool, governance_user,
     assert AuditEvent.objects.filter(action="pay.timesheet_exported").exists()
     workbook = load_workbook(io.BytesIO(client.get(f"/review/campaigns/{campaign.public_id}/timesheet.xlsx").content))
     assert workbook.active["A1"].value == "speaker" and workbook.active.max_row == 3
+
+
+def test_corrections_never_take_back_more_than_was_paid(campaign, pool, governance_user, steward):
+    PayPolicy.objects.create(organization=steward, hourly_rate=Decimal("50"), currency="CAD")
+    timed(campaign, pool[0], [120])
+    payment = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+                                      amount=Decimal("10"), paid_on=date(2026, 12, 1))
+    correction = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+                                         amount=Decimal("-4"), paid_on=date(2026, 12, 1), corrects=payment,
+                                         note="Four too many.")
+    for amount, corrects, field in ((Decimal("-7"), payment, "amount"), (Decimal("-1"), correction, "corrects")):
+        with pytest.raises(services.ReviewError) as refused:
+            services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=amount,
+                                    paid_on=date(2026, 12, 1), corrects=corrects, note="Again.")
+        assert refused.value.field == field
+    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("-6"),
+                            paid_on=date(2026, 12, 1), corrects=payment, note="Never paid after all.")
+    assert selectors.timesheet(campaign)[0].paid == Decimal("0.00")
+
+
+def test_the_rate_in_force_keeps_the_currency_payments_were_made_in(campaign, pool, governance_user, steward):
+    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("50"), currency="CAD",
+                            default_seconds_per_rating=45)
+    timed(campaign, pool[0], [120])
+    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("1"),
+                            paid_on=date(2026, 12, 1))
+    with pytest.raises(services.ReviewError) as organization_rate:
+        services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"),
+                                currency="USD", default_seconds_per_rating=45)
+    assert organization_rate.value.field == "currency"
+    with pytest.raises(services.ReviewError) as campaign_rate:
+        services.set_campaign_rate(actor=governance_user, campaign=campaign, hourly_rate=Decimal("40"),
+                                   currency="USD")
+    assert campaign_rate.value.field == "currency"
+    services.set_campaign_rate(actor=governance_user, campaign=campaign, hourly_rate=Decimal("55"), currency="CAD")
+    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"), currency="USD",
+                            default_seconds_per_rating=45)
+    with pytest.raises(services.ReviewError):
+        services.set_campaign_rate(actor=governance_user, campaign=campaign, hourly_rate=None)
+    campaign.refresh_from_db()
+    assert selectors.campaign_rate(campaign).currency == "CAD"
 
 
 def test_payments_are_append_only_and_corrections_say_why(campaign, pool, governance_user, steward):
@@ -340,6 +399,7 @@ def test_withdrawal_after_a_decision_marks_it_and_tells_governance(
     services.record_decision(actor=governance_user, campaign=campaign, outcome="approve", rationale=REASON)
     counted = Rating.objects.filter(speaker=pool[0], is_current=True).exclude(value="cannot_judge").count()
     mail.outbox.clear()
+    Campaign.objects.filter(pk=campaign.pk).update(title="Spring\r\nreview")  # a line break never stops the e-mail
     with django_capture_on_commit_callbacks(execute=True):
         services.withdraw_ratings(actor=pool[0], campaign=campaign)
     campaign.run_card.refresh_from_db()
@@ -358,6 +418,7 @@ def test_withdrawal_after_a_decision_marks_it_and_tells_governance(
     assert f"evidence changed after the decision: {counted} ratings withdrawn" in leaderboard
 
     assert [message.to for message in mail.outbox] == [[governance_user.email]]
+    assert mail.outbox[0].subject.endswith("A speaker withdrew their ratings: Spring review")
     body = mail.outbox[0].body
     assert "Anonymous speaker 1 withdrew their ratings" in body and f"{counted} ratings" in body
     assert "was taken on evidence that included them" in body and pool[0].email not in body

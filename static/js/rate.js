@@ -114,6 +114,8 @@
   var workedSoFar = 0;
   var countingSince = null;
   var lastInput = 0;
+  // A monotonic clock: setting the phone's time (or its waking) never makes working time negative.
+  function clockNow() { return window.performance && performance.now ? performance.now() : Date.now(); }
   function working() { return document.visibilityState === "visible" && document.hasFocus(); }
   function settle(now) {
     if (countingSince === null) { return; }
@@ -125,24 +127,24 @@
     countingSince = now;
   }
   function noticeInput() {
-    var now = Date.now();
+    var now = clockNow();
     settle(now);
     lastInput = now;
     if (countingSince === null && working()) { countingSince = now; }
   }
   function noticeFocus() {
-    var now = Date.now();
+    var now = clockNow();
     settle(now);
     countingSince = working() ? now : null;
   }
   function startClock() {
     workedSoFar = 0;
-    lastInput = Date.now();
+    lastInput = clockNow();
     countingSince = working() ? lastInput : null;
   }
   function workedMs() {
-    settle(Date.now());
-    return Math.min(Math.round(workedSoFar), MAX_RATING_MS);
+    settle(clockNow());
+    return Math.max(0, Math.min(Math.round(workedSoFar), MAX_RATING_MS));
   }
   ["pointerdown", "keydown", "scroll", "input", "touchstart"].forEach(function (name) {
     window.addEventListener(name, noticeInput, { passive: true, capture: true });
@@ -212,7 +214,8 @@
     return {
       id: section.getAttribute("data-item-id"), url: section.getAttribute("data-item-url"),
       source: texts.source, candidate: texts.candidate, reference: texts.reference,
-      rated: section.hasAttribute("data-rated"), mayHold: section.hasAttribute("data-may-hold")
+      rated: section.hasAttribute("data-rated"), mayHold: section.hasAttribute("data-may-hold"),
+      shown: section.getAttribute("data-shown") || ""
     };
   }
 
@@ -367,7 +370,7 @@
     return {
       id: form.elements.client_id.value, campaign: campaign, item: current.id, url: current.url, value: value,
       flags: flags, comment: form.elements.comment.value, correction: form.elements.correction.value,
-      counted: !current.rated, activeMs: workedMs()
+      counted: !current.rated, activeMs: workedMs(), shown: current.shown || ""
     };
   }
 
@@ -400,6 +403,7 @@
     data.set("comment", entry.comment);
     data.set("correction", entry.correction);
     if (typeof entry.activeMs === "number") { data.set("active_ms", String(entry.activeMs)); }
+    if (entry.shown) { data.set("shown", entry.shown); }
     return data;
   }
 
