@@ -597,17 +597,23 @@ def credited_name(credit: SpeakerCredit | None, full_name: str) -> str | None:
     return full_name.strip() or None
 
 
-def speaker_labels(organization: Organization, speaker_ids: Sequence[int]) -> dict[int, str]:
-    """How each speaker appears on a list of the organization (the decision page, exports): the name they chose to
-    be credited by, or "Anonymous speaker N" — N stable within the list, by account order. Two queries."""
+def credited_names(organization_id: int, speaker_ids: Sequence[int]) -> dict[int, str | None]:
+    """Each speaker's credited name with the organization, None for the anonymous (two queries)."""
     users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
         pk__in=list(speaker_ids)).values_list("pk", "first_name", "last_name"))
-    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(organization=organization,
-                                                                                 user_id__in=list(users))}
+    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
+        organization_id=organization_id, user_id__in=list(users))}
+    return {pk: credited_name(credits.get(pk), full_name) for pk, full_name in users.items()}
+
+
+def speaker_labels(organization: Organization, speaker_ids: Sequence[int]) -> dict[int, str]:
+    """How each speaker appears on a list of the organization (the decision page, exports): the name they chose to
+    be credited by, or "Anonymous speaker N" — N stable within the list, by account order."""
+    names = credited_names(organization.pk, speaker_ids)
     labels: dict[int, str] = {}
     anonymous = 0
-    for pk in sorted(users):
-        name = credited_name(credits.get(pk), users[pk])
+    for pk in sorted(names):
+        name = names[pk]
         if name is None:
             anonymous += 1
             name = _("Anonymous speaker %(number)d") % {"number": anonymous}
@@ -649,11 +655,7 @@ def campaign_credits(campaign: Campaign) -> ReviewCredits:
     speaker_ids = sorted(set(Rating.objects.filter(assignment__campaign=campaign, is_current=True)
                              .exclude(value="cannot_judge").exclude(speaker_id__in=left_out)
                              .values_list("speaker_id", flat=True)))
-    users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
-        pk__in=speaker_ids).values_list("pk", "first_name", "last_name"))
-    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
-        organization_id=campaign.organization_id, user_id__in=speaker_ids)}
-    names = sorted(name for pk in speaker_ids if (name := credited_name(credits.get(pk), users.get(pk, ""))))
+    names = sorted(name for name in credited_names(campaign.organization_id, speaker_ids).values() if name)
     return ReviewCredits(campaign.organization.name, len(speaker_ids), tuple(names))
 
 
@@ -672,10 +674,13 @@ def stored_pay_policy(organization: Organization) -> PayPolicy | None:
 
 
 def campaign_rate(campaign: Campaign) -> Rate:
-    """The campaign's own hourly rate, else its organization's, else none."""
-    if campaign.hourly_rate is not None:
+    return rate_in_force(campaign, PayPolicy.objects.filter(organization_id=campaign.organization_id).first())
+
+
+def rate_in_force(campaign: Campaign | None, policy: PayPolicy | None) -> Rate:
+    """The campaign's own hourly rate, else its organization's (`policy`), else none."""
+    if campaign is not None and campaign.hourly_rate is not None:
         return Rate(campaign.hourly_rate, campaign.currency, "campaign")
-    policy = PayPolicy.objects.filter(organization_id=campaign.organization_id).first()
     if policy is not None:
         return Rate(policy.hourly_rate, policy.currency, "organization")
     return Rate(None, "", "")
@@ -691,19 +696,13 @@ def amount_owed(seconds: float, rate: Rate) -> Decimal | None:
 
 
 @dataclass(frozen=True)
-class TimesheetRow:
-    """One speaker's time in one campaign: every rating they ever submitted counts (changed, undone or withdrawn
-    alike: they are paid for their time whether or not their ratings are used)."""
+class PayFigures:
+    """A speaker's time in a campaign and what it is owed and was paid."""
 
-    speaker_id: int
-    email: str
-    name: str
     ratings: int
-    untimed: int
     seconds: float
     owed: Decimal | None
     paid: Decimal
-    withdrawn: bool
 
     @property
     def hours(self) -> float:
@@ -712,6 +711,18 @@ class TimesheetRow:
     @property
     def balance(self) -> Decimal | None:
         return None if self.owed is None else self.owed - self.paid
+
+
+@dataclass(frozen=True)
+class TimesheetRow(PayFigures):
+    """One speaker's line of a campaign's timesheet: every rating they ever submitted counts (changed, undone or
+    withdrawn alike: they are paid for their time whether or not their ratings are used)."""
+
+    speaker_id: int
+    email: str
+    name: str
+    untimed: int
+    withdrawn: bool
 
 
 def timesheet(campaign: Campaign, rate: Rate | None = None) -> list[TimesheetRow]:
@@ -737,26 +748,14 @@ def payments_of(campaign: Campaign) -> QuerySet[Payment]:
 
 
 @dataclass(frozen=True)
-class SpeakerCampaignPay:
+class SpeakerCampaignPay(PayFigures):
     """A speaker's own line for one campaign on their page."""
 
     campaign: Campaign
     language_pair: str
-    ratings: int
-    seconds: float
     rate: Rate
-    owed: Decimal | None
-    paid: Decimal
     withdrawn_at: Any
     can_withdraw: bool
-
-    @property
-    def hours(self) -> float:
-        return self.seconds / 3600
-
-    @property
-    def balance(self) -> Decimal | None:
-        return None if self.owed is None else self.owed - self.paid
 
 
 def speaker_pay(user) -> list[SpeakerCampaignPay]:
@@ -777,9 +776,7 @@ def speaker_pay(user) -> list[SpeakerCampaignPay]:
     rows = []
     for campaign in (Campaign.objects.filter(pk__in=list(times)).select_related("organization")
                      .defer(*LARGE_CARD_FIELDS).select_related("run_card__dataset_version").order_by("-opened_at")):
-        policy = policies.get(campaign.organization_id)
-        rate = (Rate(campaign.hourly_rate, campaign.currency, "campaign") if campaign.hourly_rate is not None
-                else Rate(policy.hourly_rate, policy.currency, "organization") if policy else Rate(None, "", ""))
+        rate = rate_in_force(campaign, policies.get(campaign.organization_id))
         row = times[campaign.pk]
         seconds = row["seconds"] or 0.0
         rows.append(SpeakerCampaignPay(
@@ -826,8 +823,8 @@ def estimated_cost(organization: Organization, ratings: int) -> CostEstimate:
     seconds = [value for value in Rating.objects.filter(assignment__campaign__organization=organization,
                                                         active_seconds__isnull=False)
                .order_by("-pk").values_list("active_seconds", flat=True)[:HISTORY_SAMPLE] if value is not None]
-    policy = PayPolicy.objects.filter(organization=organization).first()
-    rate = Rate(policy.hourly_rate, policy.currency, "organization") if policy else Rate(None, "", "")
+    policy = stored_pay_policy(organization)
+    rate = rate_in_force(None, policy)
     if len(seconds) >= HISTORY_MINIMUM:
         return CostEstimate(ratings, float(median(seconds)), True, len(seconds), rate)
     default = policy.default_seconds_per_rating if policy else PayPolicy._meta.get_field(

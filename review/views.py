@@ -306,6 +306,14 @@ def service_worker(request):
 
 # Governance staff.
 
+def governed_organization_or_404(request, slug: str) -> Organization:
+    """An organization its governance staff set policies for; 404 for everybody else."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if not permitted(request.user, "organization.govern", organization):
+        raise Http404(_("No such organization among yours."))
+    return organization
+
+
 def governed_or_404(request, public_id) -> Campaign:
     campaign = selectors.governed_campaign(request.user, public_id)
     if campaign is None:
@@ -573,9 +581,7 @@ def ratings_export(request, public_id, file_format: str):
 @login_required
 @secret_holder_required(Role.GOVERNANCE)
 def gate_policy(request, slug: str):
-    organization = get_object_or_404(Organization, slug=slug)
-    if not permitted(request.user, "organization.govern", organization):
-        raise Http404(_("No such organization among yours."))
+    organization = governed_organization_or_404(request, slug)
     instance = selectors.stored_gate_policy(organization) or GatePolicy(organization=organization)
     form = GatePolicyForm(request.POST or None, instance=instance)
     if request.method == "POST" and form.is_valid():
@@ -591,9 +597,7 @@ def gate_policy(request, slug: str):
 @secret_holder_required(Role.GOVERNANCE)
 def rating_examples(request, slug: str):
     """The community's own examples of each rating, which the rating page shows to its speakers."""
-    organization = get_object_or_404(Organization, slug=slug)
-    if not permitted(request.user, "organization.govern", organization):
-        raise Http404(_("No such organization among yours."))
+    organization = governed_organization_or_404(request, slug)
     instance = (RatingExamples.objects.filter(organization=organization).first()
                 or RatingExamples(organization=organization))
     form = RatingExamplesForm(request.POST or None, instance=instance)
@@ -752,9 +756,7 @@ def timesheet_export(request, public_id, file_format: str):
 @login_required
 @secret_holder_required(Role.GOVERNANCE)
 def pay_policy(request, slug: str):
-    organization = get_object_or_404(Organization, slug=slug)
-    if not permitted(request.user, "organization.govern", organization):
-        raise Http404(_("No such organization among yours."))
+    organization = governed_organization_or_404(request, slug)
     stored = selectors.stored_pay_policy(organization)
     form = PayPolicyForm(request.POST or None, initial={
         "hourly_rate": stored.hourly_rate, "currency": stored.currency,

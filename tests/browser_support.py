@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.test import Client
 
-from .test_browser import DESKTOP, SCREENSHOTS
+from .test_browser import DESKTOP, PHONE, SCREENSHOTS
 
 AXE_SOURCE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2 at levels A and AA, and axe's best practices (landmarks, one h1, heading order...).
@@ -96,6 +96,15 @@ def describe(label: str, violations: list[dict]) -> list[str]:
         if len(violation["nodes"]) > 3:
             lines.append(f"    … and {len(violation['nodes']) - 3} more")
     return lines
+
+
+def assert_accessible(page, label: str) -> None:
+    """axe and the page's id references, clean at phone and desktop widths."""
+    found = []
+    for viewport in (PHONE, DESKTOP):
+        page.set_viewport_size(viewport)
+        found += describe(label, axe_violations(page) + id_problems(page))
+    assert not found, "\n".join(found)
 
 
 def reviewed_public_dataset(organization, governance_user, pool: list, *, sample_size: int = 6,

@@ -8,10 +8,9 @@ import pytest
 
 from review import services
 
-from .browser_support import axe_violations, describe, id_problems
+from .browser_support import assert_accessible as accessible
 from .review_setup import gold_card, rate_everything, settings_for, speakers
 from .test_browser import (  # noqa: F401 - browser and page are fixtures
-    PHONE,
     browser,
     expect,
     page,
@@ -20,14 +19,6 @@ from .test_browser import (  # noqa: F401 - browser and page are fixtures
 from .test_browser import sign_in_with_form as sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def accessible(on_page, label: str) -> None:
-    found = []
-    for viewport in (PHONE, {"width": 1280, "height": 900}):
-        on_page.set_viewport_size(viewport)
-        found += describe(label, axe_violations(on_page) + id_problems(on_page))
-    assert not found, "\n".join(found)
 
 
 def test_plan_then_leave_a_speaker_out_and_read_both_recommendations(live_server, page, steward,  # noqa: F811

@@ -13,10 +13,9 @@ import pytest
 from review import services
 from review.models import Assignment, Rating, SpeakerCredit
 
-from .browser_support import axe_violations, describe, id_problems
+from .browser_support import assert_accessible as accessible
 from .review_setup import gold_card, settings_for, speakers, submit
 from .test_browser import (  # noqa: F401 - browser and page are fixtures
-    PHONE,
     browser,
     expect,
     page,
@@ -27,14 +26,6 @@ from .test_browser import sign_in_with_form as sign_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 REASON = "The council read every output with the speakers and approves the method for teaching."
-
-
-def accessible(on_page, label: str) -> None:
-    found = []
-    for viewport in (PHONE, {"width": 1280, "height": 900}):
-        on_page.set_viewport_size(viewport)
-        found += describe(label, axe_violations(on_page) + id_problems(on_page))
-    assert not found, "\n".join(found)
 
 
 def test_a_speaker_rates_is_paid_chooses_anonymity_and_withdraws(live_server, page, steward,  # noqa: F811
