@@ -28,7 +28,7 @@ RejectionSerializer = inline_serializer("RunCardRejection", {
     "detail": serializers.CharField(),
     "problems": inline_serializer("FieldProblem", PROBLEM_FIELDS, many=True, required=False)})
 SubmissionSerializer = inline_serializer("RunCardSubmission", {
-    "id": serializers.UUIDField(), "run_id": serializers.UUIDField(), "status": serializers.CharField(),
+    "id": serializers.UUIDField(), "run_id": serializers.CharField(), "status": serializers.CharField(),
     "status_url": serializers.CharField(), "fingerprint": serializers.CharField(),
     "hash_verified": serializers.BooleanField(), "hash_status": serializers.CharField(),
     "discrepancies": serializers.ListField(child=serializers.DictField()),

@@ -3,7 +3,6 @@
 import json
 import math
 import re
-import uuid
 from datetime import datetime
 from typing import Any
 
@@ -40,7 +39,7 @@ RESULT_BOOL_FIELDS = (
 
 # Beyond 2**53 a JSON number loses precision in most readers; no score, count or size comes near it.
 MAX_MAGNITUDE = 2**53
-TEXT_LIMITS = {"harness_version": 50, "model_slug": 200, "model_id": 200, "condition": 200, "fst_version": 200}
+TEXT_LIMITS = {"run_id": 200, "harness_version": 50, "model_slug": 200, "model_id": 200, "condition": 200, "fst_version": 200}
 
 
 def is_number(value: Any) -> bool:
@@ -106,11 +105,8 @@ def validate_card(card: Any) -> list[FieldProblem]:
                         "max_retries": int, "elapsed_seconds": (int, float), "run_card_hash": str,
                         "method_config": dict, "method_card": dict, "method": dict},
                  "", problems, required=False)
-    if isinstance(card.get("run_id"), str):
-        try:
-            uuid.UUID(card["run_id"])
-        except ValueError:
-            problems.append(FieldProblem("run_id", f"expected a UUID, found {describe(card['run_id'])}"))
+    if isinstance(card.get("run_id"), str) and not card["run_id"].strip():
+        problems.append(FieldProblem("run_id", "expected a non-empty name of the run, found an empty string"))
     if isinstance(card.get("timestamp"), str):
         moment = parse_timestamp(card["timestamp"])
         if moment is None:

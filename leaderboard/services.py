@@ -2,7 +2,6 @@
 
 import itertools
 import json
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -296,7 +295,7 @@ def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, depende
     raw_totals = card.get("totals")
     totals = raw_totals if isinstance(raw_totals, dict) else {}
     run_card = RunCard.objects.create(
-        run_id=uuid.UUID(card["run_id"]),
+        run_id=card["run_id"],
         raw="",
         dataset_version=version,
         method=save_method(card, dependency_class, user),

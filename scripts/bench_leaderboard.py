@@ -349,7 +349,7 @@ def bench_cards(template: dict, version, user, count: int, entry_results: list[d
         text = json.dumps(card, ensure_ascii=False, indent=2)
         scores, segments = card["scores"], sorted({entry_rows[r["entry_id"]][1] for r in results})
         cards.append(RunCard(
-            run_id=uuid.UUID(card["run_id"]), raw=text, dataset_version=version, method=method, submitted_by=user,
+            run_id=card["run_id"], raw=text, dataset_version=version, method=method, submitted_by=user,
             submitted_at=now - timedelta(seconds=count - index), status=RunCard.Status.READY,
             hash_status=RunCard.HashStatus.VERIFIED, is_secret=False,
             segment=segments[0] if len(segments) == 1 else "mixed", harness_version=card["harness_version"],

@@ -81,7 +81,7 @@ def test_unsealed_card_is_stored_as_unsealed_and_stays_self_benchmarked(client, 
 
 def test_every_validation_error_at_once(client, dev_version, speaker):
     card = make_card(dev_version, dev_entries(dev_version), sealed=False)
-    card["run_id"] = "not-a-uuid"
+    card["run_id"] = "   "
     card["scores"]["exact_match_rate"] = 1.5
     card["scores"]["chrf_plus_plus"] = 120
     card["temperature"] = "hot"
@@ -91,7 +91,7 @@ def test_every_validation_error_at_once(client, dev_version, speaker):
     response = post(client, card, speaker)
     assert response.status_code == 400
     paths = {p["path"]: p["message"] for p in response.json()["problems"]}
-    assert paths["run_id"].startswith("expected a UUID")
+    assert paths["run_id"].startswith("expected a non-empty name of the run")
     assert paths["scores.exact_match_rate"] == "expected a number from 0 to 1, found 1.5"
     assert paths["scores.chrf_plus_plus"] == "expected a number from 0 to 100, found 120"
     assert paths["temperature"] == 'expected a number, found "hot"'
