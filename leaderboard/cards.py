@@ -39,7 +39,8 @@ RESULT_BOOL_FIELDS = (
 
 # Beyond 2**53 a JSON number loses precision in most readers; no score, count or size comes near it.
 MAX_MAGNITUDE = 2**53
-TEXT_LIMITS = {"run_id": 200, "harness_version": 50, "model_slug": 200, "model_id": 200, "condition": 200, "fst_version": 200}
+TEXT_LIMITS = {"run_id": 200, "harness_version": 50, "model_slug": 200, "model_id": 200, "condition": 200,
+               "fst_version": 200}
 
 
 def is_number(value: Any) -> bool:
@@ -81,6 +82,23 @@ def check_fields(block: dict, spec: dict, prefix: str, problems: list[FieldProbl
             problems.append(FieldProblem(path, f"expected {type_name(expected)}, found {describe(block[name])}"))
 
 
+# A bound overshot by floating-point rounding is the bound: the harness writes a perfect sentence's BLEU as
+# 100.00000000000004. Anything further out is a real error.
+BOUND_SLACK = 1e-9
+
+
+def clamped(value: Any, low: float, high: float | None) -> Any:
+    """A number within BOUND_SLACK of its range, put on the bound it overshot (what is stored and shown; the card's
+    own text, which the hash covers, is never changed); anything else unchanged."""
+    if not is_number(value):
+        return value
+    if value < low:
+        return low
+    if high is not None and value > high:
+        return high
+    return value
+
+
 def check_range(block: dict, names, prefix: str, low: float, high: float | None, problems: list[FieldProblem]) -> None:
     for name in names:
         value = block.get(name)
@@ -90,12 +108,14 @@ def check_range(block: dict, names, prefix: str, low: float, high: float | None,
         if not is_number(value):
             problems.append(FieldProblem(f"{prefix}{name}",
                                          f"expected a number {bounds} or null, found {describe(value)}"))
-        elif value < low or (high is not None and value > high):
+        elif value < low - BOUND_SLACK or (high is not None and value > high + BOUND_SLACK):
             problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds}, found {value!r}"))
 
 
-def validate_card(card: Any) -> list[FieldProblem]:
-    """Every structural problem of a parsed run card, at once."""
+def validate_card(card: Any, entries: list | None = None) -> list[FieldProblem]:
+    """Every structural problem of a parsed run card, at once. `entries` are its per-entry rows when they come
+    beside the card rather than as its `results[]` (the harness publishes them apart): checked the same way,
+    named `entries[i]`."""
     if not isinstance(card, dict):
         return [FieldProblem("", f"expected a JSON object (a run card), found {describe(card)}")]
     problems: list[FieldProblem] = []
@@ -118,8 +138,11 @@ def validate_card(card: Any) -> list[FieldProblem]:
             problems.append(FieldProblem(name, f"expected at most {limit} characters, found {len(card[name])}"))
     if isinstance(card.get("batch_size"), int) and not is_number(card["batch_size"]):
         problems.append(FieldProblem("batch_size", "expected an integer below 2**53"))
-    if isinstance(card.get("system_prompt_sha256"), str) and not SHA256_HEX.match(card["system_prompt_sha256"]):
-        problems.append(FieldProblem("system_prompt_sha256", "expected 64 lowercase hexadecimal characters"))
+    # "" is what the harness writes for a run without a system prompt (every method-plugin run).
+    if isinstance(card.get("system_prompt_sha256"), str) and card["system_prompt_sha256"] \
+            and not SHA256_HEX.match(card["system_prompt_sha256"]):
+        problems.append(FieldProblem("system_prompt_sha256",
+                                     "expected 64 lowercase hexadecimal characters, or \"\" for no system prompt"))
     if is_number(card.get("temperature")) and not 0 <= card["temperature"] <= 5:
         problems.append(FieldProblem("temperature", f"expected a number from 0 to 5, found {card['temperature']!r}"))
     check_range(card, ["elapsed_seconds"], "", 0, None, problems)
@@ -155,20 +178,26 @@ def validate_card(card: Any) -> list[FieldProblem]:
         else:
             check_range(totals, NON_NEGATIVE_TOTALS, "totals.", 0, None, problems)
 
+    name = "results"
     results = card.get("results")
+    if entries is not None:
+        name, results = "entries", entries
+        if card.get("results") is not None:
+            problems.append(FieldProblem("results", "the card holds results[] and entries come beside it: send "
+                                         "one or the other"))
     if not isinstance(results, list):
-        problems.append(FieldProblem("results", "required list is missing" if results is None
+        problems.append(FieldProblem(name, "required list is missing" if results is None
                                      else f"expected a list, found {describe(results)}"))
     else:
         if not results:
-            problems.append(FieldProblem("results", "expected at least one result"))
+            problems.append(FieldProblem(name, "expected at least one result"))
         seen: dict[str, int] = {}
         for index, result in enumerate(results):
-            validate_result(index, result, seen, problems)
+            validate_result(index, result, seen, problems, name)
         if isinstance(dataset, dict) and isinstance(dataset.get("entry_count"), int) \
                 and not isinstance(dataset["entry_count"], bool) and dataset["entry_count"] != len(results):
             problems.append(FieldProblem("dataset.entry_count",
-                                         f"is {dataset['entry_count']} but results holds {len(results)} entries"))
+                                         f"is {dataset['entry_count']} but {name} holds {len(results)} entries"))
     return problems
 
 
@@ -182,10 +211,11 @@ def parse_timestamp(text: str) -> datetime | None:
     return moment
 
 
-def validate_result(index: int, result: Any, seen: dict[str, int], problems: list[FieldProblem]) -> None:
-    prefix = f"results[{index}]."
+def validate_result(index: int, result: Any, seen: dict[str, int], problems: list[FieldProblem],
+                    name: str = "results") -> None:
+    prefix = f"{name}[{index}]."
     if not isinstance(result, dict):
-        problems.append(FieldProblem(f"results[{index}]", f"expected an object, found {describe(result)}"))
+        problems.append(FieldProblem(f"{name}[{index}]", f"expected an object, found {describe(result)}"))
         return
     entry_id = result.get("entry_id")
     if entry_id is None:
@@ -196,7 +226,7 @@ def validate_result(index: int, result: Any, seen: dict[str, int], problems: lis
     else:
         key = str(entry_id)
         if key in seen:
-            problems.append(FieldProblem(prefix + "entry_id", f"duplicate: results[{seen[key]}] scores the same entry"))
+            problems.append(FieldProblem(prefix + "entry_id", f"duplicate: {name}[{seen[key]}] scores the same entry"))
         else:
             seen[key] = index
     for name in RESULT_TEXT_FIELDS:
@@ -209,11 +239,43 @@ def validate_result(index: int, result: Any, seen: dict[str, int], problems: lis
             problems.append(FieldProblem(prefix + name, f"expected true, false or null, found {describe(value)}"))
     check_range(result, ["chrf_score", "bleu_score"], prefix, 0, 100, problems)
     check_range(result, ["latency_s", "cost_usd", "tool_call_count"], prefix, 0, None, problems)
-    difficulty = result.get("difficulty")
-    if difficulty is not None and (isinstance(difficulty, bool) or not isinstance(difficulty, int)
-                                   or not 1 <= difficulty <= 5):
-        problems.append(FieldProblem(prefix + "difficulty",
-                                     f"expected an integer from 1 to 5 or null, found {describe(difficulty)}"))
+    if difficulty_level(result.get("difficulty")) is INVALID:
+        problems.append(FieldProblem(prefix + "difficulty", "expected a difficulty from 1 to 5 (an integer, a numeric "
+                                     "string such as \"3\", or a tier name such as \"Hard\" or \"Tier 3\"), 0 or "
+                                     f"null for none, found {describe(result['difficulty'])}"))
+
+
+INVALID = object()
+# The harness's names of the difficulty tiers (its report prints "Hard (Tier 3)"); 0 is "Unrated".
+TIER_NAMES = {"unrated": 0, "easy": 1, "medium": 2, "hard": 3, "very hard": 4, "expert": 5}
+TIER_NAME = re.compile(r"^(?:(?P<name>[a-z ]+?)\s*(?:\(\s*tier\s*(?P<inner>\d)\s*\))?|tier\s*(?P<tier>\d))$")
+
+
+def difficulty_level(value: Any) -> Any:
+    """A result's difficulty as an integer 1–5, None for none (null, 0, "", "Unrated"), INVALID otherwise. The
+    harness types it `string | null` (benchmark specification §3.7) and writes integers; both are read."""
+    if value is None or value == "" or (isinstance(value, int) and not isinstance(value, bool) and value == 0):
+        return None
+    if isinstance(value, bool):
+        return INVALID
+    if isinstance(value, str):
+        text = " ".join(value.strip().lower().split())
+        if text.isdigit():
+            value = int(text)
+        else:
+            match = TIER_NAME.match(text)
+            if match is None:
+                return INVALID
+            levels = {int(n) for n in (match["inner"], match["tier"]) if n} | (
+                {TIER_NAMES[match["name"]]} if match["name"] in TIER_NAMES else set())
+            if len(levels) != 1 or (match["name"] and match["name"] not in TIER_NAMES):
+                return INVALID
+            value = levels.pop()
+    if not isinstance(value, int):
+        return INVALID
+    if value == 0:
+        return None
+    return value if 1 <= value <= 5 else INVALID
 
 
 def top_level_value_text(text: str, key: str) -> str | None:

@@ -52,7 +52,7 @@ class RunCard(models.Model):
         FAILED = "failed", gettext_lazy("Verification failed")
 
     run_id = models.CharField(max_length=200, unique=True,
-                              help_text="The card's own run_id, as given (a UUID or the harness's run_YYYYMMDD_HHMMSS_… name).")
+                              help_text="The card's own run_id as given (a UUID, or run_YYYYMMDD_HHMMSS_…).")
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     raw = models.TextField(help_text="The run card exactly as received (UTF-8 text).")
     dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="run_cards")

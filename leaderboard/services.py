@@ -29,6 +29,7 @@ from corpus.validation import (
     UNSTORABLE_ESCAPE,
     JsonObjectReader,
     NotStreamed,
+    describe,
     refuse_constant,
     unstorable_text,
 )
@@ -38,7 +39,7 @@ from organizations.permissions import permitted
 from organizations.selectors import needs_mfa_for_secrets
 
 from . import leaks, methods, verification
-from .cards import top_level_value_text, validate_card
+from .cards import clamped, top_level_value_text, validate_card
 from .models import DomainScore, Method, RunCard, RunCardResult
 
 
@@ -77,8 +78,9 @@ class ParsedCard:
     method_config: str
 
 
-def parse_card(body: bytes) -> ParsedCard:
-    """Decode and parse a request body, locating any encoding or JSON error."""
+def parse_card(body: bytes, entries: list | None = None) -> ParsedCard:
+    """Decode and parse a request body, locating any encoding or JSON error. `entries`: the card's per-entry rows
+    when they come beside it (cards.validate_card)."""
     limit = settings.RUN_CARD_MAX_BYTES
     if len(body) > limit:
         raise RunCardRejected(ErrorKind.INVALID,
@@ -98,7 +100,9 @@ def parse_card(body: bytes) -> ParsedCard:
         raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
     except ValueError as exc:
         raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", f"invalid JSON: {exc}")]) from None
-    problems = validate_card(card)
+    problems = validate_card(card, entries)
+    if entries is not None:
+        problems += [FieldProblem(f"entries{path}", reason) for path, reason in unstorable_strings(entries)]
     if UNSTORABLE_ESCAPE.search(text):
         problems += [FieldProblem(path, reason) for path, reason in unstorable_strings(card)]
     if problems:
@@ -225,45 +229,87 @@ def record_secret_text_refusal(refused: SecretTextRefused, user) -> None:
                  details={"dataset": version.dataset.identifier, "version": version.version, "paths": refused.paths})
 
 
+def split_submission(body: bytes) -> tuple[bytes, list | None]:
+    """A submission is a run card, or `{"run_card": {...}, "entries": [...]}`: the card as the harness seals it
+    (without per-entry rows) and its rows beside it. The card's bytes are cut out verbatim, so that its hash and
+    method_config are the ones sent."""
+    head = body[:200].lstrip()
+    if not head.startswith(b"{") or b'"run_card"' not in body[:1000] and b'"entries"' not in body[:1000]:
+        return body, None
+    try:
+        text = body.decode("utf-8")
+        parsed = json.loads(text, parse_constant=refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return body, None
+    if not isinstance(parsed, dict) or "run_id" in parsed or not isinstance(parsed.get("run_card"), dict):
+        return body, None
+    card_text = member_text(body, text, "run_card")
+    assert card_text is not None
+    entries = parsed.get("entries")
+    if not isinstance(entries, list):
+        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("entries", (
+            "required list is missing" if entries is None else f"expected a list, found {describe(entries)}"))])
+    return card_text.encode("utf-8"), entries
+
+
+def with_entry_fields(results: list[dict], entries: dict[str, tuple[int, str, str]]) -> list[dict]:
+    """The results as verification reads them: a result whose `segment` or `domain` is empty (the harness writes
+    "" when the corpus gives none) takes its corpus entry's own. The rows as sent are what is stored."""
+    filled = []
+    for result in results:
+        _, segment, domain = entries[str(result["entry_id"])]
+        if not result.get("segment") or not result.get("domain"):
+            result = {**result, "segment": result.get("segment") or segment, "domain": result.get("domain") or domain}
+        filled.append(result)
+    return filled
+
+
 @transaction.atomic
-def accept_run_card(body: bytes, user) -> RunCard:
+def accept_run_card(body: bytes, user, entries: list | None = None) -> RunCard:
     """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
     evaluation only with the community's active consent (409), one card per run_id and a method id per
     submitter (409). Every other refusal comes before the secret-text scan (400), so that only a card that
     would otherwise be accepted learns whether it holds a secret. Accepting freezes the dataset version;
     verification of the aggregates runs inline for small cards and in a Celery task for large ones."""
-    parsed = parse_card(body)
-    card = parsed.card
+    if entries is None:
+        body, entries = split_submission(body)
+    parsed = parse_card(body, entries)
+    rows_name = "results" if entries is None else "entries"
+    # The card with its rows, as everything below reads it; its hash is of the card as sent (`parsed.card`).
+    card = {**parsed.card, "results": parsed.card["results"] if entries is None else entries}
+    sent_results = card["results"]
     check_evaluation_consent(user, card["dataset"]["id"])
     problems: list[FieldProblem] = []
-    hash_status = verification.verify_hash(card)
+    hash_status = verification.verify_hash(parsed.card)
     if hash_status == "mismatch":
         problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
-                                     f"{verification.card_hash(card)}; it was changed after it was sealed"))
+                                     f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
     dependency_class = check_method(card, problems)
     version = find_version(user, card["dataset"], problems)
-    claimed_secret = any(isinstance(r.get("segment"), str) and r["segment"] in SECRET_SEGMENTS for r in card["results"])
-    entries = {}
+    claimed_secret = any(isinstance(r.get("segment"), str) and r["segment"] in SECRET_SEGMENTS for r in sent_results)
+    scored: dict[str, tuple[int, str, str]] = {}
     if version is not None:
-        entries = scored_entries(user, version, [str(result["entry_id"]) for result in card["results"]])
-        for index, result in enumerate(card["results"]):
-            if str(result["entry_id"]) not in entries:
-                problems.append(FieldProblem(f"results[{index}].entry_id", f"no entry {str(result['entry_id'])[:60]!r} "
-                                             f"in {version.dataset.identifier} {version.version}"))
+        scored = scored_entries(user, version, [str(result["entry_id"]) for result in sent_results])
+        for index, result in enumerate(sent_results):
+            if str(result["entry_id"]) not in scored:
+                problems.append(FieldProblem(f"{rows_name}[{index}].entry_id", f"no entry "
+                                             f"{str(result['entry_id'])[:60]!r} in {version.dataset.identifier} "
+                                             f"{version.version}"))
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
     assert version is not None  # find_version returns None only after adding a problem, raised above
-    segments = sorted({entries[str(r["entry_id"])][1] for r in card["results"]})
+    card["results"] = with_entry_fields(sent_results, scored)
+    segments = sorted({scored[str(r["entry_id"])][1] for r in sent_results})
     is_secret = claimed_secret or any(segment in SECRET_SEGMENTS for segment in segments)
     if is_secret and not permitted(user, "dataset.govern", version.dataset):
         raise RunCardRejected(ErrorKind.NOT_ALLOWED,
-                              [FieldProblem("results", "cards for gold_standard or held_out entries are "
-                                                 "submitted by governance staff of the steward organization only")])
+                              [FieldProblem(rows_name, "cards for gold_standard or held_out entries are submitted "
+                                                       "by governance staff of the steward organization only")])
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
         raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
     if isinstance(card.get("method_card"), dict):
         owned_method(method_id_of(card["method_card"]), user)
-    leaking = public_secret_text(card, version, entries)
+    leaking = public_secret_text(card, version, scored)
     if leaking:
         # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
         # per request, so that a card full of guesses confirms one at most (submissions are throttled, and
@@ -278,8 +324,8 @@ def accept_run_card(body: bytes, user) -> RunCard:
     except IntegrityError:
         raise RunCardRejected(ErrorKind.CONFLICT,
                               [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
-    store_results(run_card, card["results"], entries)
-    if len(card["results"]) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
+    store_results(run_card, sent_results, scored)
+    if len(sent_results) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
         verify_run_card(run_card.pk, card)
         run_card.refresh_from_db()
     else:
@@ -317,14 +363,15 @@ def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, depende
         fingerprint=verification.public_fingerprint(card, public_hash(version).value),
         method_config=parsed.method_config,
         scoring_standard=scores.get("scoring_standard") or "legacy-composite",
-        composite=scores.get("composite"),
-        chrf_plus_plus=scores.get("chrf_plus_plus"),
-        exact_match_rate=scores.get("exact_match_rate"),
-        fst_acceptance_rate=scores.get("fst_acceptance_rate"),
-        semantic_score=scores.get("semantic_score"),
+        composite=clamped(scores.get("composite"), 0, 1),
+        chrf_plus_plus=clamped(scores.get("chrf_plus_plus"), 0, 100),
+        exact_match_rate=clamped(scores.get("exact_match_rate"), 0, 1),
+        fst_acceptance_rate=clamped(scores.get("fst_acceptance_rate"), 0, 1),
+        semantic_score=clamped(scores.get("semantic_score"), 0, 1),
         cost_per_entry_usd=totals.get("cost_per_entry_usd"),
         avg_latency_seconds=scores.get("avg_latency_seconds"),
-        cost_adjusted=verification.cost_adjusted(scores.get("composite"), totals.get("cost_per_entry_usd")),
+        cost_adjusted=verification.cost_adjusted(clamped(scores.get("composite"), 0, 1),
+                                                 totals.get("cost_per_entry_usd")),
         result_count=len(card["results"]),
     )
     store_raw(run_card, parsed.body)
@@ -436,7 +483,7 @@ def store_results(run_card: RunCard, results: list[dict], entries: dict) -> None
     """One row per results[] entry, linked to the corpus entry it scores (COPY on PostgreSQL)."""
     bulk_insert(RunCardResult, RESULT_FIELDS, (
         (run_card.pk, entries[str(result["entry_id"])][0], position, result.get("predicted") or "",
-         result.get("exact_match"), result.get("chrf_score"), result.get("latency_s"),
+         result.get("exact_match"), clamped(result.get("chrf_score"), 0, 100), result.get("latency_s"),
          str(result.get("error") or ""), result)
         for position, result in enumerate(results)
     ))

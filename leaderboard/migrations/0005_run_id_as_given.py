@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='runcard',
             name='run_id',
-            field=models.CharField(help_text="The card's own run_id, as given (a UUID or the harness's run_YYYYMMDD_HHMMSS_… name).", max_length=200, unique=True),
+            field=models.CharField(help_text="The card's own run_id as given (a UUID, or run_YYYYMMDD_HHMMSS_…).", max_length=200, unique=True),
         ),
     ]
