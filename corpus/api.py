@@ -31,7 +31,7 @@ from .serializers import (
     ImportErrorSerializer,
     ImportResultSerializer,
 )
-from .validation import CorpusFileError, Problem
+from .validation import SUPPLIED_FIELDS, CorpusFileError, Problem
 
 
 class Withdrawn(APIException):
@@ -123,6 +123,18 @@ class DatasetVersionViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
         )
         return as_download(response, f"{version.dataset.identifier}-{version.version}", "json")
 
+    @extend_schema(
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, **WITHDRAWN_RESPONSE},
+        description=("The public download of this version: its development and diagnostic entries only, the same "
+                     "bytes for everyone and every time; their SHA-256 is the version's `public_download_sha256`."),
+    )
+    @action(detail=True, methods=["get"])
+    def public(self, request, pk=None, format=None):
+        version = self.get_object()
+        response = StreamingHttpResponse(selectors.public_download_chunks(request.user, version),
+                                         content_type="application/json")
+        return as_download(response, f"{version.dataset.identifier}-{version.version}-public", "json")
+
     @extend_schema(parameters=ENTRY_FILTERS, responses={200: EntrySerializer(many=True), **WITHDRAWN_RESPONSE})
     @action(detail=True, methods=["get"])
     def entries(self, request, pk=None, format=None):
@@ -166,7 +178,21 @@ def problem_payload(problem: Problem) -> dict:
         "line": problem.line,
         "column": problem.column,
         "text": str(problem),
+        "parameter": problem.parameter or None,
     }
+
+
+SUPPLIED_PARAMETERS = [
+    OpenApiParameter(parameter, str, description=description) for parameter, description in (
+        ("dataset_id", "The dataset id, when the file gives none (no dataset.id, corpus_id or dataset.name)."),
+        ("dataset_version", "The version, when the file gives none."),
+        ("source_language", "The source language's BCP 47 code, when the file gives none."),
+        ("target_language", "The target language's BCP 47 code, when the file gives none."),
+        ("language_pair", "The language pair's label (e.g. EN→CRK), when the file gives none; else the two codes."),
+        ("created", "The ISO 8601 creation date, when the file gives none."),
+        ("license", "The SPDX licence identifier, when the file gives none."),
+    )
+]
 
 
 class CorpusImportView(APIView):
@@ -183,7 +209,8 @@ class CorpusImportView(APIView):
         return self._steward
 
     @extend_schema(
-        parameters=[OpenApiParameter("org", str, required=True, description="Slug of the steward organization.")],
+        parameters=[OpenApiParameter("org", str, required=True, description="Slug of the steward organization."),
+                    *SUPPLIED_PARAMETERS],
         request={"multipart/form-data": inline_serializer("CorpusUpload", {"file": serializers.FileField()}),
                  "application/json": OpenApiTypes.OBJECT},
         responses={201: ImportResultSerializer, 200: ImportResultSerializer, 400: PolymorphicProxySerializer(
@@ -197,7 +224,8 @@ class CorpusImportView(APIView):
             raise NotFound(f"Unknown organization {request.query_params.get('org', '')!r} (query parameter 'org').")
         data = self.read_body(request)
         try:
-            outcome = services.import_corpus(data=data, organization=organization, actor=request.user)
+            outcome = services.import_corpus(data=data, organization=organization, actor=request.user,
+                                             supplied=self.supplied(request))
         except CorpusFileError as error:
             return Response(
                 {"detail": f"{error.total} problem(s); nothing was stored.", "total": error.total,
@@ -211,6 +239,14 @@ class CorpusImportView(APIView):
             "version": DatasetVersionSerializer(outcome.version, context={"request": request}).data,
         }
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
+
+    def supplied(self, request) -> dict[str, str]:
+        """The envelope fields the request gives (corpus.validation.SUPPLIED_FIELDS): query parameters, or the
+        fields of a multipart body beside `file`."""
+        given = {name: request.query_params[name] for name in SUPPLIED_FIELDS.values() if name in request.query_params}
+        if request.content_type.startswith("multipart/"):
+            given.update({name: request.POST[name] for name in SUPPLIED_FIELDS.values() if name in request.POST})
+        return given
 
     def read_body(self, request) -> bytes:
         """The upload's bytes, refusing oversized ones before reading them."""

@@ -21,11 +21,37 @@ def optional_choices(choices) -> list[tuple[str, str]]:
 
 
 class CorpusUploadForm(forms.Form):
+    """The corpus file, and the envelope fields a file in one of the harness's other shapes may lack (named as
+    corpus.validation.SUPPLIED_FIELDS names them): optional until an import finds one missing, which
+    `require_missing` then marks required."""
+
     organization = forms.ChoiceField(label=gettext_lazy("Steward organization"))
     file = forms.FileField(
         label=gettext_lazy("Corpus file (JSON)"),
-        help_text=gettext_lazy('A JSON file {"dataset": {...}, "entries": [...]} in the corpus format.'),
+        help_text=gettext_lazy('A JSON file {"dataset": {...}, "entries": [...]} in the corpus format, or a file '
+                               "the evaluation harness reads: a flat object with corpus_id and entries, the corpus "
+                               "builder's file, or a bare list of entries."),
     )
+    dataset_id = forms.CharField(
+        label=gettext_lazy("Dataset id"), max_length=200, required=False,
+        help_text=gettext_lazy("Letters, digits, '.', '_' and '-', e.g. edtekla-dev-v1."))
+    dataset_version = forms.CharField(label=gettext_lazy("Version"), max_length=50, required=False,
+                                      help_text=gettext_lazy("e.g. 1.0"))
+    source_language = forms.CharField(label=gettext_lazy("Source language"), max_length=35, required=False,
+                                      help_text=gettext_lazy("A BCP 47 code, e.g. en or eng."))
+    target_language = forms.CharField(label=gettext_lazy("Target language"), max_length=35, required=False,
+                                      help_text=gettext_lazy("A BCP 47 code, e.g. crk."))
+    language_pair = forms.CharField(
+        label=gettext_lazy("Language pair label"), max_length=100, required=False,
+        help_text=gettext_lazy("e.g. EN→CRK; without it, the two languages are used."))
+    created = forms.CharField(label=gettext_lazy("Created"), max_length=40, required=False,
+                              help_text=gettext_lazy("An ISO 8601 date, e.g. 2026-05-01."),
+                              widget=forms.TextInput(attrs={"placeholder": "2026-05-01"}))
+    license = forms.CharField(label=gettext_lazy("Licence"), max_length=100, required=False,
+                              help_text=gettext_lazy("An SPDX identifier, e.g. CC-BY-4.0."))
+
+    SUPPLIED = ("dataset_id", "dataset_version", "source_language", "target_language", "language_pair", "created",
+                "license")
 
     def __init__(self, *args, organizations=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -33,6 +59,24 @@ class CorpusUploadForm(forms.Form):
         self.fields["organization"].choices = [(org.slug, org.name) for org in organizations]
         if len(self.organizations) == 1:
             self.fields["organization"].initial = next(iter(self.organizations))
+        self.missing: list[str] = []
+
+    def supplied(self) -> dict[str, str]:
+        """The envelope fields given, for corpus.services.import_corpus."""
+        return {name: self.cleaned_data[name] for name in self.SUPPLIED if self.cleaned_data.get(name)}
+
+    def supplied_fields(self):
+        return [self[name] for name in self.SUPPLIED]
+
+    def require_missing(self, problems) -> None:
+        """Mark each field the file lacked (or gave otherwise) as required, its problem beside it."""
+        for problem in problems:
+            name = getattr(problem, "parameter", "")
+            if name in self.fields and name not in self.missing:
+                self.missing.append(name)
+                self.fields[name].required = True
+                self.fields[name].widget.attrs["required"] = True
+                self.errors.setdefault(name, self.error_class()).append(problem.message)
 
 
 class EntryForm(forms.Form):

@@ -91,6 +91,14 @@ class Sha256Source(models.TextChoices):
     CONTENT = "content", "SHA-256 of the canonical export, computed here"
 
 
+class FileLayout(models.TextChoices):
+    """The shape of the corpus file a version was imported from, which export writes back (docs/corpus.md)."""
+
+    DATASET = "dataset", "{\"dataset\": {...}, \"entries\": [...]}"
+    OBJECT = "object", "an object holding \"entries\" and other members"
+    LIST = "list", "a bare list of entries"
+
+
 class DatasetVersion(models.Model):
     """One version of a dataset; frozen once anything (a run card) depends on its exact content."""
 
@@ -102,7 +110,11 @@ class DatasetVersion(models.Model):
     created = models.DateField(help_text="The envelope's ISO 8601 creation date.")
     license = models.CharField(max_length=100)
     provenance = models.JSONField(default=list)
-    envelope = models.TextField(help_text="The dataset envelope exactly as imported (JSON text).")
+    envelope = models.TextField(help_text=(
+        "The dataset envelope exactly as imported (JSON text): with layout `dataset` the `dataset` object, with "
+        "`object` every member of the file's object but `entries`, with `list` null."))
+    layout = models.CharField(max_length=10, choices=FileLayout.choices, default=FileLayout.DATASET, help_text=(
+        "The shape of the imported file, which export writes back."))
     sha256 = models.CharField(max_length=64, help_text=(
         "SHA-256 of the corpus file this version's content is: what run cards pin. Shown only to the steward's "
         "secret readers when public_sha256 differs."))
@@ -110,6 +122,9 @@ class DatasetVersion(models.Model):
     public_sha256 = models.CharField(
         max_length=64, help_text="What everyone else sees and pins: sha256 itself, or for a content hash of a version "
         "holding secret entries, a keyed hash (HMAC-SHA256 from SECRET_KEY) that confirms no guess of them.")
+    public_download_sha256 = models.CharField(max_length=64, blank=True, default="", help_text=(
+        "SHA-256 of the public download (the public segments' entries only, byte-stable): the pin of run cards "
+        "scoring public entries. Empty until computed (corpus.selectors.public_download_hash fills it)."))
     entry_count = models.PositiveIntegerField(default=0)
     frozen_at = models.DateTimeField(null=True, blank=True)
     imported_by = models.ForeignKey(

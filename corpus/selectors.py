@@ -3,6 +3,7 @@ for community consent: every page, API, export, admin list and search reaches en
 `visible_entries`, and public segments are public only while an active consent covers public release.
 """
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -75,11 +76,18 @@ def publicly_released(dataset_path: str = "") -> Q:
     return Q(**{f"{prefix}is_public": True}) & consent_filter(ConsentUse.PUBLIC_RELEASE, dataset_path)
 
 
+def public_segment(entry_path: str = "") -> Q:
+    """Entries of the public segments (development, diagnostic): the part of a dataset its release shows, and
+    all that its public download holds. Gold-standard and held-out entries never match."""
+    prefix = f"{entry_path}__" if entry_path else ""
+    return Q(**{f"{prefix}segment__in": PUBLIC_SEGMENTS})
+
+
 def entry_visibility(user) -> Q:
     """Public segments of publicly released datasets to anyone; everything of a steward's datasets to its
     governance staff and curators (consent or not: they manage it). Nothing else, for anyone (site staff
     included)."""
-    visible = Q(segment__in=PUBLIC_SEGMENTS) & publicly_released("version__dataset")
+    visible = public_segment() & publicly_released("version__dataset")
     reader_orgs = secret_reader_org_ids(user)
     if reader_orgs:
         visible |= Q(version__dataset__organization_id__in=reader_orgs)
@@ -320,25 +328,70 @@ def exported_entries(user, version: DatasetVersion, segments: list[str] | None =
 
 
 def export_chunks(user, version: DatasetVersion, segments: list[str] | None = None):
-    """The corpus file of `version` holding only the entries `user` may see (optionally some segments)."""
-    from .services import corpus_file_chunks
+    """The corpus file of `version` holding only the entries `user` may see (optionally some segments), in the
+    shape it was imported in."""
+    return version_file_chunks(version, exported_entries(user, version, segments))
 
-    entries = exported_entries(user, version, segments)
+
+def version_file_chunks(version: DatasetVersion, entries: QuerySet[Entry]):
+    """The file of `version` holding `entries` (already narrowed by visibility), in position order."""
+    from .services import file_chunks
+
     documents = entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
-    return corpus_file_chunks(version.envelope, documents)
+    return file_chunks(version.layout, version.envelope, documents)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The public download and its pin (docs/corpus.md, "Hashes")
+# ---------------------------------------------------------------------------------------------------------
+
+def public_download_entries(user, version: DatasetVersion) -> QuerySet[Entry]:
+    """The entries of the public download of `version` as `user` gets it: the visible entries of its public
+    segments. Whoever may see the version gets the same ones (its steward's readers see every entry, anyone else
+    sees a released dataset's public segments), and never a secret one."""
+    return visible_entries(user, version).filter(public_segment())
+
+
+def public_download_chunks(user, version: DatasetVersion):
+    """The public download: the file of `version` (its envelope verbatim, in the shape it was imported in)
+    holding its public segments' entries in file order. Byte-stable: nothing in it depends on who asks or when,
+    so the same content always gives the same bytes, and their SHA-256 is public_download_hash(version)."""
+    return version_file_chunks(version, public_download_entries(user, version))
+
+
+def compute_public_download_hash(version: DatasetVersion) -> str:
+    """SHA-256 of the public download's bytes, computed (the import and every change of a version store it).
+    It reads the public segments only, whatever the dataset's publication: the same entries any reader of the
+    version gets, which reveal nothing of the secret ones."""
+    digest = hashlib.sha256()
+    for chunk in version_file_chunks(version, version.entries.filter(public_segment())):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def public_download_hash(version: DatasetVersion) -> str:
+    """THE public-download pin of `version`: the SHA-256 of the bytes of its public download (public_download_chunks;
+    the page `/datasets/versions/PK/export.json?public=1`, the API's `versions/PK/public/`), which a developer who
+    runs the harness on that download gets as the run card's `dataset.sha256`. A run card pinning it scores public
+    entries only. Stored on the version row (`public_download_sha256`); a version stored before it existed has it
+    computed and stored on first use."""
+    if not version.public_download_sha256:
+        version.public_download_sha256 = compute_public_download_hash(version)
+        DatasetVersion.objects.filter(pk=version.pk).update(public_download_sha256=version.public_download_sha256)
+    return version.public_download_sha256
 
 
 def mt_output_visibility(user, entry_path: str = "entry") -> Q:
     """Machine-translation output for an entry: as visible as the entry when it is public (released and
     consented); for secret entries, governance staff of the steward only (SPEC §2 principle 3)."""
-    public = Q(**{f"{entry_path}__segment__in": PUBLIC_SEGMENTS}) & publicly_released(f"{entry_path}__version__dataset")
+    public = public_segment(entry_path) & publicly_released(f"{entry_path}__version__dataset")
     governed = governance_org_ids(user)
     if governed:
         public |= Q(**{f"{entry_path}__version__dataset__organization_id__in": governed})
     reader_orgs = secret_reader_org_ids(user)
     if reader_orgs:
-        public |= Q(**{f"{entry_path}__segment__in": PUBLIC_SEGMENTS,
-                       f"{entry_path}__version__dataset__organization_id__in": reader_orgs})
+        public |= public_segment(entry_path) & Q(**{
+            f"{entry_path}__version__dataset__organization_id__in": reader_orgs})
     return public
 
 

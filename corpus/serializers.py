@@ -2,7 +2,7 @@ from django.contrib.auth.models import AnonymousUser
 from rest_framework import serializers
 
 from .models import Dataset, DatasetVersion, Entry
-from .selectors import VersionHash, version_hash
+from .selectors import VersionHash, public_download_hash, version_hash
 
 
 class DatasetSerializer(serializers.ModelSerializer):
@@ -30,13 +30,20 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
         "file: SHA-256 of the corpus file as imported; content: SHA-256 of the canonical export; keyed: a keyed "
         "content hash (HMAC-SHA256), shown to those who may not see the secret entries it covers."))
 
+    public_download_sha256 = serializers.SerializerMethodField(help_text=(
+        "The public-download pin: SHA-256 of the bytes of this version's public download (its development and "
+        "diagnostic entries only, byte-stable; the `public` action). A run card made from that download pins it."))
+
     class Meta:
         model = DatasetVersion
         fields = [
             "id", "dataset", "organization", "version", "language_pair", "source_language", "target_language",
-            "created", "license", "provenance", "sha256", "sha256_kind", "entry_count", "frozen", "frozen_at",
-            "imported_at",
+            "created", "license", "provenance", "sha256", "sha256_kind", "public_download_sha256", "entry_count",
+            "frozen", "frozen_at", "imported_at",
         ]
+
+    def get_public_download_sha256(self, version: DatasetVersion) -> str:
+        return public_download_hash(version)
 
     def _hash(self, version: DatasetVersion) -> VersionHash:
         request = self.context.get("request")
@@ -72,6 +79,8 @@ class ImportProblemSerializer(serializers.Serializer):
     line = serializers.IntegerField(allow_null=True)
     column = serializers.IntegerField(allow_null=True)
     text = serializers.CharField(help_text="The whole problem as one sentence.")
+    parameter = serializers.CharField(allow_null=True, help_text=(
+        "For an envelope field the file lacks (or gives otherwise): the query or form parameter that supplies it."))
 
 
 class ImportErrorSerializer(serializers.Serializer):

@@ -33,16 +33,19 @@ from .models import (
     Dataset,
     DatasetVersion,
     Entry,
+    FileLayout,
     Sha256Source,
 )
 from .search import entry_search_text
-from .selectors import has_consent
+from .selectors import compute_public_download_hash, has_consent
 from .validation import (
     CorpusFileError,
     Problem,
     ValidCorpus,
     ValidEntry,
+    entry_reference,
     read_corpus,
+    reference_key,
     too_large,
     unavailable_dataset_id,
     validate_entry,
@@ -83,6 +86,31 @@ def corpus_file_chunks(envelope: str, documents: Iterable[str]) -> Iterator[byte
     yield b"\n  ]\n}\n"
 
 
+def file_chunks(layout: str, envelope: str, documents: Iterable[str]) -> Iterator[bytes]:
+    """A version's file in the shape it was imported in (FileLayout), streamed: the corpus format as
+    corpus_file_chunks writes it; another object with its members in their order, each on one line as stored,
+    and `entries` last; a bare list of the entry objects. Two-space indent, one entry per line, nothing that
+    changes between two calls: the same envelope and entries give the same bytes."""
+    if layout == FileLayout.DATASET:
+        yield from corpus_file_chunks(envelope, documents)
+        return
+    separator = b"\n  "
+    if layout == FileLayout.OBJECT:
+        yield b"{"
+        for name, value in json.loads(envelope).items():
+            yield (b"\n  " + json.dumps(name, ensure_ascii=False).encode("utf-8") + b": "
+                   + json.dumps(value, ensure_ascii=False).encode("utf-8") + b",")
+        yield b'\n  "entries": ['
+        separator = b"\n    "
+    else:
+        yield b"["
+    first = separator
+    for document in documents:
+        yield separator + document.encode("utf-8")
+        separator = b"," + first
+    yield b"\n  ]\n}\n" if layout == FileLayout.OBJECT else b"\n]\n"
+
+
 # The salt of the key (derived from SECRET_KEY) of public hashes; migrations 0006 and 0008 use the same recipe.
 PUBLIC_HASH_SALT = "corpus.DatasetVersion.public_sha256"
 
@@ -105,7 +133,7 @@ def public_sha256(sha256: str, holds_secret_entries: bool) -> str:
 def content_sha256(version: DatasetVersion) -> str:
     digest = hashlib.sha256()
     documents = version.entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
-    for chunk in corpus_file_chunks(version.envelope, documents):
+    for chunk in file_chunks(version.layout, version.envelope, documents):
         digest.update(chunk)
     return digest.hexdigest()
 
@@ -122,7 +150,7 @@ def canonical_sha256(corpus: ValidCorpus) -> str:
     re-formatted) copy of a stored version is recognised as the same content."""
     digest = hashlib.sha256()
     documents = (json.dumps(valid.data, ensure_ascii=False) for valid in corpus.entries)
-    for chunk in corpus_file_chunks(json.dumps(corpus.envelope, ensure_ascii=False), documents):
+    for chunk in file_chunks(corpus.layout, corpus.envelope_text, documents):
         digest.update(chunk)
     return digest.hexdigest()
 
@@ -134,7 +162,7 @@ def entry_values(valid: ValidEntry) -> tuple[Any, ...]:
     return (
         valid.entry_id,
         data["source"],
-        data["reference"],
+        entry_reference(data),
         valid.segment,
         valid.difficulty,
         valid.provenance,
@@ -145,7 +173,7 @@ def entry_values(valid: ValidEntry) -> tuple[Any, ...]:
         notes,
         data.get("variant_class") or "",
         json.dumps(data, ensure_ascii=False),
-        entry_search_text(data["source"], data["reference"], notes),
+        entry_search_text(data["source"], entry_reference(data), notes),
     )
 
 
@@ -163,13 +191,17 @@ def insert_entries(version: DatasetVersion, rows: Iterable[tuple[int, ValidEntry
                 ((version.pk, position, *entry_values(valid)) for position, valid in rows))
 
 
-def import_corpus(*, actor: User | None, data: bytes, organization: Organization) -> ImportOutcome:
-    """Import a corpus file as a new dataset version of `organization`.
+def import_corpus(*, actor: User | None, data: bytes, organization: Organization,
+                  supplied: dict[str, str] | None = None) -> ImportOutcome:
+    """Import a corpus file as a new dataset version of `organization`: the corpus format, or any shape the
+    harness reads (corpus.validation). `supplied` gives envelope fields the file lacks, by parameter name
+    (corpus.validation.SUPPLIED_FIELDS: dataset_id, dataset_version, language_pair, source_language,
+    target_language, created, license).
 
     Every problem is reported at once (CorpusFileError) and nothing is stored on error. The same
     file again is recognised by its sha256; the same id and version with other content is refused.
     """
-    corpus = read_corpus(data, settings.CORPUS_MAX_UPLOAD_BYTES)
+    corpus = read_corpus(data, settings.CORPUS_MAX_UPLOAD_BYTES, supplied)
     sha256 = hashlib.sha256(data).hexdigest()
     fields = corpus.envelope_fields
     with transaction.atomic():
@@ -197,7 +229,8 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
             created=fields["created"],
             license=fields["license"],
             provenance=fields["provenance"],
-            envelope=json.dumps(corpus.envelope, ensure_ascii=False),
+            envelope=corpus.envelope_text,
+            layout=corpus.layout,
             sha256=sha256,
             sha256_source=Sha256Source.FILE,
             public_sha256=public_sha256(sha256, any(segment in SECRET_SEGMENTS for segment in corpus.segments)),
@@ -205,6 +238,8 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
             imported_by=actor,
         )
         insert_entries(version, ((valid.position, valid) for valid in corpus.entries))
+        version.public_download_sha256 = compute_public_download_hash(version)
+        version.save(update_fields=["public_download_sha256"])
     return ImportOutcome(version, created=True, entry_count=len(corpus.entries), warnings=corpus.warnings)
 
 
@@ -225,7 +260,8 @@ def refresh_version_content(version: DatasetVersion) -> None:
     version.sha256 = content_sha256(version)
     version.sha256_source = Sha256Source.CONTENT
     version.public_sha256 = public_sha256(version.sha256, bool(counts["secret"]))
-    version.save(update_fields=["entry_count", "sha256", "sha256_source", "public_sha256"])
+    version.public_download_sha256 = compute_public_download_hash(version)
+    version.save(update_fields=["entry_count", "sha256", "sha256_source", "public_sha256", "public_download_sha256"])
 
 
 def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position: int, exclude_pk=None) -> ValidEntry:
@@ -261,6 +297,8 @@ def update_entry(*, actor: User, entry: Entry, changes: dict[str, Any]) -> Entry
     version = DatasetVersion.objects.select_for_update().get(pk=entry.version_id)
     ensure_editable(version)
     data = json.loads(entry.document)
+    if "reference" in changes and reference_key(data) == "target":  # the entry keeps its reference where it was
+        changes = {("target" if key == "reference" else key): value for key, value in changes.items()}
     for key, value in changes.items():
         if value is None or value == "":
             data.pop(key, None)
@@ -296,11 +334,19 @@ def create_next_version(*, actor: User | None, version: DatasetVersion, new_vers
     if version.dataset.versions.filter(version=new_version).exists():
         raise ValueError(gettext("Version %(version)s of %(dataset)s already exists.")
                          % {"version": repr(new_version), "dataset": version.dataset})
-    envelope = json.loads(version.envelope)
-    envelope["version"] = new_version
     today = timezone.now().date()
-    if "created" in envelope:
-        envelope["created"] = today.isoformat()
+    envelope = json.loads(version.envelope)
+    if version.layout == FileLayout.DATASET:
+        envelope["version"] = new_version
+        if "created" in envelope:
+            envelope["created"] = today.isoformat()
+    elif version.layout == FileLayout.OBJECT:
+        # Where the file gave them; a version or date that an import supplied stays out of the file.
+        for name, value in (("version", new_version), ("created", today.isoformat())):
+            holders = [envelope.get("dataset"), envelope]
+            holder = next((held for held in holders if isinstance(held, dict) and name in held), None)
+            if holder is not None:
+                holder[name] = value
     successor = DatasetVersion.objects.create(
         dataset=version.dataset,
         version=new_version,
@@ -311,6 +357,7 @@ def create_next_version(*, actor: User | None, version: DatasetVersion, new_vers
         license=version.license,
         provenance=version.provenance,
         envelope=json.dumps(envelope, ensure_ascii=False),
+        layout=version.layout,
         sha256=version.sha256,
         sha256_source=version.sha256_source,
         public_sha256=version.public_sha256,

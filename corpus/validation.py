@@ -15,7 +15,8 @@ from django.utils.translation import ngettext
 
 from common.errors import ApplicationError
 
-from .models import Context, Domain, Register, Segment
+from .language_pairs import pair_key
+from .models import Context, Domain, FileLayout, Register, Segment
 
 DATASET_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,49}$")
@@ -46,6 +47,8 @@ class Problem:
     entry_id: str | None = None
     line: int | None = None
     column: int | None = None
+    # For a field the file lacks: the import parameter that supplies it (SUPPLIED_FIELDS), else "".
+    parameter: str = ""
 
     def __str__(self) -> str:
         where = []
@@ -87,13 +90,96 @@ class ValidEntry:
 @dataclass
 class ValidCorpus:
     """A valid corpus file. `entries` is a list when the file was parsed whole, StreamedEntries when it was read
-    an entry at a time (read_corpus); `segments` are those of its entries."""
+    an entry at a time (read_corpus); `segments` are those of its entries. `envelope` is what the version stores
+    verbatim for its `layout` (FileLayout): the `dataset` object, the file's object without `entries`, or None
+    for a bare list; `envelope_fields` are the version's columns, from the file or from the import's parameters."""
 
-    envelope: dict[str, Any]
+    envelope: dict[str, Any] | None
     envelope_fields: dict[str, Any]
     entries: "list[ValidEntry] | StreamedEntries"
     warnings: list[str] = field(default_factory=list)
     segments: set[str] = field(default_factory=set)
+    layout: str = FileLayout.DATASET
+
+    @property
+    def envelope_text(self) -> str:
+        return json.dumps(self.envelope, ensure_ascii=False)
+
+
+# The envelope fields an import may supply when the file lacks them: field → the parameter's name (the import
+# page's field, the API's query or form parameter; the import_corpus command's option is --NAME-WITH-DASHES).
+SUPPLIED_FIELDS = {
+    "id": "dataset_id",
+    "version": "dataset_version",
+    "language_pair": "language_pair",
+    "source_language": "source_language",
+    "target_language": "target_language",
+    "created": "created",
+    "license": "license",
+}
+
+
+def option_name(parameter: str) -> str:
+    return "--" + parameter.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class CorpusMode:
+    """What reading a file's entries depends on in its envelope. `strict_ids`: the corpus format (a `dataset`
+    object with an `id`) requires every entry's id; the upstream shapes may leave ids out, and, as the harness
+    numbers them, an entry without one is its position (from 0). `default_segment`: the segment of an entry that
+    names none: the envelope's `segment` (the corpus builder's whole-file segment), else development."""
+
+    strict_ids: bool = True
+    default_segment: str = Segment.DEVELOPMENT
+    segment_given: bool = False
+
+
+def envelope_segment(document: Any) -> Any:
+    """The whole file's `segment`, as the envelope gives it (in `dataset`, else beside the entries), or None."""
+    if not isinstance(document, dict):
+        return None
+    inner = document.get("dataset")
+    if isinstance(inner, dict) and inner.get("segment") is not None:
+        return inner["segment"]
+    return document.get("segment")
+
+
+def corpus_mode(document: Any) -> CorpusMode:
+    """The CorpusMode of a parsed file (or of the members read so far)."""
+    if not isinstance(document, dict):
+        return CorpusMode(strict_ids=False)
+    inner = document.get("dataset")
+    segment = envelope_segment(document)
+    known = isinstance(segment, str) and segment in CHOICE_VALUES["segment"]
+    return CorpusMode(strict_ids=isinstance(inner, dict) and "id" in inner,
+                      default_segment=segment if known else Segment.DEVELOPMENT,
+                      segment_given=segment is not None)
+
+
+def file_layout(document: Any) -> str:
+    if isinstance(document, list):
+        return FileLayout.LIST
+    if isinstance(document.get("dataset"), dict) and set(document) <= {"dataset", "entries"}:
+        return FileLayout.DATASET
+    return FileLayout.OBJECT
+
+
+def stored_envelope(document: Any, layout: str) -> dict[str, Any] | None:
+    if layout == FileLayout.LIST:
+        return None
+    if layout == FileLayout.DATASET:
+        return document["dataset"]
+    return {name: value for name, value in document.items() if name != "entries"}
+
+
+def reference_key(raw: dict[str, Any]) -> str:
+    """The member holding an entry's reference: `reference`, or `target` as several corpus builders write it."""
+    return "target" if "reference" not in raw and "target" in raw else "reference"
+
+
+def entry_reference(raw: dict[str, Any]) -> str:
+    return raw[reference_key(raw)]
 
 
 def describe(value: Any) -> str:
@@ -215,77 +301,176 @@ def parse_iso_date(value: str) -> date | None:
         return None
 
 
-def validate_envelope(envelope: Any, problems: list[Problem]) -> dict[str, Any]:
-    """Validate the `dataset` object and return the values the version's columns need."""
-    if not isinstance(envelope, dict):
-        problems.append(Problem(_("expected an object, found %(found)s") % {"found": describe(envelope)},
+Found = tuple[str, Any]  # where in the file (or which parameter) a value came from, and the value
+
+
+def first_found(*candidates: Found) -> Found | None:
+    return next((candidate for candidate in candidates if candidate[1] is not None), None)
+
+
+def pair_sides(pair: Any) -> tuple[Any, Any]:
+    """The source and target languages a `language_pair` names: an object's `source`/`target`, or the two codes
+    of a written pair ("eng-crk", "EN→CRK")."""
+    if isinstance(pair, dict):
+        return pair.get("source"), pair.get("target")
+    if isinstance(pair, str):
+        key = pair_key(pair)
+        if key:
+            source, target = key.split(">", 1)
+            return source, target
+    return None, None
+
+
+def supplied_values(supplied: dict[str, Any] | None) -> dict[str, str]:
+    """The import's parameters that were given (non-empty), by field name."""
+    values: dict[str, str] = {}
+    for name, parameter in SUPPLIED_FIELDS.items():
+        value = (supplied or {}).get(parameter)
+        if value is not None and str(value).strip():
+            values[name] = str(value).strip()
+    return values
+
+
+def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str, Any] | None = None,
+                      layout: str = FileLayout.DATASET) -> dict[str, Any]:
+    """The values the version's columns need, each read from the file where the harness's shapes put it (the
+    `dataset` object of the corpus format and the corpus builder, the members of a flat file beside `entries`)
+    or, when the file lacks it, from `supplied` (SUPPLIED_FIELDS); every problem added to `problems`."""
+    if isinstance(document, dict) and "dataset" in document and not isinstance(document["dataset"], dict):
+        problems.append(Problem(_("expected an object, found %(found)s") % {"found": describe(document["dataset"])},
                                 field="dataset"))
         return {}
+    top = document if isinstance(document, dict) else {}
+    inner = top.get("dataset") or {}
+    given = supplied_values(supplied)
+    strict = corpus_mode(document).strict_ids
+
+    def member(name: str) -> list[Found]:
+        return [(f"dataset.{name}", inner.get(name)), (name, top.get(name))]
+
+    def from_provenance(name: str) -> list[Found]:
+        return [(f"{path}.{name}", value.get(name)) for path, value in member("provenance") if isinstance(value, dict)]
+
+    name_fallback = inner.get("name")
+    fallbacks: dict[str, list[Found]] = {
+        # The corpus builder names its dataset (`dataset.name`, e.g. "edtekla-dev-v1") instead of giving an id.
+        "id": [("dataset.name", name_fallback)] if isinstance(name_fallback, str)
+        and DATASET_ID.match(name_fallback) and len(name_fallback) <= MAX_ID_LENGTH else [],
+        # The harness reads a licence the envelope's provenance gives when the envelope gives none.
+        "license": from_provenance("license"),
+    }
+    exact: dict[str, list[Found]] = {
+        "id": [("dataset.id", inner.get("id")), ("corpus_id", top.get("corpus_id"))],
+        "version": member("version"),
+        "language_pair": member("language_pair"),
+        "source_language": member("source_language") + member("source_lang"),
+        "target_language": member("target_language") + member("target_lang"),
+        "created": member("created"),
+        "license": member("license"),
+    }
+    resolved: dict[str, Found] = {}
+    for name, parameter in SUPPLIED_FIELDS.items():
+        found = first_found(*exact[name])
+        if found is not None and name in given and given[name] != str(found[1]):
+            problems.append(Problem(
+                _("the file gives %(found)s but %(parameter)s gives %(given)s; leave the parameter out or make them "
+                  "agree") % {"found": describe(found[1]), "parameter": parameter, "given": describe(given[name])},
+                field=found[0], parameter=parameter))
+            continue
+        if found is None and name in given:
+            found = (parameter, given[name])
+        if found is None:
+            found = first_found(*fallbacks.get(name, []))
+        if found is not None:
+            resolved[name] = found
+    pair = resolved.get("language_pair")
+    if pair is not None:
+        for name, side in zip(("source_language", "target_language"), pair_sides(pair[1]), strict=True):
+            if name not in resolved and isinstance(side, str):
+                resolved[name] = (f"{pair[0]}.{name.split('_')[0]}", side)
+    if "language_pair" not in resolved and isinstance(resolved.get("source_language", (0, None))[1], str) \
+            and isinstance(resolved.get("target_language", (0, None))[1], str):
+        resolved["language_pair"] = ("", f"{resolved['source_language'][1]}→{resolved['target_language'][1]}")
+    for name, parameter in SUPPLIED_FIELDS.items():
+        if name not in resolved and not any(problem.parameter == parameter for problem in problems):
+            problems.append(Problem(
+                _("not in the file; give it as %(parameter)s: a field of the import page, the option %(option)s of "
+                  "the import_corpus command, or the API's parameter %(parameter)s")
+                % {"parameter": parameter, "option": option_name(parameter)},
+                field=f"dataset.{name}", parameter=parameter))
+
     fields: dict[str, Any] = {}
-    for name in ENVELOPE_REQUIRED:
-        if name not in envelope or envelope[name] is None:
-            problems.append(Problem(_("required field is missing"), field=f"dataset.{name}"))
-    identifier = envelope.get("id")
-    if identifier is not None:
+    if "id" in resolved:
+        where, identifier = resolved["id"]
         if not isinstance(identifier, str) or not identifier.strip() or len(identifier) > MAX_ID_LENGTH:
             problems.append(Problem(_("expected a non-empty string of at most %(limit)s characters, found %(found)s")
-                                    % {"limit": MAX_ID_LENGTH, "found": describe(identifier)}, field="dataset.id"))
+                                    % {"limit": MAX_ID_LENGTH, "found": describe(identifier)}, field=where))
         elif not DATASET_ID.match(identifier):
             problems.append(Problem(_("expected letters, digits, '.', '_' and '-' only (e.g. \"edtekla-dev-v1\"), "
-                                      "found %(found)s") % {"found": describe(identifier)}, field="dataset.id"))
+                                      "found %(found)s") % {"found": describe(identifier)}, field=where))
         else:
             fields["identifier"] = identifier
-    version = envelope.get("version")
-    if version is not None:
+    if "version" in resolved:
+        where, version = resolved["version"]
         if not isinstance(version, str) or not VERSION.match(version):
             problems.append(Problem(_("expected a version such as \"1.0\" (letters, digits, '.', '_', '+', '-'; "
-                                      "at most 50), found %(found)s") % {"found": describe(version)},
-                                    field="dataset.version"))
+                                      "at most 50), found %(found)s") % {"found": describe(version)}, field=where))
         else:
             fields["version"] = version
-    pair = envelope.get("language_pair")
-    if pair is not None:
-        if isinstance(pair, str) and pair.strip() and len(pair) <= 100:
-            fields["language_pair"] = pair
-        elif isinstance(pair, dict) and isinstance(pair.get("source"), str) and isinstance(pair.get("target"), str):
-            fields["language_pair"] = f"{pair['source']}→{pair['target']}"[:100]
+    if "language_pair" in resolved:
+        where, pair_value = resolved["language_pair"]
+        if isinstance(pair_value, str) and pair_value.strip() and len(pair_value) <= 100:
+            fields["language_pair"] = pair_value
+        elif isinstance(pair_value, dict) and isinstance(pair_value.get("source"), str) \
+                and isinstance(pair_value.get("target"), str):
+            fields["language_pair"] = f"{pair_value['source']}→{pair_value['target']}"[:100]
         else:
             problems.append(Problem(_("expected a label such as \"EN→CRK\", found %(found)s")
-                                    % {"found": describe(pair)}, field="dataset.language_pair"))
+                                    % {"found": describe(pair_value)}, field=where))
     for name in ("source_language", "target_language"):
-        value = envelope.get(name)
-        if value is None:
+        if name not in resolved:
             continue
+        where, value = resolved[name]
         if isinstance(value, str) and BCP47.match(value) and len(value) <= 35:
             fields[name] = value
         else:
             problems.append(Problem(_("expected a BCP 47 language code such as \"crk\", found %(found)s")
-                                    % {"found": describe(value)}, field=f"dataset.{name}"))
-    created = envelope.get("created")
-    if created is not None:
+                                    % {"found": describe(value)}, field=where))
+    if "created" in resolved:
+        where, created = resolved["created"]
         parsed = parse_iso_date(created) if isinstance(created, str) else None
         if parsed is None:
             problems.append(Problem(_("expected an ISO 8601 date such as \"2026-05-01\", found %(found)s")
-                                    % {"found": describe(created)}, field="dataset.created"))
+                                    % {"found": describe(created)}, field=where))
         else:
             fields["created"] = parsed
-    license_id = envelope.get("license")
-    if license_id is not None:
+    if "license" in resolved:
+        where, license_id = resolved["license"]
         if isinstance(license_id, str) and license_id.strip() and len(license_id) <= 100:
             fields["license"] = license_id
         else:
             problems.append(Problem(_("expected an SPDX licence identifier, found %(found)s")
-                                    % {"found": describe(license_id)}, field="dataset.license"))
-    provenance = envelope.get("provenance")
-    if provenance is not None:
-        if isinstance(provenance, list) and all(isinstance(tag, (str, dict)) for tag in provenance):
-            fields["provenance"] = provenance
+                                    % {"found": describe(license_id)}, field=where))
+    provenance = first_found(*member("provenance"))
+    if provenance is None:
+        if strict:  # the corpus format's envelope requires it (SPEC §3.1); the upstream shapes may leave it out
+            problems.append(Problem(_("required field is missing"), field="dataset.provenance"))
         else:
-            problems.append(Problem(_("expected a list of provenance tags, found %(found)s")
-                                    % {"found": describe(provenance)}, field="dataset.provenance"))
-    reason = unstorable_text(envelope)
+            fields["provenance"] = []
+    elif isinstance(provenance[1], dict) or (isinstance(provenance[1], list)
+                                             and all(isinstance(tag, (str, dict)) for tag in provenance[1])):
+        fields["provenance"] = provenance[1]
+    else:
+        problems.append(Problem(_("expected a list of provenance tags, found %(found)s")
+                                % {"found": describe(provenance[1])}, field=provenance[0]))
+    segment = envelope_segment(document)
+    if segment is not None and (not isinstance(segment, str) or segment not in CHOICE_VALUES["segment"]):
+        where = "dataset.segment" if inner.get("segment") is not None else "segment"
+        problems.append(Problem(_("unknown value %(found)s; expected one of: %(choices)s")
+                                % {"found": describe(segment), "choices": CHOICE_LISTS["segment"]}, field=where))
+    reason = unstorable_text(stored_envelope(document, layout)) or unstorable_text(list(given.values()))
     if reason:
-        problems.append(Problem(reason, field="dataset"))
+        problems.append(Problem(reason, field="dataset" if layout == FileLayout.DATASET else ""))
     return fields
 
 
@@ -307,9 +492,11 @@ def validate_entry(
     return validated_entry(position, raw) if check_entry(position, raw, problems, seen_ids, scan_text) else None
 
 
-def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict[str, int], scan_text: bool) -> bool:
+def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict[str, int], scan_text: bool,
+                mode: CorpusMode = CorpusMode()) -> bool:
     """Whether `raw` is a valid entry, its problems added to `problems` (validate_entry without the ValidEntry,
-    which a streamed file builds when it reads the entry again)."""
+    which a streamed file builds when it reads the entry again). Its reference may be its `target`; without
+    `mode.strict_ids`, an entry without an `id` member has its position as id."""
     if not isinstance(raw, dict):
         problems.append(Problem(_("expected an object, found %(found)s") % {"found": describe(raw)},
                                 entry_index=position))
@@ -322,7 +509,14 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
         problems.append(Problem(message, field=field_name, entry_index=position, entry_id=shown_id))
 
     entry_id = None
-    if "id" not in raw or raw_id is None:
+    if "id" not in raw and not mode.strict_ids:
+        entry_id = str(position)
+        if entry_id in seen_ids:
+            problem("id", _("duplicate id: this entry has none, so its id is its position, which entry #%(index)s "
+                            "already uses") % {"index": seen_ids[entry_id]})
+        else:
+            seen_ids[entry_id] = position
+    elif "id" not in raw or raw_id is None:
         problem("id", _("required field is missing"))
     elif isinstance(raw_id, bool) or not isinstance(raw_id, (int, str)):
         problem("id", _("expected an integer (or an identifier string), found %(found)s") % {"found": describe(raw_id)})
@@ -336,7 +530,7 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
                     else _("duplicate id: another entry of this version already uses it"))
         else:
             seen_ids[entry_id] = position
-    for name in ("source", "reference"):
+    for name in ("source", reference_key(raw)):
         value = raw.get(name)
         if name not in raw or value is None:
             problem(name, _("required field is missing"))
@@ -373,19 +567,19 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
     return len(problems) == before
 
 
-def entry_segment(raw: dict[str, Any]) -> str:
-    """The segment of a valid entry: development when it names none."""
-    return raw.get("segment") or Segment.DEVELOPMENT
+def entry_segment(raw: dict[str, Any], mode: CorpusMode = CorpusMode()) -> str:
+    """The segment of a valid entry: the file's (development unless its envelope names one) when it names none."""
+    return raw.get("segment") or mode.default_segment
 
 
-def validated_entry(position: int, raw: dict[str, Any]) -> ValidEntry:
+def validated_entry(position: int, raw: dict[str, Any], mode: CorpusMode = CorpusMode()) -> ValidEntry:
     """The ValidEntry of an entry object that validate_entry accepts: read again from a streamed file, it is not
     checked twice. (A choice field it accepts is null or one of the choices, never "".)"""
     return ValidEntry(
         position=position,
         data=raw,
-        entry_id=str(raw["id"]),
-        segment=entry_segment(raw),
+        entry_id=str(raw["id"]) if "id" in raw else str(position),
+        segment=entry_segment(raw, mode),
         difficulty=raw.get("difficulty"),
         provenance=provenance_label(raw.get("provenance")),
         register=raw.get("register") or "",
@@ -396,9 +590,10 @@ def validated_entry(position: int, raw: dict[str, Any]) -> ValidEntry:
 
 class EntryChecks:
     """Entries validated one at a time (validate_entry), the problems found, and what an import needs of the
-    valid ones, so that a file's entries need not all be held at once."""
+    valid ones, so that a file's entries need not all be held at once. `mode` is what the envelope says of them."""
 
-    def __init__(self) -> None:
+    def __init__(self, mode: CorpusMode = CorpusMode()) -> None:
+        self.mode = mode
         self.problems: list[Problem] = []
         self.seen_ids: dict[str, int] = {}
         self.read = 0
@@ -407,22 +602,23 @@ class EntryChecks:
         self.segments: set[str] = set()
 
     def check(self, raw: Any, scan_text: bool) -> bool:
-        valid = check_entry(self.read, raw, self.problems, self.seen_ids, scan_text)
+        valid = check_entry(self.read, raw, self.problems, self.seen_ids, scan_text, self.mode)
         self.read += 1
         if valid:
             self.valid += 1
-            self.segments.add(entry_segment(raw))
+            self.segments.add(entry_segment(raw, self.mode))
             self.unsegmented += raw.get("segment") is None
         return valid
 
-    def corpus(self, document: dict[str, Any], entries: "list[ValidEntry] | StreamedEntries") -> ValidCorpus:
-        """The corpus of `document`, whose `entries`, if a list, were all checked; else CorpusFileError listing
-        the envelope's problems, then the entry list's, then the entries'."""
+    def corpus(self, document: Any, entries: "list[ValidEntry] | StreamedEntries",
+               supplied: dict[str, Any] | None = None) -> ValidCorpus:
+        """The corpus of `document` (a file's object, or its bare list of entries), whose entries, if a list, were
+        all checked; else CorpusFileError listing the envelope's problems, then the entry list's, then the
+        entries'."""
         problems: list[Problem] = []
-        if "dataset" not in document:
-            problems.append(Problem(_("required field is missing"), field="dataset"))
-        envelope_fields = validate_envelope(document.get("dataset"), problems) if "dataset" in document else {}
-        entries_raw = document.get("entries")
+        layout = file_layout(document)
+        envelope_fields = validate_envelope(document, problems, supplied, layout)
+        entries_raw = document if layout == FileLayout.LIST else document.get("entries")
         if entries_raw is None:
             problems.append(Problem(_("required field is missing"), field="entries"))
         elif not isinstance(entries_raw, list):
@@ -434,27 +630,31 @@ class EntryChecks:
         if problems:
             raise CorpusFileError(problems)
         warnings = []
-        if self.unsegmented:
+        if self.unsegmented and not self.mode.segment_given:
             # English keeps one wording for every count (scripts match it); other languages agree in number.
             warnings.append(ngettext("%(count)s entries have no segment and were filed as development.",
                                      "%(count)s entries have no segment and were filed as development.",
                                      self.unsegmented) % {"count": self.unsegmented})
-        return ValidCorpus(envelope=document["dataset"], envelope_fields=envelope_fields, entries=entries,
-                           warnings=warnings, segments=self.segments)
+        return ValidCorpus(envelope=stored_envelope(document, layout), envelope_fields=envelope_fields,
+                           entries=entries, warnings=warnings, segments=self.segments, layout=layout)
 
 
-def validate_corpus(document: Any, scan_text: bool = True) -> ValidCorpus:
-    """Validate a parsed corpus file; raise CorpusFileError listing every problem found."""
-    if not isinstance(document, dict):
+def validate_corpus(document: Any, scan_text: bool = True, supplied: dict[str, Any] | None = None) -> ValidCorpus:
+    """Validate a parsed corpus file; raise CorpusFileError listing every problem found. The file is the corpus
+    format's object, one of the harness's other objects holding `entries`, or a bare list of entry objects."""
+    if not isinstance(document, (dict, list)) or (isinstance(document, list)
+                                                   and not any(isinstance(raw, dict) for raw in document)):
         raise CorpusFileError([Problem(_("expected a JSON object with 'dataset' and 'entries', found %(found)s")
                                        % {"found": describe(document)})])
-    checks = EntryChecks()
+    mode = corpus_mode(document)
+    checks = EntryChecks(mode)
     entries: list[ValidEntry] = []
-    if isinstance(document.get("entries"), list):
-        for position, raw in enumerate(document["entries"]):
+    listed = document if isinstance(document, list) else document.get("entries")
+    if isinstance(listed, list):
+        for position, raw in enumerate(listed):
             if checks.check(raw, scan_text):
-                entries.append(validated_entry(position, raw))
-    return checks.corpus(document, entries)
+                entries.append(validated_entry(position, raw, mode))
+    return checks.corpus(document, entries, supplied)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -602,9 +802,10 @@ class StreamedEntries:
     """The entries of a valid corpus file, read from its bytes again each time they are iterated: by a plain
     decoder, quicker than CORPUS_DECODER's, which refused any repeated key on the first reading."""
 
-    def __init__(self, data: bytes, count: int):
+    def __init__(self, data: bytes, count: int, mode: CorpusMode = CorpusMode()):
         self._data = data
         self._count = count
+        self._mode = mode
 
     def __len__(self) -> int:
         return self._count
@@ -614,36 +815,56 @@ class StreamedEntries:
         for name in reader.names():
             if name == "entries" and reader.at("["):
                 for position, raw in enumerate(reader.elements()):
-                    yield validated_entry(position, raw)
+                    yield validated_entry(position, raw, self._mode)
             else:
                 reader.skip()
 
 
-def read_corpus(data: bytes, max_bytes: int) -> ValidCorpus:
+def read_corpus(data: bytes, max_bytes: int, supplied: dict[str, Any] | None = None) -> ValidCorpus:
     """decode_corpus_bytes and validate_corpus, an entry at a time: the file's text and its entries are never
     held whole (a 30 MB file took 160 MiB so), and the corpus's entries are read from `data` again when used.
     A file the streaming reader leaves aside (NotStreamed) is parsed whole, so that its problem is worded and
     located as before; every problem of a file that reads as JSON is found in the same order as before."""
     check_file_size(data, max_bytes)
     try:
-        return _read_streamed(data)
+        return _read_streamed(data, supplied)
     except NotStreamed:
         pass
     parsed, scan_text = decode_corpus_bytes(data, max_bytes)
-    return validate_corpus(parsed, scan_text=scan_text)
+    return validate_corpus(parsed, scan_text=scan_text, supplied=supplied)
 
 
-def _read_streamed(data: bytes) -> ValidCorpus:
-    """Only an entry's own text can carry a \\u0000 or surrogate escape into it, so each entry is scanned
-    for unstorable text when its own text holds one (decode_corpus_bytes asks the whole file)."""
+def _check_streamed_entries(data: bytes, checks: EntryChecks) -> None:
+    """Check the entries of `data` again, the other members stepped over (_read_streamed)."""
     reader = JsonObjectReader(data)
-    checks = EntryChecks()
+    for name in reader.names():
+        if name == "entries" and reader.at("["):
+            for raw in reader.elements():
+                checks.check(raw, scan_text=reader.holds(UNSTORABLE_ESCAPE))
+        else:
+            reader.skip()
+
+
+def _read_streamed(data: bytes, supplied: dict[str, Any] | None = None) -> ValidCorpus:
+    """Only an entry's own text can carry a \\u0000 or surrogate escape into it, so each entry is scanned
+    for unstorable text when its own text holds one (decode_corpus_bytes asks the whole file). A bare list of
+    entries is left to the whole parse (NotStreamed). Entries are checked as the members read before them say
+    (CorpusMode); when a member after them says otherwise (a `dataset` after the entries), they are read again."""
+    reader = JsonObjectReader(data)
+    checks: EntryChecks | None = None
     document: dict[str, Any] = {}
     for name in reader.names():
         if name == "entries" and reader.at("["):
+            checks = EntryChecks(corpus_mode(document))
             document[name] = []  # its elements are checked as they are read
             for raw in reader.elements():
                 checks.check(raw, scan_text=reader.holds(UNSTORABLE_ESCAPE))
         else:
             document[name] = reader.value()
-    return checks.corpus(document, StreamedEntries(data, checks.valid))
+    mode = corpus_mode(document)
+    if checks is None:
+        checks = EntryChecks(mode)
+    elif checks.mode != mode:
+        checks = EntryChecks(mode)
+        _check_streamed_entries(data, checks)
+    return checks.corpus(document, StreamedEntries(data, checks.valid, mode), supplied)

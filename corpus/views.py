@@ -120,6 +120,7 @@ def version_detail(request, pk: int):
         "can_curate": can_curate,
         "can_see_secret": permitted(request.user, "dataset.see_secret", version.dataset),
         "version_hash": selectors.version_hash(request.user, version),
+        "public_download_hash": selectors.public_download_hash(version),
         "is_governance": is_governance,
         "consented_uses": selectors.covered_uses(version.dataset) if can_curate else None,
         "next_version_form": NextVersionForm(),
@@ -169,7 +170,14 @@ def entry_detail(request, pk: int):
 @mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def export_version(request, pk: int):
+    """The corpus file with the entries the reader may see (optionally some segments); with `?public=1`, the
+    version's public download: its public segments only, the same bytes for everyone who may see the version and
+    every time, pinned by selectors.public_download_hash (shown on the version page)."""
     version = get_visible_version(request.user, pk)
+    if request.GET.get("public") == "1":
+        response = StreamingHttpResponse(selectors.public_download_chunks(request.user, version),
+                                         content_type="application/json; charset=utf-8")
+        return as_download(response, f"{version.dataset.identifier}-{version.version}-public", "json")
     segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
     suffix = "-" + "-".join(segments) if segments else ""
     response = StreamingHttpResponse(
@@ -195,9 +203,11 @@ def import_corpus(request):
         try:
             if upload.size > settings.CORPUS_MAX_UPLOAD_BYTES:
                 raise CorpusFileError([too_large(upload.size, settings.CORPUS_MAX_UPLOAD_BYTES)])
-            outcome = services.import_corpus(data=upload.read(), organization=organization, actor=request.user)
+            outcome = services.import_corpus(data=upload.read(), organization=organization, actor=request.user,
+                                             supplied=form.supplied())
         except CorpusFileError as error:
             problems, total_problems, status = error.problems, error.total, 400
+            form.require_missing(error.problems)
         else:
             messages.success(request, outcome.message)
             for warning in outcome.warnings:

@@ -3,11 +3,12 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from corpus.models import DatasetVersion, Segment
-from corpus.services import corpus_file_chunks
+from corpus.services import file_chunks
 
 
 class Command(BaseCommand):
-    help = "Export a dataset version as a corpus JSON file (all segments: an operator's command)."
+    help = ("Export a dataset version as a corpus JSON file, in the shape it was imported in (all segments: an "
+            "operator's command).")
 
     def add_arguments(self, parser):
         parser.add_argument("dataset_id")
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         if segments:
             entries = entries.filter(segment__in=segments)
         documents = entries.values_list("document", flat=True).iterator(chunk_size=2000)
-        chunks = corpus_file_chunks(found.envelope, documents)
+        chunks = file_chunks(found.layout, found.envelope, documents)
         if output:
             with open(output, "wb") as file:
                 for chunk in chunks:

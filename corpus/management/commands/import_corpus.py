@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from corpus.services import import_corpus
-from corpus.validation import CorpusFileError
+from corpus.validation import SUPPLIED_FIELDS, CorpusFileError, option_name
 from organizations.models import Organization
 
 
@@ -14,6 +14,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path")
         parser.add_argument("--org", required=True, help="Slug of the steward organization.")
+        for field, parameter in SUPPLIED_FIELDS.items():
+            parser.add_argument(option_name(parameter), dest=parameter, metavar=parameter.upper(),
+                                help=f"The envelope's {field}, when the file gives none (docs/corpus.md).")
 
     def handle(self, path, org, **options):
         organization = Organization.objects.filter(slug=org).first()
@@ -26,7 +29,9 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: the file is {file.stat().st_size:,} bytes; "
                                f"the limit is {settings.CORPUS_MAX_UPLOAD_BYTES:,} bytes (CORPUS_MAX_UPLOAD_BYTES)")
         try:
-            outcome = import_corpus(data=file.read_bytes(), organization=organization, actor=None)
+            supplied = {parameter: options[parameter] for parameter in SUPPLIED_FIELDS.values()
+                        if options.get(parameter) is not None}
+            outcome = import_corpus(data=file.read_bytes(), organization=organization, actor=None, supplied=supplied)
         except CorpusFileError as error:
             for problem in error.problems:
                 self.stderr.write(f"{path}: {problem}")
