@@ -320,6 +320,15 @@ if PRODUCTION:
 # Run cards: bodies up to this size; cards with more results than this are verified by a Celery task.
 RUN_CARD_MAX_BYTES = int(os.environ.get("RUN_CARD_MAX_BYTES", str(100 * 1024 * 1024)))
 RUN_CARD_INLINE_MAX_RESULTS = int(os.environ.get("RUN_CARD_INLINE_MAX_RESULTS", "2000"))
+# The upstream harness's doors under /supabase/ (docs/run-cards.md): its anonymous lane is closed unless an
+# operator opens it; requests per account (or address, for the anonymous lane and sign-in) and window.
+HARNESS_ANONYMOUS_INTAKE = env_bool("HARNESS_ANONYMOUS_INTAKE", False)
+HARNESS_RATES = {
+    "card": os.environ.get("HARNESS_RATE_CARD", "10/min"),
+    "entries": os.environ.get("HARNESS_RATE_ENTRIES", "600/min"),
+    "anonymous": os.environ.get("HARNESS_RATE_ANONYMOUS", "10/hour"),
+    "token": os.environ.get("HARNESS_RATE_TOKEN", "30/min"),
+}
 
 # Method submissions (docs/submissions.md): the package's size, what it may expand to, and its member count.
 SUBMISSION_MAX_BYTES = int(os.environ.get("SUBMISSION_MAX_BYTES", str(50 * 1024 * 1024)))

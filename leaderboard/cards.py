@@ -112,10 +112,10 @@ def check_range(block: dict, names, prefix: str, low: float, high: float | None,
             problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds}, found {value!r}"))
 
 
-def validate_card(card: Any, entries: list | None = None) -> list[FieldProblem]:
+def validate_card(card: Any, entries: list | None = None, rows_apart: bool = False) -> list[FieldProblem]:
     """Every structural problem of a parsed run card, at once. `entries` are its per-entry rows when they come
     beside the card rather than as its `results[]` (the harness publishes them apart): checked the same way,
-    named `entries[i]`."""
+    named `entries[i]`. `rows_apart`: the rows are still to come, so only the card itself is checked."""
     if not isinstance(card, dict):
         return [FieldProblem("", f"expected a JSON object (a run card), found {describe(card)}")]
     problems: list[FieldProblem] = []
@@ -178,6 +178,8 @@ def validate_card(card: Any, entries: list | None = None) -> list[FieldProblem]:
         else:
             check_range(totals, NON_NEGATIVE_TOTALS, "totals.", 0, None, problems)
 
+    if rows_apart and entries is None:
+        return problems
     name = "results"
     results = card.get("results")
     if entries is not None:

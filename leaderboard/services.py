@@ -63,7 +63,7 @@ class SecretTextRefused(RunCardRejected):
         self.paths = paths
 
 
-def unstorable_strings(card: dict) -> list[tuple[str, str]]:
+def unstorable_strings(card: dict | list) -> list[tuple[str, str]]:
     """Where the card holds text that cannot be stored faithfully (NUL, unpaired surrogates)."""
     return [(path, reason) for path, text in strings_of(card) if (reason := unstorable_text(text))]
 
@@ -78,9 +78,9 @@ class ParsedCard:
     method_config: str
 
 
-def parse_card(body: bytes, entries: list | None = None) -> ParsedCard:
+def parse_card(body: bytes, entries: list | None = None, rows_apart: bool = False) -> ParsedCard:
     """Decode and parse a request body, locating any encoding or JSON error. `entries`: the card's per-entry rows
-    when they come beside it (cards.validate_card)."""
+    when they come beside it; `rows_apart`: they are still to come (cards.validate_card)."""
     limit = settings.RUN_CARD_MAX_BYTES
     if len(body) > limit:
         raise RunCardRejected(ErrorKind.INVALID,
@@ -100,7 +100,7 @@ def parse_card(body: bytes, entries: list | None = None) -> ParsedCard:
         raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
     except ValueError as exc:
         raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", f"invalid JSON: {exc}")]) from None
-    problems = validate_card(card, entries)
+    problems = validate_card(card, entries, rows_apart)
     if entries is not None:
         problems += [FieldProblem(f"entries{path}", reason) for path, reason in unstorable_strings(entries)]
     if UNSTORABLE_ESCAPE.search(text):
@@ -209,12 +209,12 @@ def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[
             for entry_id, pk, segment, domain in visible.values_list("entry_id", "pk", "segment", "domain")}
 
 
-def submit_run_card(*, actor: User, body: bytes) -> RunCard:
+def submit_run_card(*, actor: User, body: bytes, entries: list | None = None) -> RunCard:
     """Accept a run card (accept_run_card). A refusal by the secret-text scan is recorded in the steward's
     audit log after the submission has rolled back, so that the community sees attempts to guess its secret
     entries through refusals."""
     try:
-        return accept_run_card(body, actor)
+        return accept_run_card(body, actor, entries)
     except SecretTextRefused as refused:
         record_secret_text_refusal(refused, actor)
         raise
@@ -227,6 +227,29 @@ def record_secret_text_refusal(refused: SecretTextRefused, user) -> None:
     record_event(AuditAction.RUN_CARD_SECRET_TEXT_REFUSED,
                  actor=user, organization=version.dataset.organization, obj=version,
                  details={"dataset": version.dataset.identifier, "version": version.version, "paths": refused.paths})
+
+
+@transaction.atomic
+def check_card_before_entries(*, actor: User, body: bytes) -> ParsedCard:
+    """The checks of accept_run_card that a card's per-entry rows take no part in — structure, consent, seal,
+    method, dataset version and its pin, a run_id not yet stored — for a card whose rows come later (the harness
+    publishes its card first), so that its submitter hears of a wrong card at once. Stores nothing."""
+    parsed = parse_card(body, rows_apart=True)
+    card = parsed.card
+    check_evaluation_consent(actor, card["dataset"]["id"])
+    problems: list[FieldProblem] = []
+    if verification.verify_hash(card) == "mismatch":
+        problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
+                                     f"{verification.card_hash(card)}; it was changed after it was sealed"))
+    check_method(card, problems)
+    find_version(actor, card["dataset"], problems)
+    if problems:
+        raise RunCardRejected(ErrorKind.INVALID, problems)
+    if RunCard.objects.filter(run_id=card["run_id"]).exists():
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+    if isinstance(card.get("method_card"), dict):
+        owned_method(method_id_of(card["method_card"]), actor)
+    return parsed
 
 
 def split_submission(body: bytes) -> tuple[bytes, list | None]:
@@ -507,21 +530,41 @@ def domain_score(run_card: RunCard, domain: str, subset: list[dict], statistics:
 
 @transaction.atomic
 def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
-    """Recompute what results[] determines, record disagreements, and score each domain's subset. `card` is the
-    card as parse_card read it when verification runs inline, so that it is not read back and parsed again;
-    otherwise the stored text is parsed, and not kept once it has been."""
+    """Recompute what results[] determines, record disagreements, and score each domain's subset; store what the
+    leaderboard groups, shows and ranks by (leaderboard/ranking.py): the setup's fingerprint, the score shown
+    (recomputed when the claim disagrees), chrF++'s interval and signature, and the per-entry statistics rank
+    clusters pair. `card` is the card as parse_card read it when verification runs inline, so that it is not read
+    back and parsed again; otherwise the stored text is parsed, and not kept once it has been."""
+    from . import ranking
+
     run_card = RunCard.objects.select_for_update().defer("raw").get(pk=run_card_pk)
     if card is None:
         card = json.loads(RunCard.objects.values_list("raw", flat=True).get(pk=run_card_pk))
     results = card["results"]
     _, fingerprint_discrepancies = verification.check_fingerprint(card)
-    if card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value:
+    pins_hidden_hash = card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value
+    if pins_hidden_hash:
         # The card pins a real hash kept from the public, and discrepancies are shown with the card.
         fingerprint_discrepancies = verification.without_dataset_hash(fingerprint_discrepancies)
     statistics = verification.entry_statistics(results)
     recomputed = verification.recompute_scores(results, statistics)
     discrepancies = fingerprint_discrepancies + verification.compare_scores(card["scores"], recomputed)
-    domains = dict(run_card.results.values_list("position", "entry__domain"))
+    stored = {position: (entry_pk, domain) for position, entry_pk, domain
+              in run_card.results.values_list("position", "entry_id", "entry__domain")}
+    domains = {position: domain for position, (_, domain) in stored.items()}
+    rows, positions = ranking.statistics_matrix(statistics)
+    shown = ranking.headline(card["scores"], recomputed, rows, standard=run_card.scoring_standard)
+    run_card.setup_fingerprint = ranking.setup_fingerprint(card, run_card.fingerprint,
+                                                           pins_hidden_hash=pins_hidden_hash)
+    run_card.recomputed_chrf_plus_plus = shown.recomputed_chrf_plus_plus
+    run_card.leaderboard_chrf_plus_plus = shown.leaderboard_chrf_plus_plus
+    run_card.leaderboard_composite = shown.leaderboard_composite
+    run_card.primary_recomputed = shown.primary_recomputed
+    run_card.chrf_ci_lower, run_card.chrf_ci_upper = shown.chrf_ci_lower, shown.chrf_ci_upper
+    run_card.chrf_ci_source, run_card.chrf_signature = shown.chrf_ci_source, shown.chrf_signature
+    # The ranking's cost-adjusted score follows the composite it shows.
+    run_card.cost_adjusted = verification.cost_adjusted(shown.leaderboard_composite, run_card.cost_per_entry_usd)
+    run_card.chrf_statistics = ranking.pack_statistics([stored[int(position)][0] for position in positions], rows)
     by_domain: dict[str, tuple[list[dict], list]] = {}
     for position, (result, stats) in enumerate(zip(results, statistics, strict=True)):
         domain = domains.get(position) or ""
@@ -537,7 +580,10 @@ def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
     ])
     run_card.discrepancies = [d.as_dict() for d in discrepancies]
     run_card.status = RunCard.Status.READY
-    run_card.save(update_fields=["discrepancies", "status"])
+    run_card.save(update_fields=[
+        "discrepancies", "status", "setup_fingerprint", "recomputed_chrf_plus_plus", "leaderboard_chrf_plus_plus",
+        "leaderboard_composite", "primary_recomputed", "chrf_ci_lower", "chrf_ci_upper", "chrf_ci_source",
+        "chrf_signature", "cost_adjusted", "chrf_statistics"])
     return run_card
 
 

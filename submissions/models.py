@@ -210,3 +210,49 @@ class OwnershipTransfer(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.method_name} transferred to {self.organization}"
+
+
+class HarnessIntake(models.Model):
+    """A run card the upstream harness publishes in pieces (docs/run-cards.md, "Publishing from the upstream
+    harness"): first its row — flattened columns and the card, without per-entry rows — then those rows in batches.
+    Kept here until the rows are complete; then the card is accepted exactly as a card posted whole would be, and
+    `run_card` points at it."""
+
+    class State(models.TextChoices):
+        AWAITING_ENTRIES = "awaiting", gettext_lazy("Awaiting its per-entry rows")
+        ACCEPTED = "accepted", gettext_lazy("Accepted")
+        REFUSED = "refused", gettext_lazy("Refused")
+
+    row_id = models.UUIDField(unique=True, help_text="The harness's id of the card (its row id), also the card's id "
+                              "here once accepted.")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    received_at = models.DateTimeField(default=timezone.now)
+    row = models.JSONField(help_text="The row's columns as posted, without `run_card`.")
+    card_text = models.TextField(help_text="The row's `run_card` member, exactly as posted.")
+    expected_entries = models.PositiveIntegerField(help_text="dataset.entry_count (else scores.total) of the card.")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.AWAITING_ENTRIES)
+    problems = models.JSONField(default=list, help_text="Why the card was refused once its rows were complete.")
+    run_card = models.OneToOneField("leaderboard.RunCard", null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="harness_intake")
+
+    class Meta:
+        db_table = "submissions_harness_intake"
+        constraints = [
+            models.CheckConstraint(condition=Q(state__in=["awaiting", "accepted", "refused"]),
+                                   name="harness_intake_state_known"),
+        ]
+
+
+class HarnessIntakeEntry(models.Model):
+    """One per-entry row of a harness card, as posted; one per (card, entry id): a batch sent again is ignored."""
+
+    intake = models.ForeignKey(HarnessIntake, on_delete=models.CASCADE, related_name="entries")
+    entry_id = models.CharField(max_length=200)
+    row = models.JSONField(help_text="The row as posted, without `run_card_id`.")
+
+    class Meta:
+        db_table = "submissions_harness_intake_entry"
+        ordering = ["intake", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["intake", "entry_id"], name="harness_intake_entry_once"),
+        ]

@@ -6,12 +6,25 @@ the gold run card's aggregate scores only (`submission_scores`): never its per-e
 never a gold source, reference or output (SPEC §2 principle 3).
 """
 
+import json
+import uuid
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from functools import partial
+from typing import Any
+
+from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy
 
+from corpus.language_pairs import pair_key, version_pair_key
+from corpus.models import DatasetVersion
+from corpus.selectors import visible_datasets
+from corpus.validation import JsonObjectReader
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
 from leaderboard.models import Method, RunCard
 from leaderboard.selectors import listed_cards
+from leaderboard.services import CARD_DECODER
 from leaderboard.verification import quality_tier
 from organizations.models import Organization
 from organizations.permissions import organization_manage
@@ -213,3 +226,226 @@ def method_page(user, method_id: str) -> dict | None:
         "method_id": method_id, "dependency_class": dependency_class if dependency_class in DEPENDENCY_CLASSES else "",
         "run_cards": cards, "transfers": transfers,
     }
+
+
+# --- The upstream harness's install read (`GET /supabase/rest/v1/run_cards`, docs/run-cards.md) -------------------
+
+# The columns of upstream's run_cards rows that this app serves, each from the stored card (its `run_card`
+# object, without per-entry rows) or the card's columns here. Scores are the ones stored and shown here.
+HARNESS_SCORE_COLUMNS = {
+    "chrf_plus_plus": "chrf_plus_plus", "exact_match_rate": "exact_match_rate",
+    "fst_acceptance_rate": "fst_acceptance_rate", "semantic_score": "semantic_score",
+    "composite_score": "composite", "cost_per_entry_usd": "cost_per_entry_usd",
+    "avg_latency_seconds": "avg_latency_seconds",
+}
+HARNESS_CARD_SCORES = ("equivalent_match_rate", "comet_score", "qe_score", "morphological_accuracy",
+                       "morph_coverage", "ter", "length_ratio", "tokens_per_second", "entries_per_minute",
+                       "median_latency_seconds", "p95_latency_seconds", "code_switching_rate", "hallucination_rate",
+                       "terminology_adherence", "style_consistency_rate")
+HARNESS_COLUMNS = (
+    "id", "submitter", "submitted_at", "trust", "verification_tier", "model_slug", "condition", "dataset_id",
+    "dataset_version", "language_pair", "harness_version", "chrf_plus_plus", "chrf_ci_lower", "chrf_ci_upper",
+    "corpus_bleu", "exact_match_rate", "exact_match_ci_lower", "exact_match_ci_upper", "fst_acceptance_rate",
+    "semantic_score", "composite_score", "quality_tier", "scoring_standard", "fingerprint_hash", "method_class",
+    "api_provider", "run_timestamp", "batch_size", "temperature", "max_tokens", "total_cost_usd",
+    "cost_per_entry_usd", "elapsed_seconds", "avg_latency_seconds", "corpus_size", "corpus_license",
+    "corpus_attribution", *HARNESS_CARD_SCORES, "run_card",
+)
+TRUSTED_TIERS = ("GDS Verified", "Community Validated")
+CARD_WITHOUT_RESULTS_SECONDS = 24 * 3600
+
+
+class HarnessQueryError(ValueError):
+    """A query the install read cannot answer; `code` is PostgREST's for it."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+@dataclass
+class HarnessQuery:
+    """PostgREST's query parameters as the harness sends them: `select`, `order` (`column.desc.nullslast`, several
+    separated by commas), `column=eq.value` filters, `limit` and `offset`."""
+
+    columns: tuple[str, ...] = HARNESS_COLUMNS
+    order: list[tuple[str, bool, bool]] = dataclass_field(default_factory=list)
+    equal: dict[str, str] = dataclass_field(default_factory=dict)
+    limit: int = 1000
+    offset: int = 0
+
+    @classmethod
+    def from_params(cls, params) -> "HarnessQuery":
+        query = cls()
+        for name, value in params.items():
+            if name == "select":
+                wanted = [column.strip() for column in value.split(",") if column.strip()]
+                if "*" in wanted:
+                    continue
+                query.columns = tuple(known_column(column) for column in wanted)
+            elif name == "order":
+                query.order = [order_term(term) for term in value.split(",") if term.strip()]
+            elif name in ("limit", "offset"):
+                if not value.isdigit():
+                    raise HarnessQueryError("PGRST103", f"{name} must be a whole number, found {value[:40]!r}")
+                setattr(query, name, min(int(value), 1000) if name == "limit" else int(value))
+            else:
+                known_column(name)
+                if not value.startswith("eq."):
+                    raise HarnessQueryError("PGRST100", f"{name}={value[:60]}: only the eq. operator is supported "
+                                            "here", hint=f"{name}=eq.<value>")
+                query.equal[name] = value[3:]
+        return query
+
+
+def known_column(name: str) -> str:
+    if name not in HARNESS_COLUMNS:
+        raise HarnessQueryError("42703", f"column run_cards.{name[:60]} does not exist",
+                                hint="columns: " + ", ".join(HARNESS_COLUMNS))
+    return name
+
+
+def order_term(term: str) -> tuple[str, bool, bool]:
+    """(column, descending, nulls last) of `column[.asc|.desc][.nullsfirst|.nullslast]` (PostgreSQL's default
+    puts nulls last ascending and first descending)."""
+    column, *modifiers = term.strip().split(".")
+    known_column(column)
+    if column == "run_card" or any(m not in ("asc", "desc", "nullsfirst", "nullslast") for m in modifiers):
+        raise HarnessQueryError("PGRST100", f"order={term[:60]}: expected column.asc|desc[.nullsfirst|nullslast]")
+    descending = "desc" in modifiers
+    nulls_last = "nullslast" in modifiers or ("nullsfirst" not in modifiers and not descending)
+    return column, descending, nulls_last
+
+
+def card_without_results(card: RunCard) -> str:
+    """The stored card's text without its per-entry rows (which upstream's rows never carry, and which for a
+    secret card must not be served), every other member verbatim — `method_config` byte for byte. Cached: a
+    stored card never changes."""
+    key = f"harness-card:{card.public_id}"
+    text = cache.get(key)
+    if text is None:
+        raw = RunCard.objects.values_list("raw", flat=True).get(pk=card.pk).encode("utf-8")
+        reader = JsonObjectReader(raw, CARD_DECODER)
+        members = []
+        for name in reader.names():
+            if name == "results":
+                reader.skip()
+            else:
+                members.append(f"{json.dumps(name, ensure_ascii=False)}: {reader.value_text()}")
+        text = "{" + ", ".join(members) + "}"
+        cache.set(key, text, CARD_WITHOUT_RESULTS_SECONDS)
+    return text
+
+
+def submitter_label(card: RunCard) -> str:
+    user = card.submitted_by
+    if not user.is_active and not user.has_usable_password():
+        return "anonymous"
+    return user.get_full_name() or "anonymous"
+
+
+def harness_row(card: RunCard, card_text: str) -> dict[str, Any]:
+    """One card as an upstream run_cards row (publish.build_run_card_row's columns)."""
+    content = json.loads(card_text)
+    scores = content.get("scores") if isinstance(content.get("scores"), dict) else {}
+    totals = content.get("totals") if isinstance(content.get("totals"), dict) else {}
+    dataset = content.get("dataset") if isinstance(content.get("dataset"), dict) else {}
+    found = scores.get("confidence_intervals")
+    intervals: dict = found if isinstance(found, dict) else {}
+
+    def interval(name: str, bound: str):
+        value = intervals.get(name)
+        return value.get(bound) if isinstance(value, dict) else None
+
+    method = card.method
+    row: dict[str, Any] = {
+        "id": str(card.public_id),
+        "submitter": submitter_label(card),
+        "submitted_at": card.submitted_at.isoformat(),
+        "trust": "verified" if card.verification_tier in TRUSTED_TIERS else "unverified",
+        "verification_tier": card.verification_tier,
+        "model_slug": card.model_slug,
+        "condition": card.condition,
+        "dataset_id": card.dataset_version.dataset.identifier,
+        "dataset_version": card.dataset_version.version,
+        "language_pair": dataset.get("language_pair") if isinstance(dataset.get("language_pair"), str)
+        else card.dataset_version.language_pair,
+        "harness_version": card.harness_version,
+        "chrf_ci_lower": interval("corpus_chrf", "ci_lower"),
+        "chrf_ci_upper": interval("corpus_chrf", "ci_upper"),
+        "corpus_bleu": content.get("corpus_bleu", scores.get("corpus_bleu")),
+        "exact_match_ci_lower": interval("exact_match_rate", "ci_lower"),
+        "exact_match_ci_upper": interval("exact_match_rate", "ci_upper"),
+        "quality_tier": scores.get("quality_tier"),
+        "scoring_standard": card.scoring_standard,
+        # The fingerprint stored here: over the hash everyone is shown (docs/run-cards.md, "Fingerprint").
+        "fingerprint_hash": card.fingerprint,
+        "method_class": method.method_class if method else None,
+        "api_provider": content.get("api_provider"),
+        "run_timestamp": content.get("timestamp"),
+        "batch_size": card.batch_size,
+        "temperature": card.temperature,
+        "max_tokens": content.get("max_tokens"),
+        "total_cost_usd": totals.get("total_cost_usd"),
+        "elapsed_seconds": content.get("elapsed_seconds"),
+        "corpus_size": card.result_count,
+        "corpus_license": content.get("corpus_license"),
+        "corpus_attribution": content.get("corpus_attribution"),
+        **{column: getattr(card, field) for column, field in HARNESS_SCORE_COLUMNS.items()},
+        **{name: scores.get(name) for name in HARNESS_CARD_SCORES},
+    }
+    return row
+
+
+def harness_cards(user, query: HarnessQuery) -> QuerySet[RunCard]:
+    """The cards the install read lists: those the leaderboard lists to this reader (every standard)."""
+    cards = listed_cards(user).select_related("method", "dataset_version__dataset", "submitted_by").defer(
+        "raw", "discrepancies")
+    if "id" in query.equal:
+        try:
+            cards = cards.filter(public_id=uuid.UUID(query.equal["id"]))
+        except ValueError:
+            return cards.none()
+    if "language_pair" in query.equal:
+        wanted = pair_key(query.equal["language_pair"]) or query.equal["language_pair"]
+        versions = [pk for pk, pair, source, target in DatasetVersion.objects.values_list(
+            "pk", "language_pair", "source_language", "target_language")
+            if version_pair_key(pair, source, target) == wanted]
+        cards = cards.filter(dataset_version__in=versions)
+    return cards
+
+
+def harness_rows(user, query: HarnessQuery) -> list[tuple[dict[str, Any], str | None]]:
+    """(row, card text or None) of each listed card, filtered, ordered and cut as asked; the card's text only
+    when `run_card` is selected, to be written into the answer verbatim."""
+    rows = []
+    for card in harness_cards(user, query):
+        card_text = card_without_results(card)
+        row = harness_row(card, card_text)
+        if all(str(row.get(name)) == value for name, value in query.equal.items()
+               if name not in ("id", "language_pair")):
+            rows.append((row, card_text))
+    for column, descending, nulls_last in reversed(query.order):
+        present = [item for item in rows if item[0].get(column) is not None]
+        missing = [item for item in rows if item[0].get(column) is None]
+        present.sort(key=partial(sort_key, column), reverse=descending)
+        rows = present + missing if nulls_last else missing + present
+    rows = rows[query.offset:query.offset + query.limit]
+    return [({name: row.get(name) for name in query.columns if name != "run_card"},
+             text if "run_card" in query.columns else None) for row, text in rows]
+
+
+def sort_key(column: str, item: tuple[dict[str, Any], str | None]) -> tuple:
+    """Numbers before text, each in its own order (a column holds one kind)."""
+    value = item[0][column]
+    return (0, value) if isinstance(value, (int, float)) and not isinstance(value, bool) else (1, str(value))
+
+
+def unknown_datasets(user, rows: list) -> list[str]:
+    """The ids of harness `datasets` rows that name no dataset this reader may see (datasets are imported by
+    curators here, never created by a publication)."""
+    named = [str(row.get("id") or "") for row in rows if isinstance(row, dict)]
+    if len(named) != len(rows):
+        return ["(a row that is not an object)"]
+    known = set(visible_datasets(user).filter(identifier__in=named).values_list("identifier", flat=True))
+    return [name for name in named if name not in known]

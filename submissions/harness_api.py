@@ -1,0 +1,258 @@
+"""The doors the upstream harness knocks on, under `/supabase/` (docs/run-cards.md, "Publishing from the upstream
+harness"): `MT_EVAL_SUPABASE_URL=https://<host>/supabase` and a personal API token are all a harness user sets.
+Answers and errors are PostgREST's (errors `{"code", "message", "details", "hint"}`), which the harness prints.
+Views parse and answer; the writes are in submissions/intake.py, the reads in submissions/selectors.py."""
+
+import json
+import time
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
+
+from accounts.authentication import ApiTokenAuthentication
+from accounts.models import TokenScope
+
+from . import intake, selectors
+
+NOT_SIGNED_IN = "PGRST301"
+SIGN_IN_HINT = ("set MT_EVAL_REFRESH_TOKEN (or the Bearer token) to a personal API token with the 'publish' scope, "
+                "created under My account")
+# Values the harness sends in Authorization when it has no session of its own; not tokens of this site.
+NO_TOKEN = {"", "none", "null", "undefined"}
+
+
+def error_response(error: intake.HarnessError) -> JsonResponse:
+    response = JsonResponse(error.as_dict(), status=error.status)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def presented_keys(request: HttpRequest) -> list[str]:
+    """The token in `Authorization: Bearer`, then the one in `apikey` (the harness sends its site key there)."""
+    keys = []
+    authorization = request.headers.get("Authorization", "")
+    if authorization[:7].lower() == "bearer ":
+        keys.append(authorization[7:].strip())
+    keys.append(request.headers.get("apikey", "").strip())
+    return [key for key in keys if key.lower() not in NO_TOKEN]
+
+
+def token_user(key: str):
+    """The account of an API token (its ApiToken on `user._api_token`), or AuthenticationFailed."""
+    user, _ = ApiTokenAuthentication().authenticate_credentials(key)
+    return user
+
+
+def reader(request: HttpRequest):
+    """Who reads: the account of the first valid token presented, else an anonymous reader (the harness's own
+    public site key is not a token here and reads what anyone may)."""
+    for key in presented_keys(request):
+        try:
+            return token_user(key)
+        except AuthenticationFailed:
+            continue
+    return AnonymousUser()
+
+
+def publisher(request: HttpRequest):
+    """The account that publishes: a valid token with the 'publish' scope (or 'secret'), or a 401/403."""
+    failure = None
+    for key in presented_keys(request):
+        try:
+            user = token_user(key)
+        except AuthenticationFailed as exc:
+            failure = str(exc.detail)
+            continue
+        if user._api_token.scope == TokenScope.READ:
+            raise intake.HarnessError(403, intake.PRIVILEGE, "this token is read-only (scope 'read'); publishing "
+                                      "needs a 'publish' token", hint=SIGN_IN_HINT)
+        return user
+    raise intake.HarnessError(401, NOT_SIGNED_IN, failure or "publishing needs a personal API token",
+                              hint=SIGN_IN_HINT)
+
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def rate(scope: str) -> tuple[int, int]:
+    """(requests, seconds) of a rate written as DRF writes them: "10/min", "600/min", "10/hour"."""
+    count, period = settings.HARNESS_RATES[scope].split("/")
+    return int(count), PERIODS[period[0]]
+
+
+def check_rate(scope: str, who: str) -> None:
+    """A fixed window per account (or address) and scope: 429 with Retry-After once it is used up."""
+    allowed, seconds = rate(scope)
+    window = int(time.time() // seconds)
+    key = f"harness-rate:{scope}:{who}:{window}"
+    cache.add(key, 0, seconds + 5)
+    if cache.incr(key) > allowed:
+        retry = seconds - int(time.time() % seconds)
+        raise intake.HarnessError(429, "PGRST429", f"too many requests: {allowed} per {seconds} s; retry in "
+                                  f"{retry} s", details=json.dumps({"retry_after_seconds": retry}))
+
+
+def body_of(request: HttpRequest, what: str) -> bytes:
+    limit = settings.RUN_CARD_MAX_BYTES
+    declared = request.META.get("CONTENT_LENGTH") or ""
+    if declared.isdigit() and int(declared) > limit:
+        raise intake.HarnessError(413, "PGRST413", f"{what} is {int(declared):,} bytes; the limit is {limit:,} "
+                                  "bytes; nothing was stored")
+    body = request.body
+    if len(body) > limit:
+        raise intake.HarnessError(413, "PGRST413", f"{what} is more than {limit:,} bytes; nothing was stored")
+    return body
+
+
+def representation(published: intake.Published) -> dict[str, Any]:
+    """The row as stored, as PostgREST returns it (`return=representation`)."""
+    stored = published.intake
+    return {**stored.row, "id": str(stored.row_id), "submitted_at": stored.received_at.isoformat(),
+            "trust": "unverified", "state": stored.state, "entries_expected": stored.expected_entries,
+            "run_card_url": (f"/leaderboard/cards/{stored.row_id}/" if stored.run_card_id else None)}
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
+def run_cards(request: HttpRequest) -> HttpResponse:
+    try:
+        if request.method == "POST":
+            return publish_card_row(request)
+        return install_read(request)
+    except intake.HarnessError as error:
+        return error_response(error)
+
+
+def install_read(request: HttpRequest) -> HttpResponse:
+    """`GET /rest/v1/run_cards?select=*&order=chrf_plus_plus.desc.nullslast[&id=eq.…][&language_pair=eq.…]`:
+    rows written one by one so that each `run_card` (and its `method_config`) is the text stored, verbatim."""
+    try:
+        query = selectors.HarnessQuery.from_params(request.GET)
+    except selectors.HarnessQueryError as error:
+        raise intake.HarnessError(400, error.code, error.message, hint=error.hint) from None
+    rows = selectors.harness_rows(reader(request), query)
+    parts = []
+    for row, card_text in rows:
+        text = json.dumps(row, ensure_ascii=False, default=str)
+        if card_text is not None:
+            text = (text[:-1] + ", " if row else "{") + '"run_card": ' + card_text + "}"
+        parts.append(text)
+    response = HttpResponse(("[" + ",\n".join(parts) + "]").encode("utf-8"),
+                            content_type="application/json; charset=utf-8")
+    response["Content-Range"] = (f"{query.offset}-{query.offset + len(rows) - 1}/*" if rows else "*/*")
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def publish_card_row(request: HttpRequest) -> HttpResponse:
+    user = publisher(request)
+    check_rate("card", f"user:{user.pk}")
+    published = intake.record_card_row(actor=user, body=body_of(request, "the run_cards row"))
+    if "return=representation" not in request.headers.get("Prefer", ""):
+        return HttpResponse(status=201 if published.created else 200)
+    return JsonResponse([representation(published)], safe=False, status=201 if published.created else 200)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def run_card_entries(request: HttpRequest) -> HttpResponse:
+    """`POST /rest/v1/run_card_entries` (batches of up to 50 rows; Prefer: resolution=ignore-duplicates)."""
+    try:
+        user = publisher(request)
+        check_rate("entries", f"user:{user.pk}")
+        batch = intake.record_entry_rows(actor=user, body=body_of(request, "the run_card_entries batch"))
+    except intake.HarnessError as error:
+        return error_response(error)
+    if batch.refusal is not None:
+        return error_response(batch.refusal)
+    response = HttpResponse(status=201)
+    response["X-Entries-Stored"] = str(batch.stored)
+    if batch.accepted:
+        response["X-Run-Cards-Accepted"] = ",".join(str(card.public_id) for card in batch.accepted)
+    return response
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def datasets(request: HttpRequest) -> HttpResponse:
+    """`POST /rest/v1/datasets`: the harness registers an ad-hoc corpus's metadata. Datasets here are imported by
+    their community's curators (with consent), never created by a run card: a row naming a stored dataset is
+    acknowledged, any other is refused with the way to import it."""
+    try:
+        user = publisher(request)
+        parsed, _ = intake.parse_body(body_of(request, "the datasets row"), "datasets row")
+        rows = parsed if isinstance(parsed, list) else [parsed]
+        unknown = selectors.unknown_datasets(user, rows)
+    except intake.HarnessError as error:
+        return error_response(error)
+    if unknown:
+        return error_response(intake.HarnessError(
+            403, intake.PRIVILEGE, "datasets: " + ", ".join(repr(name)[:80] for name in unknown[:5]) + " is not a "
+            "dataset of this site; datasets are imported by their community's curators",
+            hint="import the corpus first (Datasets → Import), then publish runs against it"))
+    return HttpResponse(status=201)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def anonymous_submit(request: HttpRequest) -> HttpResponse:
+    """The harness's anonymous lane (`MT_EVAL_ANON_SUBMIT_URL`): off unless HARNESS_ANONYMOUS_INTAKE is set,
+    then limited per address (HARNESS_RATES["anonymous"])."""
+    if not settings.HARNESS_ANONYMOUS_INTAKE:
+        return JsonResponse({"ok": False, "error": "anonymous publishing is not enabled on this site; publish with "
+                             "a personal API token"}, status=404)
+    try:
+        check_rate("anonymous", f"address:{request.META.get('REMOTE_ADDR', '')}")
+        published, batch = intake.submit_anonymously(body_of(request, "the anonymous submission"))
+    except intake.HarnessError as error:
+        retry = json.loads(error.details)["retry_after_seconds"] if error.status == 429 and error.details else None
+        body: dict[str, Any] = {"ok": False, "error": error.message, **error.as_dict()}
+        if retry is not None:
+            body["retry_after_seconds"] = retry
+        return JsonResponse(body, status=error.status)
+    if batch.refusal is not None:
+        return JsonResponse({"ok": False, "error": batch.refusal.message, **batch.refusal.as_dict()},
+                            status=batch.refusal.status)
+    stored = published.intake
+    return JsonResponse({"ok": True, "id": str(stored.row_id), "state": stored.state,
+                         "already_published": not published.created and stored.state == "accepted",
+                         "entries_published": batch.stored}, status=201 if published.created else 200)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def token(request: HttpRequest) -> HttpResponse:
+    """`POST /auth/v1/token?grant_type=refresh_token`: the harness's headless sign-in (MT_EVAL_REFRESH_TOKEN).
+    A personal API token is its own session: answered with itself as the access token, valid until the token
+    expires (at most an hour at a time, so a revoked token stops working within the hour)."""
+    if request.GET.get("grant_type") != "refresh_token":
+        return JsonResponse({"error": "unsupported_grant_type", "error_description": "only grant_type="
+                             "refresh_token is supported: set MT_EVAL_REFRESH_TOKEN to a personal API token"},
+                            status=400)
+    try:
+        check_rate("token", f"address:{request.META.get('REMOTE_ADDR', '')}")
+        parsed, _ = intake.parse_body(request.body[:10_000], "token request")
+        key = parsed.get("refresh_token") if isinstance(parsed, dict) else None
+        if not isinstance(key, str) or not key:
+            raise AuthenticationFailed("refresh_token is required")
+        user = token_user(key)
+    except intake.HarnessError as error:
+        return error_response(error)
+    except (AuthenticationFailed, PermissionDenied) as exc:
+        return JsonResponse({"error": "invalid_grant", "error_description": str(exc.detail)}, status=400)
+    now = int(time.time())
+    expires_at = min(int(user._api_token.expires_at.timestamp()), now + 3600)
+    response = JsonResponse({
+        "access_token": key, "refresh_token": key, "token_type": "bearer",
+        "expires_in": expires_at - now, "expires_at": expires_at,
+        "user": {"id": str(user.pk), "email": user.email,
+                 "user_metadata": {"full_name": user.get_full_name() or user.email}},
+    })
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,328 @@
+"""The upstream harness's way of publishing (docs/run-cards.md, "Publishing from the upstream harness"): a card's
+row first — flattened columns plus the card without its per-entry rows — then those rows in batches of 50,
+possibly sent twice. Rows are collected per card; once as many as the card says it scored have arrived, the card
+is accepted by the same code as `POST /api/v1/run-cards/` (leaderboard.services.submit_run_card). Refusals are
+`HarnessError`s, which the views write the way PostgREST does, so that the harness prints them."""
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+
+from accounts.models import User
+from common.errors import ErrorKind
+from corpus.validation import describe, refuse_constant
+from leaderboard import services as run_cards
+from leaderboard.cards import is_number
+from leaderboard.models import RunCard
+
+from .models import HarnessIntake, HarnessIntakeEntry
+
+# PostgreSQL's error codes, which PostgREST passes on and the harness prints.
+INVALID_TEXT = "22P02"
+NOT_NULL = "23502"
+FOREIGN_KEY = "23503"
+UNIQUE = "23505"
+CHECK = "23514"
+PRIVILEGE = "42501"
+STATUS_OF_KIND = {ErrorKind.INVALID: 400, ErrorKind.NOT_ALLOWED: 403, ErrorKind.CONFLICT: 409}
+CODE_OF_KIND = {ErrorKind.INVALID: CHECK, ErrorKind.NOT_ALLOWED: PRIVILEGE, ErrorKind.CONFLICT: UNIQUE}
+ANONYMOUS_SUBMITTER = "anonymous-harness@intake.invalid"
+
+
+@dataclass
+class HarnessError(Exception):
+    """A refusal in PostgREST's shape: {"code", "message", "details", "hint"}; nothing was stored."""
+
+    status: int
+    code: str
+    message: str
+    details: str | None = None
+    hint: str | None = None
+    problems: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"code": self.code, "message": self.message, "details": self.details,
+                                "hint": self.hint}
+        if self.problems:
+            body["problems"] = self.problems
+        return body
+
+
+def refused(error: run_cards.RunCardRejected, what: str) -> HarnessError:
+    """A run-card refusal (every problem, with its JSON path) as PostgREST writes an error."""
+    problems = [problem.as_dict() for problem in error.problems]
+    details = "; ".join(f"{p['path'] or '(body)'}: {p['message']}" for p in problems[:20])
+    if len(problems) > 20:
+        details += f"; and {len(problems) - 20} more"
+    return HarnessError(STATUS_OF_KIND[error.kind], CODE_OF_KIND[error.kind],
+                        f"{what} was refused: {error.detail or str(error) or 'see details'}; nothing was stored",
+                        details, None, problems)
+
+
+def invalid(message: str, details: str | None = None, code: str = INVALID_TEXT) -> HarnessError:
+    return HarnessError(400, code, message, details)
+
+
+def parse_body(body: bytes, what: str) -> tuple[Any, str]:
+    """The parsed body and its text; an error naming line and column otherwise."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise invalid(f"{what}: not valid UTF-8 (byte offset {exc.start})", code="PGRST102") from None
+    try:
+        return json.loads(text, parse_constant=refuse_constant), text
+    except json.JSONDecodeError as exc:
+        raise invalid(f"{what}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                      code="PGRST102") from None
+    except (ValueError, RecursionError) as exc:
+        raise invalid(f"{what}: invalid JSON ({exc})", code="PGRST102") from None
+
+
+def one_object_text(parsed: Any, text: str, what: str) -> tuple[dict, str]:
+    """The one row a body holds — an object, or a list of exactly one (PostgREST takes both) — and its text."""
+    if isinstance(parsed, list):
+        if len(parsed) != 1 or not isinstance(parsed[0], dict):
+            raise invalid(f"{what}: expected one row (an object, or a list of one object), found "
+                          f"{describe(parsed)} of {len(parsed)}")
+        start = text.index("{")
+        _, end = json.JSONDecoder(parse_constant=refuse_constant).raw_decode(text, start)
+        return parsed[0], text[start:end]
+    if not isinstance(parsed, dict):
+        raise invalid(f"{what}: expected an object, found {describe(parsed)}")
+    return parsed, text
+
+
+def row_uuid(value: Any, column: str, what: str) -> uuid.UUID:
+    if value is None or value == "":
+        raise HarnessError(400, NOT_NULL, f"{what}: {column} is required (the card's UUID)")
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise invalid(f"{what}: {column} must be a UUID, found {describe(value)}") from None
+
+
+def expected_entry_count(card: dict) -> int:
+    """How many per-entry rows the card scored: dataset.entry_count, else scores.total."""
+    for value in ((card.get("dataset") or {}).get("entry_count"), (card.get("scores") or {}).get("total")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    raise invalid("run_cards row: run_card.dataset.entry_count (or run_card.scores.total) must say how many "
+                  "entries the run scored", code=NOT_NULL)
+
+
+@dataclass
+class Published:
+    """What a card row came to: still awaiting its rows, or a card (accepted at once when sent whole)."""
+
+    intake: HarnessIntake
+    created: bool
+
+
+@transaction.atomic
+def record_card_row(*, actor: User, body: bytes) -> Published:
+    """`POST /rest/v1/run_cards` (Prefer: resolution=merge-duplicates). The same row sent again is answered as
+    stored; a card is immutable once accepted; a row still awaiting its entries, or refused, is replaced by a new
+    one of the same submitter (a refused one loses the rows it had). A row whose card holds its results is
+    accepted at once."""
+    what = "run_cards row"
+    parsed, text = parse_body(body, what)
+    row, row_text = one_object_text(parsed, text, what)
+    row_id = row_uuid(row.get("id"), "id", what)
+    card = row.get("run_card")
+    if not isinstance(card, dict):
+        raise HarnessError(400, NOT_NULL, f"{what}: run_card is required: the whole run card as an object",
+                           None if card is None else f"found {describe(card)}")
+    card_text = run_cards.member_text(row_text.encode("utf-8"), row_text, "run_card")
+    assert card_text is not None
+    columns = {name: value for name, value in row.items() if name != "run_card"}
+    intake = HarnessIntake.objects.select_for_update().filter(row_id=row_id).first()
+    if intake is not None:
+        if intake.submitted_by_id != actor.pk:
+            raise HarnessError(409, UNIQUE, f"run card {row_id} was published by another account",
+                               hint="a card's id is its experiment's: publish a run of your own")
+        if intake.card_text == card_text and intake.state != HarnessIntake.State.REFUSED:
+            return Published(intake, created=False)
+        if intake.state == HarnessIntake.State.ACCEPTED:
+            raise HarnessError(409, UNIQUE, f"run card {row_id} is already published, with other content; "
+                               "published cards are never changed", hint="a new run gets a new id")
+    elif RunCard.objects.filter(public_id=row_id).exists():
+        raise HarnessError(409, UNIQUE, f"a run card with id {row_id} is already stored")
+    card_body = card_text.encode("utf-8")
+    try:
+        if isinstance(card.get("results"), list):
+            run_card = run_cards.submit_run_card(actor=actor, body=card_body)
+            expected = len(card["results"])
+        else:
+            run_cards.check_card_before_entries(actor=actor, body=card_body)
+            run_card, expected = None, expected_entry_count(card)
+    except run_cards.RunCardRejected as error:
+        raise refused(error, what) from None
+    created = intake is None
+    if intake is None:
+        intake = HarnessIntake(row_id=row_id, submitted_by=actor)
+    elif intake.card_text != card_text or intake.state == HarnessIntake.State.REFUSED:
+        intake.entries.all().delete()
+    intake.row, intake.card_text, intake.expected_entries, intake.problems = columns, card_text, expected, []
+    intake.state = HarnessIntake.State.AWAITING_ENTRIES
+    intake.save()
+    if run_card is not None:
+        adopt(intake, run_card)
+    return Published(intake, created)
+
+
+def adopt(intake: HarnessIntake, run_card: RunCard) -> None:
+    """The accepted card takes the harness's id, so that the harness finds it again by that id."""
+    try:
+        with transaction.atomic():
+            RunCard.objects.filter(pk=run_card.pk).update(public_id=intake.row_id)
+        run_card.public_id = intake.row_id
+    except IntegrityError:
+        raise HarnessError(409, UNIQUE, f"a run card with id {intake.row_id} is already stored") from None
+    intake.run_card, intake.state = run_card, HarnessIntake.State.ACCEPTED
+    intake.save(update_fields=["run_card", "state"])
+
+
+ENTRY_TEXT_LIMIT = 200
+
+
+def entry_rows(parsed: Any) -> list[tuple[uuid.UUID, str, dict]]:
+    """(card id, entry id, row without its card id) of each posted row; every problem at once otherwise."""
+    rows = parsed if isinstance(parsed, list) else [parsed]
+    problems: list[str] = []
+    read: list[tuple[uuid.UUID, str, dict]] = []
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            problems.append(f"row {index}: expected an object, found {describe(row)}")
+            continue
+        try:
+            card_id = row_uuid(row.get("run_card_id"), "run_card_id", f"row {index}")
+        except HarnessError as error:
+            problems.append(error.message)
+            continue
+        entry_id = row.get("entry_id")
+        if isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)) or str(entry_id).strip() == "":
+            problems.append(f"row {index}: entry_id: expected a non-empty string or an integer, found "
+                            f"{describe(entry_id)}")
+            continue
+        if len(str(entry_id)) > ENTRY_TEXT_LIMIT or (isinstance(entry_id, int) and not is_number(entry_id)):
+            problems.append(f"row {index}: entry_id: expected at most {ENTRY_TEXT_LIMIT} characters")
+            continue
+        read.append((card_id, str(entry_id), {name: value for name, value in row.items() if name != "run_card_id"}))
+    if problems:
+        raise invalid(f"run_card_entries: {len(problems)} of {len(rows)} rows refused; nothing was stored",
+                      "; ".join(problems[:20]))
+    return read
+
+
+@dataclass
+class EntryBatch:
+    """What a batch of rows did: rows stored (duplicates left out), the cards it completed, and the refusal of a
+    card it completed, answered once the refused state is stored."""
+
+    stored: int = 0
+    accepted: list[RunCard] = field(default_factory=list)
+    refusal: HarnessError | None = None
+
+
+@transaction.atomic
+def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
+    """`POST /rest/v1/run_card_entries` (Prefer: resolution=ignore-duplicates): rows for cards of the actor's
+    awaiting their rows; a row already received (card id, entry id) is ignored, as are rows for a card already
+    accepted. The row that completes a card has it accepted — a refusal then answers this batch, and the card,
+    refused, can be published again."""
+    parsed, _ = parse_body(body, "run_card_entries")
+    rows = entry_rows(parsed)
+    batch = EntryBatch()
+    by_card: dict[uuid.UUID, list[tuple[str, dict]]] = {}
+    for card_id, entry_id, row in rows:
+        by_card.setdefault(card_id, []).append((entry_id, row))
+    intakes = {intake.row_id: intake for intake in HarnessIntake.objects.select_for_update().filter(
+        row_id__in=by_card, submitted_by=actor)}
+    for card_id in by_card:
+        if card_id not in intakes:
+            raise HarnessError(409, FOREIGN_KEY, f"run_card_entries: no run card {card_id} of yours awaits its "
+                               "entries", hint="publish the run card's row first (POST /rest/v1/run_cards)")
+        if intakes[card_id].state == HarnessIntake.State.REFUSED:
+            raise HarnessError(409, FOREIGN_KEY, f"run_card_entries: run card {card_id} was refused; publish it "
+                               "again", details="; ".join(f"{p.get('path')}: {p.get('message')}"
+                                                          for p in intakes[card_id].problems[:10]) or None)
+    for card_id, card_rows in by_card.items():
+        intake = intakes[card_id]
+        if intake.state == HarnessIntake.State.ACCEPTED:
+            continue
+        stored = HarnessIntakeEntry.objects.bulk_create(
+            [HarnessIntakeEntry(intake=intake, entry_id=entry_id, row=row) for entry_id, row in card_rows],
+            ignore_conflicts=True)
+        batch.stored += len(stored)
+        received = intake.entries.count()
+        if received > intake.expected_entries:
+            intake.state = HarnessIntake.State.REFUSED
+            intake.problems = [{"path": "dataset.entry_count", "message": f"the card scored "
+                                f"{intake.expected_entries} entries but {received} different entry rows came"}]
+            intake.save(update_fields=["state", "problems"])
+            batch.refusal = HarnessError(409, CHECK, f"run_card_entries: run card {card_id} scored "
+                                         f"{intake.expected_entries} entries but {received} different rows came; "
+                                         "it was refused: publish it again")
+        elif received == intake.expected_entries:
+            complete(intake, actor, batch)
+    return batch
+
+
+def complete(intake: HarnessIntake, actor: User, batch: EntryBatch) -> None:
+    """Accept the card with its rows, as a card posted whole would be; a refusal is kept on the intake."""
+    entries = list(intake.entries.order_by("pk").values_list("row", flat=True))
+    try:
+        run_card = run_cards.submit_run_card(actor=actor, body=intake.card_text.encode("utf-8"), entries=entries)
+    except run_cards.RunCardRejected as error:
+        intake.state = HarnessIntake.State.REFUSED
+        intake.problems = [problem.as_dict() for problem in error.problems]
+        intake.save(update_fields=["state", "problems"])
+        batch.refusal = refused(error, f"run card {intake.row_id}, with its {len(entries)} entries,")
+        return
+    adopt(intake, run_card)
+    batch.accepted.append(run_card)
+
+
+def anonymous_submitter() -> User:
+    """The account anonymous harness publications are stored under: it cannot sign in."""
+    user, created = get_user_model().objects.get_or_create(
+        email=ANONYMOUS_SUBMITTER, defaults={"is_active": False})
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def submit_anonymously(body: bytes) -> tuple[Published, EntryBatch]:
+    """The harness's anonymous intake: `{"run_card_row": {...}, "entries": [...]}` in one request, stored under
+    the anonymous submitter, who sees public entries only (a card on anything else is refused)."""
+    parsed, text = parse_body(body, "anonymous submission")
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("run_card_row"), dict):
+        raise invalid('anonymous submission: expected {"run_card_row": {...}, "entries": [...]}',
+                      f"found {describe(parsed)}")
+    entries = parsed.get("entries") or []
+    if not isinstance(entries, list):
+        raise invalid(f"anonymous submission: entries must be a list, found {describe(entries)}")
+    row_text = run_cards.member_text(body, text, "run_card_row")
+    assert row_text is not None
+    actor = anonymous_submitter()
+    batch = EntryBatch()
+    with transaction.atomic():
+        published = record_card_row(actor=actor, body=row_text.encode("utf-8"))
+        if published.intake.state == HarnessIntake.State.AWAITING_ENTRIES and entries:
+            rows = [{**row, "run_card_id": str(published.intake.row_id)} if isinstance(row, dict) else row
+                    for row in entries]
+            batch = record_entry_rows(actor=actor, body=json.dumps(rows, ensure_ascii=False).encode("utf-8"))
+            published.intake.refresh_from_db()
+    return published, batch
+
+
+def anonymous_intake_open() -> bool:
+    return settings.HARNESS_ANONYMOUS_INTAKE
+
+
