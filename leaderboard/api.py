@@ -152,8 +152,10 @@ def _is_uuid(value) -> bool:
 
 
 LEADERBOARD_PARAMETERS = [
-    OpenApiParameter("standard", enum=list(selectors.STANDARDS), description="Ranking standard (never mixed)."),
-    OpenApiParameter("language_pair", str), OpenApiParameter("dataset", str), OpenApiParameter("version", str),
+    OpenApiParameter("standard", enum=list(selectors.STANDARDS),
+                     description="Ranking standard (never mixed); standard/1, ranked by corpus chrF++, by default."),
+    OpenApiParameter("language_pair", str, description="Any spelling of the pair: eng>crk, EN→CRK, en-CA -> crk."),
+    OpenApiParameter("dataset", str), OpenApiParameter("version", str),
     OpenApiParameter("segment", str), OpenApiParameter("domain", str,
                                                        description="Rank by scores over this domain's entries only."),
     OpenApiParameter("sort", enum=list(selectors.SORTS)),
@@ -162,7 +164,9 @@ LEADERBOARD_PARAMETERS = [
 
 class LeaderboardView(APIView):
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT},
-                   description="Every score is an automated proxy; human review is the ground truth.")
+                   description="Every score is an automated proxy; human review is the ground truth. A standard/1 row "
+                   "carries chrF++'s 95% bootstrap interval (`chrf_ci`), its sacreBLEU signature and its rank cluster; "
+                   "a row whose claimed score disagrees with its results shows the recomputed one (recomputed_score).")
     def get(self, request):
         query = selectors.LeaderboardQuery.from_params(request.query_params)
         if query.errors:

@@ -103,6 +103,34 @@ class RunCard(models.Model):
                                                  help_text="When the decision in force was taken.")
     community_review_withdrawn = models.PositiveIntegerField(
         default=0, help_text="Ratings the decision in force was taken on that their speakers withdrew since.")
+    # What the leaderboard groups, shows and ranks by, set by verification (leaderboard/ranking.py; docs/run-cards.md,
+    # "Leaderboard" and "Bootstrap intervals and rank clusters"). Blank or null on a card verified before they existed:
+    # the leaderboard then reads `fingerprint` and the claimed scores.
+    setup_fingerprint = models.CharField(
+        max_length=64, blank=True, default="",
+        help_text="The leaderboard's grouping key: the card's own fingerprint once verified (v2 hash included), "
+                  "else `fingerprint`; always `fingerprint` for a card pinning a dataset hash kept from the public.")
+    recomputed_chrf_plus_plus = models.FloatField(null=True, blank=True,
+                                                  help_text="Corpus chrF++ of results[], recomputed on arrival.")
+    leaderboard_chrf_plus_plus = models.FloatField(
+        null=True, blank=True, help_text="chrF++ shown and ranked: the claimed one, or the recomputed one when the "
+                                         "claim is more than ±0.05 away.")
+    leaderboard_composite = models.FloatField(
+        null=True, blank=True, help_text="Legacy cards: the composite shown and ranked (claimed, or recomputed with "
+                                         "results[]'s chrF++ and exact-match rate when those disagree).")
+    primary_recomputed = models.BooleanField(
+        default=False, help_text="The ranking score (chrF++, or a legacy card's composite) is the recomputed one: "
+                                 "the claimed one disagrees with results[].")
+    chrf_ci_lower = models.FloatField(null=True, blank=True)
+    chrf_ci_upper = models.FloatField(null=True, blank=True)
+    chrf_ci_source = models.CharField(
+        max_length=10, blank=True, choices=[("card", "card"), ("recomputed", "recomputed")],
+        help_text="Where chrF++'s 95% interval comes from: the card, or our seeded paired bootstrap.")
+    chrf_signature = models.CharField(max_length=200, blank=True, help_text="chrF++'s sacreBLEU signature.")
+    chrf_statistics = models.BinaryField(
+        null=True, blank=True,
+        help_text="Per-entry chrF++ statistics (entry ids and n-gram counts, compressed) for rank clusters. Never "
+                  "shown: those of secret entries derive from their references.")
 
     class Meta:
         ordering = ["-submitted_at"]

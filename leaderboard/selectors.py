@@ -7,10 +7,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     BooleanField,
+    CharField,
     Count,
     Exists,
     ExpressionWrapper,
@@ -19,12 +21,14 @@ from django.db.models import (
     OuterRef,
     Q,
     QuerySet,
+    Value,
     Window,
 )
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Coalesce, NullIf, RowNumber
 from django.utils.translation import gettext
 
-from corpus.models import ConsentUse
+from corpus.language_pairs import pair_key, version_pair_key
+from corpus.models import ConsentUse, DatasetVersion, Entry
 from corpus.selectors import (
     Withdrawal,
     consent_filter,
@@ -36,13 +40,17 @@ from corpus.selectors import (
 from languages.selectors import language_cache_key
 from organizations.selectors import governance_org_ids, secret_reader_org_ids
 
+from . import ranking
 from .models import LeaderboardState, RunCard, RunCardResult
 from .verification import quality_tier
 
-STANDARDS = {"legacy-composite": "composite", "standard/1": "chrf_plus_plus"}
+# The default first: standard/1 is what the harness scores every new run by; legacy-composite cards rank apart.
+STANDARDS = {"standard/1": "chrf_plus_plus", "legacy-composite": "composite"}
+DEFAULT_STANDARD = "standard/1"
 SORTS = ("primary", "cost_adjusted")
 # Never needed for a row, and large: carrying them through the ranking's sort spills it to disk.
-LARGE_FIELDS = ("raw", "method_config", "dataset_version__envelope", "method__card", "method__manifest")
+LARGE_FIELDS = ("raw", "method_config", "dataset_version__envelope", "method__card", "method__manifest",
+                "chrf_statistics")
 DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_acceptance_rate", "semantic_score",
                   "cost_adjusted")
 
@@ -51,7 +59,7 @@ DOMAIN_METRICS = ("composite", "chrf_plus_plus", "exact_match_rate", "fst_accept
 class LeaderboardQuery:
     """Validated filters; `errors` names each bad parameter and what it accepts."""
 
-    standard: str = "legacy-composite"
+    standard: str = DEFAULT_STANDARD
     language_pair: str = ""
     dataset: str = ""
     version: str = ""
@@ -69,7 +77,7 @@ class LeaderboardQuery:
 
         query = cls(language_pair=text("language_pair"), dataset=text("dataset"), version=text("version"),
                     segment=text("segment"), domain=text("domain"))
-        query.standard = (params.get("standard") or "legacy-composite").strip()
+        query.standard = (params.get("standard") or DEFAULT_STANDARD).strip()
         query.sort = (params.get("sort") or "primary").strip()
         if query.standard not in STANDARDS:
             query.errors["standard"] = gettext("unknown standard; expected one of: %(values)s") % {
@@ -82,7 +90,16 @@ class LeaderboardQuery:
         if query.domain and query.domain not in Domain.values:
             query.errors["domain"] = gettext("unknown domain; expected one of: %(values)s") % {
                 "values": ", ".join(Domain.values)}
+        if query.language_pair and pair_key(query.language_pair) is None:
+            query.errors["language_pair"] = gettext(
+                "not a language pair; expected source and target languages such as: %(values)s") % {
+                "values": "eng>crk, EN→CRK, en-CA -> crk"}
         return query
+
+    @property
+    def pair(self) -> str | None:
+        """The language pair's key (corpus.language_pairs.pair_key), however it was written."""
+        return pair_key(self.language_pair) if self.language_pair else None
 
 
 def evaluation_consented(user) -> Q:
@@ -109,13 +126,27 @@ def listed_cards(user) -> QuerySet[RunCard]:
     return cards
 
 
+def versions_of_pair(key: str) -> list[int]:
+    """Versions whose language pair reads as `key`, however each was written (`EN→CRK`, `eng>crk`, its source and
+    target languages): the spellings differ, so the comparison is made here, over the versions' three columns."""
+    return [pk for pk, pair, source, target in DatasetVersion.objects.values_list(
+        "pk", "language_pair", "source_language", "target_language") if version_pair_key(pair, source, target) == key]
+
+
+def setup_key():
+    """The leaderboard's grouping key: the fingerprint verification chose (`setup_fingerprint`), or, for a card
+    verified before it was stored, the public v1 fingerprint."""
+    return Coalesce(NullIf(F("setup_fingerprint"), Value("")), F("fingerprint"), output_field=CharField())
+
+
 def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
-    """One row per method and fingerprint (its best card), ranked by the standard's primary metric,
-    or by that metric over one domain's entries when a domain is chosen."""
+    """One row per method and fingerprint (its best card), ranked by the standard's primary metric — the claimed
+    value, or the recomputed one when the claim disagrees with the card's results — or by that metric over one
+    domain's entries when a domain is chosen."""
     metric = STANDARDS[query.standard]
     cards = listed_cards(user).filter(scoring_standard=query.standard)
-    if query.language_pair:
-        cards = cards.filter(dataset_version__language_pair=query.language_pair)
+    if query.pair:
+        cards = cards.filter(dataset_version_id__in=versions_of_pair(query.pair))
     if query.dataset:
         cards = cards.filter(dataset_version__dataset__identifier=query.dataset)
     if query.version:
@@ -127,22 +158,49 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
             in_domain=FilteredRelation("domain_scores", condition=Q(domain_scores__domain=query.domain))
         )
         cards = cards.filter(in_domain__isnull=False).annotate(
-            domain_count=F("in_domain__result_count"),
+            domain_count=F("in_domain__result_count"), ranked_domain=Value(query.domain),
             **{f"shown_{name}": F(f"in_domain__{name}") for name in DOMAIN_METRICS},
         )
     else:
-        cards = cards.annotate(domain_count=F("result_count"), **{f"shown_{name}": F(name) for name in DOMAIN_METRICS})
-    ranking = F(f"shown_{metric}").desc(nulls_last=True)
-    group = [F("method_id"), F("fingerprint"), F("segment")]
+        shown = {name: F(name) for name in DOMAIN_METRICS} | {
+            # Verification's leaderboard values: the claimed score, or the recomputed one when they disagree.
+            "chrf_plus_plus": Coalesce(F("leaderboard_chrf_plus_plus"), F("chrf_plus_plus")),
+            "composite": Coalesce(F("leaderboard_composite"), F("composite"))}
+        cards = cards.annotate(domain_count=F("result_count"), ranked_domain=Value(""),
+                               **{f"shown_{name}": value for name, value in shown.items()})
+    score_order = F(f"shown_{metric}").desc(nulls_last=True)
+    group = [F("method_id"), setup_key(), F("segment")]
     cards = cards.filter(**{f"shown_{metric}__isnull": False}).annotate(
-        place_in_group=Window(RowNumber(), partition_by=group, order_by=[ranking, F("submitted_at").asc()]),
+        place_in_group=Window(RowNumber(), partition_by=group, order_by=[score_order, F("submitted_at").asc()]),
         group_size=Window(Count("pk"), partition_by=group),
     ).filter(place_in_group=1)
     order = [F("shown_cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
     validated_method = RunCard.objects.filter(method_id=OuterRef("method_id"), method_id__isnull=False,
                                               community_validated_at__isnull=False)
     return cards.annotate(method_validated=Exists(validated_method)).select_related(
-        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by(*order, ranking, "submitted_at", "pk")
+        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by(*order, score_order, "submitted_at", "pk")
+
+
+def clustered(query: LeaderboardQuery) -> bool:
+    """Rank clusters are of a chrF++ ranking: the legacy composite's inputs are plugin aggregates no bootstrap of
+    the entries reproduces, and a cost-adjusted order is not chrF++'s."""
+    return STANDARDS[query.standard] == "chrf_plus_plus" and query.sort == "primary"
+
+
+def rank_clusters(user, query: LeaderboardQuery) -> dict[str, int]:
+    """Row id → rank cluster (ranking.rank_clusters) over the whole ranking of this filter, in rank order: a row's
+    cluster depends on every row above it. One query reads the rows' per-entry statistics (a domain filter adds one
+    for that domain's entries); nothing of them leaves this function but the cluster numbers."""
+    if not clustered(query):
+        return {}
+    ranked = list(leaderboard(user, query).values_list("public_id", "dataset_version_id", "chrf_statistics"))
+    only = None
+    if query.domain:
+        only = np.fromiter(Entry.objects.filter(version_id__in={version for _, version, _ in ranked},
+                                                domain=query.domain).values_list("pk", flat=True), dtype=np.int64)
+    clusters = ranking.rank_clusters([ranking.unpack_statistics(blob) for _, _, blob in ranked], only)
+    return {str(public_id): cluster for (public_id, _, _), cluster in zip(ranked, clusters, strict=True)
+            if cluster is not None}
 
 
 # Entries under an older stamp are never read again; they only wait to expire.
@@ -199,8 +257,11 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     page = paginator.page(number) if strict else paginator.get_page(number)
     offset = (page.number - 1) * per_page
     name = f"rows:{per_page}:{page.number}"
+    # Of the whole ranking, so computed once per filter and stamp, and only when a page's rows are.
+    clusters = functools.cache(lambda: cached("clusters", lambda: rank_clusters(user, query)))
     rows = cached(name, lambda: [
-        row_view(card, offset + index) for index, card in enumerate(cards()[offset:offset + per_page], 1)])
+        row_view(card, offset + index, clusters().get(str(card.public_id)) if clustered(query) else None)
+        for index, card in enumerate(cards()[offset:offset + per_page], 1)])
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
 
 
@@ -218,9 +279,23 @@ def community_review(card: RunCard) -> dict[str, Any] | None:
             "ratings_withdrawn_since": card.community_review_withdrawn}
 
 
-def row_view(card: RunCard, rank: int) -> dict[str, Any]:
-    """The columns of SPEC §7 for one leaderboard row."""
-    composite = getattr(card, "shown_composite", card.composite)
+def recomputed_score(card: RunCard) -> dict[str, Any] | None:
+    """The ranking score's claim and the value results[] give, when they disagree and the row shows the recomputed
+    one; None otherwise."""
+    if not card.primary_recomputed:
+        return None
+    if card.scoring_standard == "legacy-composite":
+        return {"metric": "composite", "claimed": card.composite, "recomputed": card.leaderboard_composite}
+    return {"metric": "chrf_plus_plus", "claimed": card.chrf_plus_plus, "recomputed": card.leaderboard_chrf_plus_plus}
+
+
+def row_view(card: RunCard, rank: int | None, cluster: int | None = None) -> dict[str, Any]:
+    """The columns of SPEC §7 for one leaderboard row, with standard/1's interval, signature and rank cluster.
+    With a domain filter the scores are that domain's, recomputed: the whole card's interval and claims do not
+    apply to them."""
+    whole_card = not getattr(card, "ranked_domain", "")
+    composite = getattr(card, "shown_composite", card.leaderboard_composite
+                        if card.leaderboard_composite is not None else card.composite)
     tier = quality_tier(composite)
     # Provisional until the method (any of its cards) is Community Validated.
     validated = card.verification_tier == "Community Validated" or getattr(card, "method_validated", False)
@@ -239,7 +314,13 @@ def row_view(card: RunCard, rank: int) -> dict[str, Any]:
             "tools_enabled": card.tools_enabled, "system_prompt_sha256": card.system_prompt_sha256[:12],
         },
         "composite": composite,
-        "chrf_plus_plus": getattr(card, "shown_chrf_plus_plus", card.chrf_plus_plus),
+        "chrf_plus_plus": getattr(card, "shown_chrf_plus_plus", card.leaderboard_chrf_plus_plus
+                                  if card.leaderboard_chrf_plus_plus is not None else card.chrf_plus_plus),
+        "chrf_ci": {"lower": card.chrf_ci_lower, "upper": card.chrf_ci_upper, "source": card.chrf_ci_source}
+        if whole_card and card.chrf_ci_lower is not None and card.chrf_ci_upper is not None else None,
+        "sacrebleu_signature": card.chrf_signature or None,
+        "recomputed_score": recomputed_score(card) if whole_card else None,
+        "rank_cluster": cluster,
         "fst_acceptance_rate": getattr(card, "shown_fst_acceptance_rate", card.fst_acceptance_rate),
         "exact_match_rate": getattr(card, "shown_exact_match_rate", card.exact_match_rate),
         "semantic_score": getattr(card, "shown_semantic_score", card.semantic_score),
@@ -299,5 +380,6 @@ def visible_results(user, card: RunCard) -> QuerySet[RunCardResult]:
 def same_setup_cards(user, card: RunCard) -> QuerySet[RunCard]:
     # A card whose method was deleted (SET_NULL) matches the other method-less cards, as `method_id=None` did
     same_method = Q(method__isnull=True) if card.method_id is None else Q(method_id=card.method_id)
-    return listed_cards(user).filter(same_method, fingerprint=card.fingerprint).exclude(
-        pk=card.pk).order_by("-submitted_at")
+    return listed_cards(user).filter(same_method).alias(setup=setup_key()).filter(
+        setup=card.setup_fingerprint or card.fingerprint).exclude(pk=card.pk).defer("raw", "chrf_statistics").order_by(
+        "-submitted_at")

@@ -41,8 +41,13 @@ def submit(version, user, **options) -> RunCard:
     return submit_run_card(body=body(make_card(version, entries_of(version), **options)), actor=user)
 
 
+# make_card writes legacy-composite cards unless told otherwise; standard/1 is the default ranking.
+LEGACY = {"standard": "legacy-composite"}
+BOARD = "/leaderboard/?standard=legacy-composite"
+
+
 def api_rows(client, **params):
-    response = client.get("/api/v1/leaderboard/", params)
+    response = client.get("/api/v1/leaderboard/", {**LEGACY, **params})
     assert response.status_code == 200, response.content
     return response.json()["results"]
 
@@ -59,7 +64,7 @@ def test_ranked_by_composite_with_every_column(client, version, speaker):
         assert column in first
     assert first["quality_tier"] == "Deployable" and first["quality_tier_provisional"] is True
     assert first["configuration"]["condition"] == "baseline", "without a method card the setup is shown"
-    page = client.get("/leaderboard/")
+    page = client.get(BOARD)
     assert b"automated proxy" in page.content and b"provisional" in page.content
 
 
@@ -91,6 +96,8 @@ def test_standards_are_never_mixed(client, version, speaker):
     assert [row["model"] for row in api_rows(client)] == ["legacy-2026"]
     modern = api_rows(client, standard="standard/1")
     assert [row["model"] for row in modern] == ["modern-2026"] and modern[0]["quality_tier"] is None
+    default = client.get("/api/v1/leaderboard/").json()["results"]
+    assert [row["model"] for row in default] == ["modern-2026"], "standard/1 is the default ranking"
 
 
 def test_cost_adjusted_ranking(client, version, speaker):
@@ -118,7 +125,7 @@ def test_dependency_badges_and_class_x_never_listed(client, version, speaker):
     rows = api_rows(client)
     assert [row["method"] for row in rows] == ["External"]
     assert rows[0]["dependency_class"] == "A2" and rows[0]["external_dependency"] is True
-    assert b"external dependency" in client.get("/leaderboard/").content
+    assert b"external dependency" in client.get(BOARD).content
 
 
 def test_gds_verification_by_a_maintainer_reproduction(client, version, speaker, maintainer):
@@ -181,11 +188,11 @@ def test_the_public_leaderboard_is_cached_and_follows_every_change(client, versi
 
     card = submit(version, speaker, composite=0.8, model_slug="cached")
     assert [row["model"] for row in api_rows(client)] == ["cached-2026"]
-    assert b"cached-2026" in client.get("/leaderboard/").content
+    assert b"cached-2026" in client.get(BOARD).content
     with django_assert_max_num_queries(1):  # the state stamp
         assert [row["model"] for row in api_rows(client)] == ["cached-2026"]
     with django_assert_max_num_queries(1):
-        assert b"cached-2026" in client.get("/leaderboard/").content
+        assert b"cached-2026" in client.get(BOARD).content
     client.force_login(speaker)  # a speaker holds no role that widens the listing: the same cached rows
     with django_assert_max_num_queries(4):  # session, user, memberships, stamp
         assert [row["model"] for row in api_rows(client)] == ["cached-2026"]
@@ -195,12 +202,12 @@ def test_the_public_leaderboard_is_cached_and_follows_every_change(client, versi
     with connection.cursor() as cursor:
         cursor.execute("UPDATE leaderboard_runcard SET model_id = 'renamed' WHERE id = %s", [card.pk])
     assert api_rows(client)[0]["model"] == "renamed"
-    assert b"renamed" in client.get("/leaderboard/").content
+    assert b"renamed" in client.get(BOARD).content
 
     record = ConsentRecord.objects.get(dataset=version.dataset)
     revoke_consent(actor=governance_user, record=record, reason="The council withdrew evaluation.")
     assert api_rows(client) == []
-    assert b"renamed" not in client.get("/leaderboard/").content
+    assert b"renamed" not in client.get(BOARD).content
     client.force_login(governance_user)  # governance staff see their withdrawn row, never from the shared cache
     assert [row["withdrawn"] for row in api_rows(client)] == [True]
 
@@ -210,10 +217,10 @@ def test_the_api_pages_the_cached_leaderboard(client, version, speaker):
     for index in range(3):
         submit_run_card(body=body(make_card(version, entries, composite=0.5 + index / 10, model_slug=f"p{index}")),
                         actor=speaker)
-    first = client.get("/api/v1/leaderboard/", {"page": 1}).json()
+    first = client.get("/api/v1/leaderboard/", {"page": 1, **LEGACY}).json()
     assert (first["count"], first["next"], first["previous"], len(first["results"])) == (3, None, None, 3)
-    assert client.get("/api/v1/leaderboard/", {"page": 9}).status_code == 404
-    assert client.get("/api/v1/leaderboard/", {"page": "x"}).status_code == 404
+    assert client.get("/api/v1/leaderboard/", {"page": 9, **LEGACY}).status_code == 404
+    assert client.get("/api/v1/leaderboard/", {"page": "x", **LEGACY}).status_code == 404
 
 
 @pytest.mark.parametrize("params, field", [({"domain": "astrology"}, "domain"), ({"standard": "x"}, "standard"),
@@ -232,8 +239,9 @@ def test_query_count_does_not_grow_with_cards(client, version, speaker, django_a
             body=body(make_card(version, entries, composite=0.5 + index / 1000, model_slug=f"m{index}")),
             actor=speaker,
         )
-    for url, params in (("/api/v1/leaderboard/", {}), ("/api/v1/leaderboard/", {"domain": "legal"}),
-                        ("/leaderboard/", {}), ("/leaderboard/", {"domain": "medical", "sort": "cost_adjusted"})):
+    for url, params in (("/api/v1/leaderboard/", LEGACY), ("/api/v1/leaderboard/", {"domain": "legal", **LEGACY}),
+                        ("/leaderboard/", LEGACY),
+                        ("/leaderboard/", {"domain": "medical", "sort": "cost_adjusted", **LEGACY})):
         with django_assert_max_num_queries(8):
             assert client.get(url, params).status_code == 200
 
@@ -281,6 +289,6 @@ def test_rows_say_when_a_card_disagrees_with_its_results(client, version, speake
     card["scores"]["exact_matches"] = 3
     stored = submit_run_card(body=body(seal(card)), actor=speaker)
     assert api_rows(client)[0]["discrepancy_count"] == len(stored.discrepancies) >= 1
-    assert b"disagreement" in client.get("/leaderboard/").content
+    assert b"disagreement" in client.get(BOARD).content
     page = client.get(f"/leaderboard/cards/{stored.public_id}/")
     assert b"Medical" in page.content, "domains are shown by name"

@@ -22,3 +22,14 @@ TIER_LABELS = {
 def tier_label(name: str | None) -> str:
     """A quality or verification tier's name as the page shows it; an unknown name as it is."""
     return str(TIER_LABELS.get(name, name)) if name else ""
+
+
+@register.filter
+def chrf_signatures(rows) -> list[str]:
+    """The distinct chrF++ sacreBLEU signatures of the rows shown, in order of first appearance: usually one, so it
+    is written once under the ranking rather than on every row."""
+    seen: dict[str, None] = {}
+    for row in rows or ():
+        if row.get("sacrebleu_signature"):
+            seen.setdefault(row["sacrebleu_signature"], None)
+    return list(seen)
