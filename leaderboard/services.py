@@ -19,6 +19,7 @@ from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset,
 from corpus.selectors import (
     VersionHash,
     has_consent,
+    public_download_hash,
     version_hash,
     visible_entries,
     visible_versions,
@@ -189,11 +190,18 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
                                      f"{dataset['id']!r}; stored versions: {known}"))
         return None
     pinned = version_hash(user, version)
-    if dataset["sha256"] not in (pinned.value, public_hash(version).value):
+    if dataset["sha256"] not in (pinned.value, public_hash(version).value, public_download_hash(version)):
         problems.append(FieldProblem("dataset.sha256", f"does not match {version}: its hash is {pinned.value} "
-                                     f"({pinned.label})"))
+                                     f"({pinned.label}), or {public_download_hash(version)} for a run on the "
+                                     "download of its public segments"))
         return None
     return version
+
+
+def pins_public_download(card: dict, version: DatasetVersion) -> bool:
+    """Whether the card pins the download of the version's public segments (corpus.selectors.public_download_hash)
+    rather than the version's own hash: such a run saw public entries only."""
+    return card["dataset"]["sha256"] == public_download_hash(version) != version.sha256
 
 
 # Up to this many ids are looked up by name; a larger card reads the version's entries in one pass.
@@ -321,6 +329,13 @@ def accept_run_card(body: bytes, user, entries: list | None = None) -> RunCard:
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
     assert version is not None  # find_version returns None only after adding a problem, raised above
+    if pins_public_download(card, version):
+        problems += [FieldProblem(f"{rows_name}[{index}].entry_id", "is not in the public download this card pins "
+                                  "(dataset.sha256): a run on the public download scores its public entries only")
+                     for index, result in enumerate(sent_results)
+                     if scored[str(result["entry_id"])][1] in SECRET_SEGMENTS]
+        if problems:
+            raise RunCardRejected(ErrorKind.INVALID, problems)
     card["results"] = with_entry_fields(sent_results, scored)
     segments = sorted({scored[str(r["entry_id"])][1] for r in sent_results})
     is_secret = claimed_secret or any(segment in SECRET_SEGMENTS for segment in segments)
@@ -540,6 +555,9 @@ def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
     run_card = RunCard.objects.select_for_update().defer("raw").get(pk=run_card_pk)
     if card is None:
         card = json.loads(RunCard.objects.values_list("raw", flat=True).get(pk=run_card_pk))
+        if "results" not in card:
+            # Its rows came beside the card (the harness publishes them apart): read back as they were stored.
+            card["results"] = stored_results(run_card)
     results = card["results"]
     _, fingerprint_discrepancies = verification.check_fingerprint(card)
     pins_hidden_hash = card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value
@@ -585,6 +603,14 @@ def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
         "leaderboard_composite", "primary_recomputed", "chrf_ci_lower", "chrf_ci_upper", "chrf_ci_source",
         "chrf_signature", "cost_adjusted", "chrf_statistics"])
     return run_card
+
+
+def stored_results(run_card: RunCard) -> list[dict]:
+    """The card's rows as sent, in order, read as accept_run_card read them (with_entry_fields)."""
+    stored = list(run_card.results.order_by("position").values_list("data", "entry_id", "entry__segment",
+                                                                     "entry__domain"))
+    entries = {str(data["entry_id"]): (pk, segment, domain) for data, pk, segment, domain in stored}
+    return with_entry_fields([data for data, *_ in stored], entries)
 
 
 @transaction.atomic

@@ -318,3 +318,17 @@ def test_a_secret_entry_cannot_be_published_through_the_harness_by_a_developer(c
     refusal = answers["entries"][-1]
     assert refusal.status_code == 400 and "entries[9].entry_id" in refusal.json()["details"]
     assert RunCard.objects.count() == 0
+
+
+def test_a_large_harness_card_is_verified_by_the_task_from_its_stored_rows(client, version, token, settings,
+                                                                          eager_tasks,
+                                                                          django_capture_on_commit_callbacks):
+    settings.RUN_CARD_INLINE_MAX_RESULTS = 10
+    card, rows = harness_card(version, public_entries(version), claimed_chrf=90.0)
+    with django_capture_on_commit_callbacks(execute=True):
+        row, answers = publish_like_the_harness(client, token, card, rows)
+    assert [a.status_code for a in answers["entries"]] == [201] * 3
+    stored = RunCard.objects.get()
+    assert stored.status == "ready" and stored.result_count == 120
+    # The claim disagrees with what the rows give: found by the task, from the rows as stored.
+    assert [d["path"] for d in stored.discrepancies] == ["scores.chrf_plus_plus"]
