@@ -475,11 +475,12 @@ def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str
 
 
 def provenance_label(value: Any) -> str:
-    """The provenance tag used for filtering: the string itself, or a nested object's type/tag/source."""
+    """The provenance tag used for filtering: the string itself, or a nested object's type/tag/source (or the
+    corpus builder's source_name)."""
     if isinstance(value, str):
         return value[:200]
     if isinstance(value, dict):
-        for key in ("type", "tag", "source", "kind"):
+        for key in ("type", "tag", "source", "kind", "source_name"):
             if isinstance(value.get(key), str):
                 return value[key][:200]
         return json.dumps(value, ensure_ascii=False, sort_keys=True)[:200]
