@@ -12,7 +12,10 @@ from .verification import FINGERPRINT_V1_COMPONENTS
 
 # The card's columns holding a fingerprint component (dataset_sha256 is only in `raw`).
 FINGERPRINT_FIELDS = ("fingerprint", *(name for name in FINGERPRINT_V1_COMPONENTS if name != "dataset_sha256"))
-HIDDEN_FIELDS = ("raw", "discrepancies", "method_config", "verification_error", *FINGERPRINT_FIELDS)
+# setup_fingerprint is a fingerprint too; chrf_statistics derive from the references of the entries scored, secret
+# ones included (docs/run-cards.md, "Bootstrap intervals and rank clusters").
+HIDDEN_FIELDS = ("raw", "discrepancies", "method_config", "verification_error", *FINGERPRINT_FIELDS,
+                 "setup_fingerprint", "chrf_statistics")
 
 
 @admin.register(RunCard)

@@ -33,6 +33,10 @@ from .conftest import SECRET_MARK, corpus_bytes, entry, mixed_entries
 
 pytestmark = pytest.mark.django_db
 
+# These cards are legacy-composite ones (make_card's default); standard/1 is the default ranking.
+LEGACY_BOARD = "/leaderboard/?standard=legacy-composite"
+LEGACY_API = "/api/v1/leaderboard/?standard=legacy-composite"
+
 WITHDRAWN = b"withdrawn by its community"
 PDF = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n"
 TODAY = datetime.date(2026, 3, 2)
@@ -105,8 +109,8 @@ def listings(client):
         "dataset list": [v.dataset.identifier for v in client.get("/datasets/").context["versions"]],
         "API datasets": [d["id"] for d in client.get("/api/v1/datasets/").json()["results"]],
         "API entries": client.get("/api/v1/entries/").json()["count"],
-        "leaderboard page": [row["model"] for row in client.get("/leaderboard/").context["rows"]],
-        "leaderboard API": [row["model"] for row in client.get("/api/v1/leaderboard/").json()["results"]],
+        "leaderboard page": [row["model"] for row in client.get(LEGACY_BOARD).context["rows"]],
+        "leaderboard API": [row["model"] for row in client.get(LEGACY_API).json()["results"]],
     }
 
 
@@ -213,9 +217,9 @@ def test_governance_staff_still_see_everything_marked_withdrawn(client, dataset,
     page = client.get(f"/datasets/versions/{version.pk}/")
     assert page.status_code == 200 and b"public release withdrawn by the community" in page.content
     assert SECRET_MARK.encode() in client.get(f"/datasets/versions/{version.pk}/entries/").content
-    rows = client.get("/api/v1/leaderboard/").json()["results"]
+    rows = client.get(LEGACY_API).json()["results"]
     assert [(row["model"], row["withdrawn"]) for row in rows] == [("open-2026", True), ("sandboxed-2026", True)]
-    board = client.get("/leaderboard/").content.decode()
+    board = client.get(LEGACY_BOARD).content.decode()
     assert board.count(">withdrawn</span>") == 2
     card_page = client.get(f"/leaderboard/cards/{cards['secret'].public_id}/")
     assert card_page.status_code == 200 and b"withdrawn from public view" in card_page.content
@@ -226,7 +230,7 @@ def test_governance_staff_still_see_everything_marked_withdrawn(client, dataset,
 
 def test_rows_are_not_marked_while_consent_holds(client, dataset, cards, governance_user):
     client.force_login(governance_user)
-    assert [row["withdrawn"] for row in client.get("/api/v1/leaderboard/").json()["results"]] == [False, False]
+    assert [row["withdrawn"] for row in client.get(LEGACY_API).json()["results"]] == [False, False]
 
 
 def test_datasets_that_were_never_public_stay_a_plain_404(client, steward, governance_user, outsider, dataset):

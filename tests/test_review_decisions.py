@@ -16,6 +16,10 @@ from .review_setup import OUTPUT_MARK, gold_card, rate_everything, settings_for,
 
 pytestmark = pytest.mark.django_db
 
+# These cards are legacy-composite ones (make_card's default); standard/1 is the default ranking.
+LEGACY_BOARD = "/leaderboard/?standard=legacy-composite"
+LEGACY_API = "/api/v1/leaderboard/?standard=legacy-composite"
+
 AWAITING = '<span class="badge provisional">provisional — awaiting community review</span>'
 REASON = "The elders read every output aloud and found them right for teaching."
 
@@ -100,7 +104,7 @@ def test_the_decision_page_offers_no_confirmation_for_a_pass(client, card, gover
 
 
 def leaderboard_row(client, card):
-    rows = client.get("/api/v1/leaderboard/").json()["results"]
+    rows = client.get(LEGACY_API).json()["results"]
     return next(row for row in rows if row["id"] == str(card.public_id))
 
 
@@ -108,13 +112,13 @@ def test_a_rejection_in_force_shows_on_the_leaderboard_and_the_card_page_never_a
         client, card, thin_campaign, governance_user):
     before = leaderboard_row(client, card)
     assert before["quality_tier_provisional"] is True and before["community_review"] is None
-    assert AWAITING in client.get("/leaderboard/").content.decode()
+    assert AWAITING in client.get(LEGACY_BOARD).content.decode()
     decision = decide(thin_campaign, governance_user, "reject", rationale="Several outputs change the meaning.")
     row = leaderboard_row(client, card)
     assert row["community_review"]["outcome"] == "not_approved" and row["quality_tier_provisional"] is False
     assert row["community_review"]["decided_at"].startswith(decision.decided_at.date().isoformat())
     shown = f"community review: not approved, {decision.decided_at.day} "
-    for page in (client.get("/leaderboard/"), client.get(f"/leaderboard/cards/{card.public_id}/")):
+    for page in (client.get(LEGACY_BOARD), client.get(f"/leaderboard/cards/{card.public_id}/")):
         html = page.content.decode()
         assert page.status_code == 200 and shown in html and AWAITING not in html
 
@@ -130,7 +134,7 @@ def test_a_revoked_approval_shows_as_not_approved(client, card, thin_campaign, g
     assert (card.community_review, card.verification_tier) == ("revoke", "Self-benchmarked")
     row = leaderboard_row(client, card)
     assert row["community_review"]["outcome"] == "not_approved" and not row["quality_tier_provisional"]
-    assert "community review: not approved" in client.get("/leaderboard/").content.decode()
+    assert "community review: not approved" in client.get(LEGACY_BOARD).content.decode()
 
 
 def test_the_latest_decision_over_all_campaigns_is_the_one_shown(client, card, thin_campaign, governance_user, pool):

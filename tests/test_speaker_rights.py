@@ -27,6 +27,10 @@ from .review_setup import gold_card, rate_everything, settings_for, speakers, su
 
 pytestmark = pytest.mark.django_db
 
+# These cards are legacy-composite ones (make_card's default); standard/1 is the default ranking.
+LEGACY_BOARD = "/leaderboard/?standard=legacy-composite"
+LEGACY_API = "/api/v1/leaderboard/?standard=legacy-composite"
+
 REASON = "The council read the outputs with the speakers and found them right for teaching."
 
 
@@ -413,12 +417,12 @@ def test_withdrawal_after_a_decision_marks_it_and_tells_governance(
     client.force_login(governance_user)
     decision = " ".join(client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode().split())
     assert f"Evidence changed after the decision: {counted} ratings withdrawn." in decision
-    rows = client.get("/api/v1/leaderboard/").json()["results"]
+    rows = client.get(LEGACY_API).json()["results"]
     row = next(r for r in rows if r["id"] == str(campaign.run_card.public_id))
     assert row["community_review"]["ratings_withdrawn_since"] == counted
     public = " ".join(client.get(f"/leaderboard/cards/{campaign.run_card.public_id}/").content.decode().split())
     assert f"evidence changed after the decision: {counted} ratings withdrawn" in public
-    leaderboard = " ".join(client.get("/leaderboard/").content.decode().split())
+    leaderboard = " ".join(client.get(LEGACY_BOARD).content.decode().split())
     assert f"evidence changed after the decision: {counted} ratings withdrawn" in leaderboard
 
     assert [message.to for message in mail.outbox] == [[governance_user.email]]
