@@ -241,12 +241,13 @@ def _disagrees(submitted: float | None, recomputed: float | None, tolerance: flo
 
 
 def leaderboard_composite(scores: dict, recomputed: dict) -> tuple[float | None, bool]:
-    """(the composite a legacy card is shown and ranked by, whether it is a recomputed one). The composite's
-    other inputs are plugin aggregates results[] do not determine; chrF++ and the exact-match rate they do. When
-    either disagrees with results[] beyond compare_scores's tolerance, the composite is recomputed
-    (`legacy_composite`) with results[]'s values in their place, and replaces the claimed one if it differs by more
-    than COMPOSITE_TOLERANCE. Otherwise the claimed composite stands: it is not recomputed from inputs that
-    agree, since the harness's composite may weigh them in ways its card does not record."""
+    """(the composite a legacy card is shown and ranked by, whether it is a recomputed one). Most of the composite's
+    inputs are plugin aggregates results[] do not determine, and the harness may weigh inputs its card does not
+    record; chrF++ and the exact-match rate results[] do determine. When either disagrees with results[] beyond
+    compare_scores's tolerance, the claimed composite is moved by exactly what putting results[]'s value in its
+    place changes in `legacy_composite` (clamped to 0–1, 4 places) — the composite the card would have had — and
+    replaces the claim if that moves it by more than COMPOSITE_TOLERANCE. Otherwise the claim stands: inputs that
+    agree are not a reason to recompute it from a formula the harness may have applied to more than we see."""
     claimed = _number(scores.get("composite"))
     corrected = dict(scores)
     changed = False
@@ -258,8 +259,12 @@ def leaderboard_composite(scores: dict, recomputed: dict) -> tuple[float | None,
     if not changed:
         return claimed, False
     fst_available = _number(scores.get("fst_acceptance_rate")) is not None
-    value = verification.legacy_composite(corrected, fst_available=fst_available)
-    if value is None or (claimed is not None and not _disagrees(claimed, value, COMPOSITE_TOLERANCE)):
+    as_given = verification.legacy_composite(scores, fst_available=fst_available)
+    as_recomputed = verification.legacy_composite(corrected, fst_available=fst_available)
+    if claimed is None or as_given is None or as_recomputed is None:
+        return claimed, False
+    value = round(min(1.0, max(0.0, claimed + as_recomputed - as_given)), 4)
+    if not _disagrees(claimed, value, COMPOSITE_TOLERANCE):
         return claimed, False
     return value, True
 

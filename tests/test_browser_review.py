@@ -114,6 +114,6 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
     page.get_by_label("The community approves against the gate's recommendation").check()
     page.get_by_role("button", name="Record the decision").click()
     expect(page.locator(".messages")).to_contain_text("Decision recorded.")
-    page.goto(f"{live_server.url}/leaderboard/")
+    page.goto(f"{live_server.url}/leaderboard/?standard=legacy-composite")
     expect(page.locator("main")).to_contain_text("Community Validated")
     assert (SCREENSHOTS / "review-rating-page-phone.png").exists()
