@@ -50,6 +50,9 @@ class RunCard(models.Model):
         PROCESSING = "processing", gettext_lazy("Verifying")
         READY = "ready", gettext_lazy("Ready")
         FAILED = "failed", gettext_lazy("Verification failed")
+        # Published without its per-entry rows (the harness's scores-only publication): listed with its claimed
+        # scores, marked; becomes ready if its rows follow.
+        UNVERIFIED = "unverified", gettext_lazy("Unverified: no per-entry rows")
 
     run_id = models.CharField(max_length=200, unique=True,
                               help_text="The card's own run_id as given (a UUID, or run_YYYYMMDD_HHMMSS_…).")

@@ -112,11 +112,15 @@ def evaluation_consented(user) -> Q:
     return consented
 
 
+# Ready cards, and cards published without their per-entry rows (shown with their own scores, marked).
+LISTED_STATUSES = (RunCard.Status.READY, RunCard.Status.UNVERIFIED)
+
+
 def listed_cards(user) -> QuerySet[RunCard]:
     """Verified-and-processed cards of datasets the user may see and whose community consents to
     evaluation (governance staff: their own withdrawn ones too); class X methods are never listed."""
     cards = (
-        RunCard.objects.filter(status=RunCard.Status.READY, dataset_version__dataset__in=visible_datasets(user))
+        RunCard.objects.filter(status__in=LISTED_STATUSES, dataset_version__dataset__in=visible_datasets(user))
         .filter(evaluation_consented(user))
         .exclude(method__dependency_class="X")
     )
@@ -342,6 +346,8 @@ def row_view(card: RunCard, rank: int | None, cluster: int | None = None) -> dic
         "discrepancy_count": len(card.discrepancies),
         "date": card.timestamp,
         "withdrawn": getattr(card, "evaluation_withdrawn", False),
+        # Published without its per-entry rows: its scores are its own claims, nothing recomputed them.
+        "unverified": card.status == RunCard.Status.UNVERIFIED,
     }
 
 

@@ -9,6 +9,7 @@ import psycopg
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, connections, router, transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from accounts.models import User
@@ -238,26 +239,87 @@ def record_secret_text_refusal(refused: SecretTextRefused, user) -> None:
 
 
 @transaction.atomic
-def check_card_before_entries(*, actor: User, body: bytes) -> ParsedCard:
-    """The checks of accept_run_card that a card's per-entry rows take no part in — structure, consent, seal,
-    method, dataset version and its pin, a run_id not yet stored — for a card whose rows come later (the harness
-    publishes its card first), so that its submitter hears of a wrong card at once. Stores nothing."""
+def accept_card_without_entries(*, actor: User, body: bytes) -> RunCard:
+    """A card published without its per-entry rows (the harness publishes the card first, and scores-only when
+    its corpus may not be redistributed): every check the rows take no part in — structure, consent, seal,
+    fingerprint, method, dataset version and pin, run_id, the secret-text scan of its strings — then stored as
+    *unverified: no per-entry rows*, listed with its claimed scores and marked, until its rows come
+    (replace_with_verified_card)."""
     parsed = parse_card(body, rows_apart=True)
-    card = parsed.card
+    card = {**parsed.card, "results": []}
     check_evaluation_consent(actor, card["dataset"]["id"])
     problems: list[FieldProblem] = []
-    if verification.verify_hash(card) == "mismatch":
+    hash_status = verification.verify_hash(parsed.card)
+    if hash_status == "mismatch":
         problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
-                                     f"{verification.card_hash(card)}; it was changed after it was sealed"))
-    check_method(card, problems)
-    find_version(actor, card["dataset"], problems)
+                                     f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
+    dependency_class = check_method(card, problems)
+    version = find_version(actor, card["dataset"], problems)
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
+    assert version is not None
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
         raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
     if isinstance(card.get("method_card"), dict):
         owned_method(method_id_of(card["method_card"]), actor)
-    return parsed
+    leaking = public_secret_text(card, version, {})
+    if leaking:
+        shown = leaking if permitted(actor, "dataset.see_secret", version.dataset) else leaking[:1]
+        raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
+    freeze_version(version=version, actor=actor)
+    try:
+        with transaction.atomic():
+            run_card = create_card(card, parsed, version, dependency_class, actor, hash_status, False,
+                                   [UNKNOWN_SEGMENT])
+    except IntegrityError:
+        raise RunCardRejected(ErrorKind.CONFLICT,
+                              [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
+    record_claims(run_card, card)
+    return run_card
+
+
+# The segment of a card whose per-entry rows (which name the entries, and so their segments) never came.
+UNKNOWN_SEGMENT = "unknown"
+
+
+def record_claims(run_card: RunCard, card: dict) -> None:
+    """What a card without per-entry rows can be shown by: its own scores, interval and signature (nothing to
+    recompute), its fingerprint checked against its own fields, its setup (leaderboard/ranking.py)."""
+    from . import ranking
+
+    _, discrepancies = verification.check_fingerprint(card)
+    pins_hidden_hash = card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value
+    if pins_hidden_hash:
+        discrepancies = verification.without_dataset_hash(discrepancies)
+    shown = ranking.headline(card["scores"], {}, ranking.statistics_matrix([])[0], standard=run_card.scoring_standard)
+    run_card.setup_fingerprint = ranking.setup_fingerprint(card, run_card.fingerprint,
+                                                           pins_hidden_hash=pins_hidden_hash)
+    run_card.leaderboard_chrf_plus_plus = shown.leaderboard_chrf_plus_plus
+    run_card.leaderboard_composite = shown.leaderboard_composite
+    run_card.chrf_ci_lower, run_card.chrf_ci_upper = shown.chrf_ci_lower, shown.chrf_ci_upper
+    run_card.chrf_ci_source, run_card.chrf_signature = shown.chrf_ci_source, shown.chrf_signature
+    run_card.discrepancies = [d.as_dict() for d in discrepancies]
+    run_card.status = RunCard.Status.UNVERIFIED
+    run_card.save(update_fields=["setup_fingerprint", "leaderboard_chrf_plus_plus", "leaderboard_composite",
+                                 "chrf_ci_lower", "chrf_ci_upper", "chrf_ci_source", "chrf_signature",
+                                 "discrepancies", "status"])
+
+
+@transaction.atomic
+def replace_with_verified_card(*, actor: User, unverified: RunCard, body: bytes, entries: list) -> RunCard:
+    """The per-entry rows of a card stored unverified have come: the card is accepted with them, as a card posted
+    whole is (submit_run_card), and takes the unverified one's place and id. If they are refused, the unverified
+    card stays as it was."""
+    public_id = unverified.public_id
+    try:
+        RunCard.objects.filter(pk=unverified.pk, status=RunCard.Status.UNVERIFIED).delete()
+    except ProtectedError:
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("", "the card is already in use here (a review "
+                                                                "campaign or a submission names it)")]) from None
+    run_card = submit_run_card(actor=actor, body=body, entries=entries)
+    RunCard.objects.filter(pk=run_card.pk).update(public_id=public_id)
+    run_card.public_id = public_id
+    return run_card
 
 
 def split_submission(body: bytes) -> tuple[bytes, list | None]:

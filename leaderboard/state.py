@@ -19,12 +19,13 @@ STATEMENT_TRIGGERS = (
     ("leaderboard_method", ("UPDATE", "DELETE")),
     ("leaderboard_domainscore", ("INSERT", "UPDATE", "DELETE")),
 )
-# Run cards: only rows that are, or were, ready.
+# Run cards: only rows that are, or were, listed (ready, or unverified: published without per-entry rows).
 CARD_TABLE = "leaderboard_runcard"
+LISTED = "('ready', 'unverified')"
 CARD_CONDITIONS = {
-    "INSERT": "NEW.status = 'ready'",
-    "UPDATE": "OLD.status = 'ready' OR NEW.status = 'ready'",
-    "DELETE": "OLD.status = 'ready'",
+    "INSERT": f"NEW.status IN {LISTED}",
+    "UPDATE": f"OLD.status IN {LISTED} OR NEW.status IN {LISTED}",
+    "DELETE": f"OLD.status IN {LISTED}",
 }
 
 POSTGRESQL_FUNCTION = f"""
@@ -84,6 +85,27 @@ def drop_triggers(apps, schema_editor) -> None:
                 schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_{event.lower()}_touches_leaderboard")
         for event in CARD_CONDITIONS:
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {CARD_TABLE}_{event.lower()}_touches_leaderboard")
+
+
+def card_trigger_statements(vendor: str) -> list[str]:
+    """The run-card triggers, created with the current CARD_CONDITIONS (after dropping any older ones)."""
+    statements = []
+    for event, condition in CARD_CONDITIONS.items():
+        name = f"{CARD_TABLE}_{event.lower()}_touches_leaderboard"
+        if vendor == "postgresql":
+            statements += [f"DROP TRIGGER IF EXISTS {name} ON {CARD_TABLE}",
+                           f"CREATE TRIGGER {name} AFTER {event} ON {CARD_TABLE} FOR EACH ROW WHEN ({condition}) "
+                           f"EXECUTE FUNCTION {FUNCTION}()"]
+        elif vendor == "sqlite":
+            statements += [f"DROP TRIGGER IF EXISTS {name}",
+                           f"CREATE TRIGGER {name} AFTER {event} ON {CARD_TABLE} WHEN {condition} "
+                           f"BEGIN {SQLITE_TOUCH} END"]
+    return statements
+
+
+def recreate_card_triggers(apps, schema_editor) -> None:
+    for statement in card_trigger_statements(schema_editor.connection.vendor):
+        schema_editor.execute(statement)
 
 
 def state_triggers() -> migrations.RunPython:

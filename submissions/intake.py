@@ -123,12 +123,22 @@ class Published:
     created: bool
 
 
-@transaction.atomic
 def record_card_row(*, actor: User, body: bytes) -> Published:
-    """`POST /rest/v1/run_cards` (Prefer: resolution=merge-duplicates). The same row sent again is answered as
-    stored; a card is immutable once accepted; a row still awaiting its entries, or refused, is replaced by a new
-    one of the same submitter (a refused one loses the rows it had). A row whose card holds its results is
-    accepted at once."""
+    """`POST /rest/v1/run_cards` (Prefer: resolution=merge-duplicates): store_card_row. A refusal by the
+    secret-text scan is recorded in the steward's audit log once the request's writes have rolled back."""
+    try:
+        return store_card_row(actor, body)
+    except run_cards.SecretTextRefused as error:
+        run_cards.record_secret_text_refusal(error, actor)
+        raise refused(error, "run_cards row") from None
+
+
+@transaction.atomic
+def store_card_row(actor: User, body: bytes) -> Published:
+    """The same row sent again is answered as stored; a card is immutable once accepted with its rows; a row
+    still awaiting its rows, or refused, is replaced by a new one of the same submitter (a changed or refused one
+    loses the rows it had). A card holding its results is accepted at once; one without is stored *unverified: no
+    per-entry rows* until they come (run_card_entries)."""
     what = "run_cards row"
     parsed, text = parse_body(body, what)
     row, row_text = one_object_text(parsed, text, what)
@@ -150,40 +160,44 @@ def record_card_row(*, actor: User, body: bytes) -> Published:
         if intake.state == HarnessIntake.State.ACCEPTED:
             raise HarnessError(409, UNIQUE, f"run card {row_id} is already published, with other content; "
                                "published cards are never changed", hint="a new run gets a new id")
+        intake.entries.all().delete()
+        if intake.run_card_id is not None:
+            RunCard.objects.filter(pk=intake.run_card_id, status=RunCard.Status.UNVERIFIED).delete()
     elif RunCard.objects.filter(public_id=row_id).exists():
         raise HarnessError(409, UNIQUE, f"a run card with id {row_id} is already stored")
     card_body = card_text.encode("utf-8")
     try:
         if isinstance(card.get("results"), list):
-            run_card = run_cards.submit_run_card(actor=actor, body=card_body)
+            run_card = run_cards.accept_run_card(card_body, actor)
             expected = len(card["results"])
         else:
-            run_cards.check_card_before_entries(actor=actor, body=card_body)
-            run_card, expected = None, expected_entry_count(card)
+            expected = expected_entry_count(card)
+            run_card = run_cards.accept_card_without_entries(actor=actor, body=card_body)
+    except run_cards.SecretTextRefused:
+        raise
     except run_cards.RunCardRejected as error:
         raise refused(error, what) from None
     created = intake is None
     if intake is None:
         intake = HarnessIntake(row_id=row_id, submitted_by=actor)
-    elif intake.card_text != card_text or intake.state == HarnessIntake.State.REFUSED:
-        intake.entries.all().delete()
     intake.row, intake.card_text, intake.expected_entries, intake.problems = columns, card_text, expected, []
-    intake.state = HarnessIntake.State.AWAITING_ENTRIES
+    intake.run_card = None
     intake.save()
-    if run_card is not None:
-        adopt(intake, run_card)
+    adopt(intake, run_card, with_entries=run_card.status != RunCard.Status.UNVERIFIED)
     return Published(intake, created)
 
 
-def adopt(intake: HarnessIntake, run_card: RunCard) -> None:
-    """The accepted card takes the harness's id, so that the harness finds it again by that id."""
+def adopt(intake: HarnessIntake, run_card: RunCard, *, with_entries: bool) -> None:
+    """The card takes the harness's id, so that the harness finds it again by that id; with its rows, the intake
+    is done."""
     try:
         with transaction.atomic():
             RunCard.objects.filter(pk=run_card.pk).update(public_id=intake.row_id)
         run_card.public_id = intake.row_id
     except IntegrityError:
         raise HarnessError(409, UNIQUE, f"a run card with id {intake.row_id} is already stored") from None
-    intake.run_card, intake.state = run_card, HarnessIntake.State.ACCEPTED
+    intake.run_card = run_card
+    intake.state = HarnessIntake.State.ACCEPTED if with_entries else HarnessIntake.State.AWAITING_ENTRIES
     intake.save(update_fields=["run_card", "state"])
 
 
@@ -276,15 +290,22 @@ def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
 def complete(intake: HarnessIntake, actor: User, batch: EntryBatch) -> None:
     """Accept the card with its rows, as a card posted whole would be; a refusal is kept on the intake."""
     entries = list(intake.entries.order_by("pk").values_list("row", flat=True))
+    body = intake.card_text.encode("utf-8")
+    unverified = intake.run_card if intake.run_card_id is not None else None
     try:
-        run_card = run_cards.submit_run_card(actor=actor, body=intake.card_text.encode("utf-8"), entries=entries)
+        if unverified is not None and unverified.status == RunCard.Status.UNVERIFIED:
+            run_card = run_cards.replace_with_verified_card(actor=actor, unverified=unverified, body=body,
+                                                            entries=entries)
+        else:
+            run_card = run_cards.submit_run_card(actor=actor, body=body, entries=entries)
     except run_cards.RunCardRejected as error:
+        # The card stays listed as it was published (unverified: no per-entry rows); these rows are not its own.
         intake.state = HarnessIntake.State.REFUSED
         intake.problems = [problem.as_dict() for problem in error.problems]
         intake.save(update_fields=["state", "problems"])
         batch.refusal = refused(error, f"run card {intake.row_id}, with its {len(entries)} entries,")
         return
-    adopt(intake, run_card)
+    adopt(intake, run_card, with_entries=True)
     batch.accepted.append(run_card)
 
 
@@ -312,13 +333,12 @@ def submit_anonymously(body: bytes) -> tuple[Published, EntryBatch]:
     assert row_text is not None
     actor = anonymous_submitter()
     batch = EntryBatch()
-    with transaction.atomic():
-        published = record_card_row(actor=actor, body=row_text.encode("utf-8"))
-        if published.intake.state == HarnessIntake.State.AWAITING_ENTRIES and entries:
-            rows = [{**row, "run_card_id": str(published.intake.row_id)} if isinstance(row, dict) else row
-                    for row in entries]
-            batch = record_entry_rows(actor=actor, body=json.dumps(rows, ensure_ascii=False).encode("utf-8"))
-            published.intake.refresh_from_db()
+    published = record_card_row(actor=actor, body=row_text.encode("utf-8"))
+    if published.intake.state == HarnessIntake.State.AWAITING_ENTRIES and entries:
+        rows = [{**row, "run_card_id": str(published.intake.row_id)} if isinstance(row, dict) else row
+                for row in entries]
+        batch = record_entry_rows(actor=actor, body=json.dumps(rows, ensure_ascii=False).encode("utf-8"))
+        published.intake.refresh_from_db()
     return published, batch
 
 

@@ -65,6 +65,18 @@ TABLE = {
                                                           expect(404, curator=200, governance=200)),
     r"^api/v1/dataset-versions/(?P<pk>[^/.]+)/export\.(?P<format>[a-z0-9]+)/?$": (
         "/api/v1/dataset-versions/{private_version}/export.json", expect(404, curator=200, governance=200)),
+    # The public download of a private version: only the steward's staff see the version at all.
+    "^api/v1/dataset-versions/(?P<pk>[^/.]+)/public/$": ("/api/v1/dataset-versions/{private_version}/public/",
+                                                         expect(404, curator=200, governance=200)),
+    r"^api/v1/dataset-versions/(?P<pk>[^/.]+)/public\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/dataset-versions/{private_version}/public.json", expect(404, curator=200, governance=200)),
+    # The upstream harness's doors: its install read lists what the leaderboard lists to anyone (it reads tokens,
+    # not sessions); the others are written to (POST) only.
+    "^supabase/rest/v1/run_cards": ("/supabase/rest/v1/run_cards", expect(200)),
+    "^supabase/rest/v1/run_card_entries": ("/supabase/rest/v1/run_card_entries", expect(405)),
+    "^supabase/rest/v1/datasets": ("/supabase/rest/v1/datasets", expect(405)),
+    "^supabase/functions/v1/submit-run": ("/supabase/functions/v1/submit-run", expect(405)),
+    "^supabase/auth/v1/token": ("/supabase/auth/v1/token", expect(405)),
     r"^api/v1/dataset-versions/(?P<pk>[^/.]+)\.(?P<format>[a-z0-9]+)/?$": (
         "/api/v1/dataset-versions/{private_version}.json", expect(404, curator=200, governance=200)),
     r"^api/v1/dataset-versions\.(?P<format>[a-z0-9]+)/?$": ("/api/v1/dataset-versions.json", expect(200)),

@@ -173,13 +173,16 @@ def test_a_card_whose_rows_do_not_verify_is_refused_and_can_be_published_again(c
     refusal = answers["entries"][-1]
     assert refusal.status_code == 400 and refusal.json()["code"] == "23514"
     assert "entries[7].entry_id" in refusal.json()["details"] and "99999" in refusal.json()["details"]
-    assert RunCard.objects.count() == 0 and HarnessIntake.objects.get().state == "refused"
-    # Not listed, so the harness's pre-flight does not take it for published.
-    assert client.get(f"{BASE}/run_cards?id=eq.{row['id']}", **headers()).json() == []
+    assert HarnessIntake.objects.get().state == "refused"
+    # The card stays as it was published, without rows: listed, unverified.
+    stored = RunCard.objects.get()
+    assert stored.status == "unverified" and stored.result_count == 0
+    assert client.get(f"{BASE}/run_cards?id=eq.{row['id']}&select=id", **headers()).json() == [{"id": row["id"]}]
     rows[7]["entry_id"] = str(public_entries(version)[7].entry_id)
     _, answers = publish_like_the_harness(client, token, card, rows)
     assert answers["row"].status_code == 200 and answers["entries"][-1].status_code == 201
-    assert RunCard.objects.get().result_count == 50
+    stored = RunCard.objects.get()
+    assert stored.status == "ready" and stored.result_count == 50 and str(stored.public_id) == row["id"]
 
 
 def test_a_wrong_card_is_refused_at_its_row_with_every_problem(client, version, token):
@@ -317,7 +320,7 @@ def test_a_secret_entry_cannot_be_published_through_the_harness_by_a_developer(c
     _, answers = publish_like_the_harness(client, token, card, rows)
     refusal = answers["entries"][-1]
     assert refusal.status_code == 400 and "entries[9].entry_id" in refusal.json()["details"]
-    assert RunCard.objects.count() == 0
+    assert RunCard.objects.get().status == "unverified" and not RunCardResult.objects.exists()
 
 
 def test_a_large_harness_card_is_verified_by_the_task_from_its_stored_rows(client, version, token, settings,
@@ -332,3 +335,32 @@ def test_a_large_harness_card_is_verified_by_the_task_from_its_stored_rows(clien
     assert stored.status == "ready" and stored.result_count == 120
     # The claim disagrees with what the rows give: found by the task, from the rows as stored.
     assert [d["path"] for d in stored.discrepancies] == ["scores.chrf_plus_plus"]
+
+
+def test_a_scores_only_publication_is_listed_unverified_until_its_rows_come(client, version, token):
+    """The harness publishes scores only when a corpus may not be redistributed: the card is checked as far as it
+    can be, listed with its own scores and marked; its rows, if they come later, make it a verified card."""
+    card, rows = harness_card(version, public_entries(version))
+    row = card_row(card)
+    answer = post(client, "run_cards", row, token, "resolution=merge-duplicates,return=representation")
+    assert answer.status_code == 201 and answer.json()[0]["run_card_url"] == f"/leaderboard/cards/{row['id']}/"
+    stored = RunCard.objects.get()
+    assert stored.status == "unverified" and str(stored.public_id) == row["id"] and stored.result_count == 0
+    assert stored.hash_status == "verified" and stored.discrepancies == []
+    assert stored.leaderboard_chrf_plus_plus == card["scores"]["chrf_plus_plus"]
+    listed = client.get(f"{BASE}/run_cards?select=id,trust,chrf_plus_plus", **headers()).json()
+    assert listed == [{"id": row["id"], "trust": "unverified", "chrf_plus_plus": card["scores"]["chrf_plus_plus"]}]
+    page = client.get("/leaderboard/", {"standard": "standard/1"})
+    assert b"unverified: no per-entry rows" in page.content and b"acme/mt-small" in page.content
+    api = client.get("/api/v1/leaderboard/", {"standard": "standard/1"}).json()["results"]
+    assert [(r["id"], r["unverified"]) for r in api] == [(row["id"], True)]
+    detail = client.get(f"/leaderboard/cards/{row['id']}/")
+    assert b"published without its per-entry rows" in detail.content and b"no system prompt" in detail.content
+
+    for batch in entry_batches(row["id"], rows):
+        assert post(client, "run_card_entries", batch, token).status_code == 201
+    stored = RunCard.objects.get()
+    assert stored.status == "ready" and str(stored.public_id) == row["id"] and stored.result_count == 120
+    api = client.get("/api/v1/leaderboard/", {"standard": "standard/1"}).json()["results"]
+    assert [(r["id"], r["unverified"]) for r in api] == [(row["id"], False)]
+    assert b"unverified: no per-entry rows" not in client.get("/leaderboard/", {"standard": "standard/1"}).content
