@@ -83,7 +83,9 @@ class RunCardListView(APIView):
         responses={201: SubmissionSerializer, 202: SubmissionSerializer, 400: RejectionSerializer,
                    403: RejectionSerializer, 409: RejectionSerializer, 413: RejectionSerializer,
                    429: RejectionSerializer},
-        description="Submit a run card (the JSON body exactly as `mt-eval publish` writes it). Small cards are "
+        description="Submit a run card (the JSON body exactly as `mt-eval publish` writes it), holding its "
+        "`results[]`, or `{\"run_card\": {...}, \"entries\": [...]}`: the card as the harness seals it and its "
+        "per-entry rows beside it (the hash is of the card as sent). Small cards are "
         "verified before the answer (201); large ones answer 202 and are verified by a background task: poll "
         "`status_url`. A body over RUN_CARD_MAX_BYTES answers 413; too many submissions answer 429 with "
         "Retry-After.",
