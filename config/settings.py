@@ -324,7 +324,8 @@ RUN_CARD_INLINE_MAX_RESULTS = int(os.environ.get("RUN_CARD_INLINE_MAX_RESULTS", 
 # operator opens it; requests per account (or address, for the anonymous lane and sign-in) and window.
 HARNESS_ANONYMOUS_INTAKE = env_bool("HARNESS_ANONYMOUS_INTAKE", False)
 HARNESS_RATES = {
-    "card": os.environ.get("HARNESS_RATE_CARD", "10/min"),
+    "card": os.environ.get("HARNESS_RATE_CARD", "5/min"),
+    "read": os.environ.get("HARNESS_RATE_READ", "120/min"),
     "entries": os.environ.get("HARNESS_RATE_ENTRIES", "600/min"),
     "anonymous": os.environ.get("HARNESS_RATE_ANONYMOUS", "10/hour"),
     "token": os.environ.get("HARNESS_RATE_TOKEN", "30/min"),

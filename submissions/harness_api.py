@@ -4,6 +4,7 @@ Answers and errors are PostgREST's (errors `{"code", "message", "details", "hint
 Views parse and answer; the writes are in submissions/intake.py, the reads in submissions/selectors.py."""
 
 import json
+import re
 import time
 from typing import Any
 
@@ -33,48 +34,46 @@ def error_response(error: intake.HarnessError) -> JsonResponse:
     return response
 
 
-def presented_keys(request: HttpRequest) -> list[str]:
-    """The token in `Authorization: Bearer`, then the one in `apikey` (the harness sends its site key there)."""
-    keys = []
-    authorization = request.headers.get("Authorization", "")
-    if authorization[:7].lower() == "bearer ":
-        keys.append(authorization[7:].strip())
-    keys.append(request.headers.get("apikey", "").strip())
-    return [key for key in keys if key.lower() not in NO_TOKEN]
-
-
 def token_user(key: str):
     """The account of an API token (its ApiToken on `user._api_token`), or AuthenticationFailed."""
     user, _ = ApiTokenAuthentication().authenticate_credentials(key)
     return user
 
 
-def reader(request: HttpRequest):
-    """Who reads: the account of the first valid token presented, else an anonymous reader (the harness's own
-    public site key is not a token here and reads what anyone may)."""
-    for key in presented_keys(request):
+def presented_user(request: HttpRequest):
+    """The account of the token presented, or None. A Bearer token is the request's credential: an invalid one is
+    refused (401), never replaced by another; without one, a token in `apikey` is taken, and anything else there
+    (the harness's own public site key) reads as anyone."""
+    authorization = request.headers.get("Authorization", "")
+    bearer = authorization[7:].strip() if authorization[:7].lower() == "bearer " else ""
+    if bearer.lower() not in NO_TOKEN:
         try:
-            return token_user(key)
+            return token_user(bearer)
+        except AuthenticationFailed as exc:
+            raise intake.HarnessError(401, NOT_SIGNED_IN, str(exc.detail), hint=SIGN_IN_HINT) from None
+    apikey = request.headers.get("apikey", "").strip()
+    if apikey.lower() not in NO_TOKEN:
+        try:
+            return token_user(apikey)
         except AuthenticationFailed:
-            continue
-    return AnonymousUser()
+            return None
+    return None
+
+
+def reader(request: HttpRequest):
+    """Who reads: the token's account, else anyone."""
+    return presented_user(request) or AnonymousUser()
 
 
 def publisher(request: HttpRequest):
     """The account that publishes: a valid token with the 'publish' scope (or 'secret'), or a 401/403."""
-    failure = None
-    for key in presented_keys(request):
-        try:
-            user = token_user(key)
-        except AuthenticationFailed as exc:
-            failure = str(exc.detail)
-            continue
-        if user._api_token.scope == TokenScope.READ:
-            raise intake.HarnessError(403, intake.PRIVILEGE, "this token is read-only (scope 'read'); publishing "
-                                      "needs a 'publish' token", hint=SIGN_IN_HINT)
-        return user
-    raise intake.HarnessError(401, NOT_SIGNED_IN, failure or "publishing needs a personal API token",
-                              hint=SIGN_IN_HINT)
+    user = presented_user(request)
+    if user is None:
+        raise intake.HarnessError(401, NOT_SIGNED_IN, "publishing needs a personal API token", hint=SIGN_IN_HINT)
+    if user._api_token.scope == TokenScope.READ:
+        raise intake.HarnessError(403, intake.PRIVILEGE, "this token is read-only (scope 'read'); publishing "
+                                  "needs a 'publish' token", hint=SIGN_IN_HINT)
+    return user
 
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -101,7 +100,7 @@ def check_rate(scope: str, who: str) -> None:
 def body_of(request: HttpRequest, what: str) -> bytes:
     limit = settings.RUN_CARD_MAX_BYTES
     declared = request.META.get("CONTENT_LENGTH") or ""
-    if declared.isdigit() and int(declared) > limit:
+    if re.fullmatch(r"[0-9]{1,15}", declared) and int(declared) > limit:
         raise intake.HarnessError(413, "PGRST413", f"{what} is {int(declared):,} bytes; the limit is {limit:,} "
                                   "bytes; nothing was stored")
     body = request.body
@@ -132,6 +131,7 @@ def run_cards(request: HttpRequest) -> HttpResponse:
 def install_read(request: HttpRequest) -> HttpResponse:
     """`GET /rest/v1/run_cards?select=*&order=chrf_plus_plus.desc.nullslast[&id=eq.…][&language_pair=eq.…]`:
     rows written one by one so that each `run_card` (and its `method_config`) is the text stored, verbatim."""
+    check_rate("read", f"address:{request.META.get('REMOTE_ADDR', '')}")
     try:
         query = selectors.HarnessQuery.from_params(request.GET)
     except selectors.HarnessQueryError as error:

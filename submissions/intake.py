@@ -53,14 +53,14 @@ class HarnessError(Exception):
         return body
 
 
-def refused(error: run_cards.RunCardRejected, what: str) -> HarnessError:
+def refused(error: run_cards.RunCardRejected, what: str, outcome: str = "nothing was stored") -> HarnessError:
     """A run-card refusal (every problem, with its JSON path) as PostgREST writes an error."""
     problems = [problem.as_dict() for problem in error.problems]
     details = "; ".join(f"{p['path'] or '(body)'}: {p['message']}" for p in problems[:20])
     if len(problems) > 20:
         details += f"; and {len(problems) - 20} more"
     return HarnessError(STATUS_OF_KIND[error.kind], CODE_OF_KIND[error.kind],
-                        f"{what} was refused: {error.detail or str(error) or 'see details'}; nothing was stored",
+                        f"{what} was refused: {error.detail or str(error) or 'see details'}; {outcome}",
                         details, None, problems)
 
 
@@ -123,22 +123,23 @@ class Published:
     created: bool
 
 
-def record_card_row(*, actor: User, body: bytes) -> Published:
+def record_card_row(*, actor: User, body: bytes, replaceable: bool = True) -> Published:
     """`POST /rest/v1/run_cards` (Prefer: resolution=merge-duplicates): store_card_row. A refusal by the
     secret-text scan is recorded in the steward's audit log once the request's writes have rolled back."""
     try:
-        return store_card_row(actor, body)
+        return store_card_row(actor, body, replaceable)
     except run_cards.SecretTextRefused as error:
         run_cards.record_secret_text_refusal(error, actor)
         raise refused(error, "run_cards row") from None
 
 
 @transaction.atomic
-def store_card_row(actor: User, body: bytes) -> Published:
+def store_card_row(actor: User, body: bytes, replaceable: bool) -> Published:
     """The same row sent again is answered as stored; a card is immutable once accepted with its rows; a row
     still awaiting its rows, or refused, is replaced by a new one of the same submitter (a changed or refused one
-    loses the rows it had). A card holding its results is accepted at once; one without is stored *unverified: no
-    per-entry rows* until they come (run_card_entries)."""
+    loses the rows it had) — unless not `replaceable` (the anonymous lane, whose publishers share one account). A
+    card holding its results is accepted at once; one without is stored *unverified: no per-entry rows* until they
+    come (run_card_entries)."""
     what = "run_cards row"
     parsed, text = parse_body(body, what)
     row, row_text = one_object_text(parsed, text, what)
@@ -150,6 +151,10 @@ def store_card_row(actor: User, body: bytes) -> Published:
     card_text = run_cards.member_text(row_text.encode("utf-8"), row_text, "run_card")
     assert card_text is not None
     columns = {name: value for name, value in row.items() if name != "run_card"}
+    unstorable = run_cards.unstorable_strings(columns)
+    if unstorable:
+        raise invalid(f"{what}: text that cannot be stored", "; ".join(f"{path}: {reason}"
+                                                                      for path, reason in unstorable[:10]))
     intake = HarnessIntake.objects.select_for_update().filter(row_id=row_id).first()
     if intake is not None:
         if intake.submitted_by_id != actor.pk:
@@ -157,7 +162,7 @@ def store_card_row(actor: User, body: bytes) -> Published:
                                hint="a card's id is its experiment's: publish a run of your own")
         if intake.card_text == card_text and intake.state != HarnessIntake.State.REFUSED:
             return Published(intake, created=False)
-        if intake.state == HarnessIntake.State.ACCEPTED:
+        if intake.state == HarnessIntake.State.ACCEPTED or not replaceable:
             raise HarnessError(409, UNIQUE, f"run card {row_id} is already published, with other content; "
                                "published cards are never changed", hint="a new run gets a new id")
         intake.entries.all().delete()
@@ -177,12 +182,21 @@ def store_card_row(actor: User, body: bytes) -> Published:
         raise
     except run_cards.RunCardRejected as error:
         raise refused(error, what) from None
+    version_size = run_card.dataset_version.entries.count()
+    if expected > version_size:
+        raise invalid(f"{what}: run_card.dataset.entry_count is {expected}, but {run_card.dataset_version} holds "
+                      f"{version_size} entries", code=CHECK)
     created = intake is None
     if intake is None:
         intake = HarnessIntake(row_id=row_id, submitted_by=actor)
     intake.row, intake.card_text, intake.expected_entries, intake.problems = columns, card_text, expected, []
     intake.run_card = None
-    intake.save()
+    intake.state = HarnessIntake.State.AWAITING_ENTRIES
+    try:
+        with transaction.atomic():
+            intake.save()
+    except IntegrityError:
+        raise HarnessError(409, UNIQUE, f"run card {row_id} is being published by another request") from None
     adopt(intake, run_card, with_entries=run_card.status != RunCard.Status.UNVERIFIED)
     return Published(intake, created)
 
@@ -226,6 +240,10 @@ def entry_rows(parsed: Any) -> list[tuple[uuid.UUID, str, dict]]:
         if len(str(entry_id)) > ENTRY_TEXT_LIMIT or (isinstance(entry_id, int) and not is_number(entry_id)):
             problems.append(f"row {index}: entry_id: expected at most {ENTRY_TEXT_LIMIT} characters")
             continue
+        unstorable = run_cards.unstorable_strings(row)
+        if unstorable:
+            problems.append(f"row {index}: {unstorable[0][0]}: {unstorable[0][1]}")
+            continue
         read.append((card_id, str(entry_id), {name: value for name, value in row.items() if name != "run_card_id"}))
     if problems:
         raise invalid(f"run_card_entries: {len(problems)} of {len(rows)} rows refused; nothing was stored",
@@ -261,30 +279,41 @@ def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
         if card_id not in intakes:
             raise HarnessError(409, FOREIGN_KEY, f"run_card_entries: no run card {card_id} of yours awaits its "
                                "entries", hint="publish the run card's row first (POST /rest/v1/run_cards)")
-        if intakes[card_id].state == HarnessIntake.State.REFUSED:
-            raise HarnessError(409, FOREIGN_KEY, f"run_card_entries: run card {card_id} was refused; publish it "
-                               "again", details="; ".join(f"{p.get('path')}: {p.get('message')}"
-                                                          for p in intakes[card_id].problems[:10]) or None)
     for card_id, card_rows in by_card.items():
         intake = intakes[card_id]
         if intake.state == HarnessIntake.State.ACCEPTED:
             continue
-        stored = HarnessIntakeEntry.objects.bulk_create(
+        if intake.state == HarnessIntake.State.REFUSED:
+            # Its rows were refused and discarded: rows sent now start over.
+            intake.state, intake.problems = HarnessIntake.State.AWAITING_ENTRIES, []
+            intake.save(update_fields=["state", "problems"])
+        before = intake.entries.count()
+        HarnessIntakeEntry.objects.bulk_create(
             [HarnessIntakeEntry(intake=intake, entry_id=entry_id, row=row) for entry_id, row in card_rows],
             ignore_conflicts=True)
-        batch.stored += len(stored)
         received = intake.entries.count()
+        batch.stored += received - before
         if received > intake.expected_entries:
-            intake.state = HarnessIntake.State.REFUSED
-            intake.problems = [{"path": "dataset.entry_count", "message": f"the card scored "
-                                f"{intake.expected_entries} entries but {received} different entry rows came"}]
-            intake.save(update_fields=["state", "problems"])
+            refuse_rows(intake, [{"path": "dataset.entry_count", "message": f"the card scored "
+                                  f"{intake.expected_entries} entries but {received} different entry rows came"}])
             batch.refusal = HarnessError(409, CHECK, f"run_card_entries: run card {card_id} scored "
                                          f"{intake.expected_entries} entries but {received} different rows came; "
-                                         "it was refused: publish it again")
+                                         f"{ROWS_DISCARDED}")
         elif received == intake.expected_entries:
             complete(intake, actor, batch)
     return batch
+
+
+ROWS_DISCARDED = ("its per-entry rows were discarded, and the card stays as it was published (unverified: no "
+                  "per-entry rows); send all its rows again to start over")
+
+
+def refuse_rows(intake: HarnessIntake, problems: list[dict]) -> None:
+    """The rows received for a card are refused: they are discarded (the card itself stays as published), and
+    why is kept on the intake."""
+    intake.entries.all().delete()
+    intake.state, intake.problems = HarnessIntake.State.REFUSED, problems
+    intake.save(update_fields=["state", "problems"])
 
 
 def complete(intake: HarnessIntake, actor: User, batch: EntryBatch) -> None:
@@ -299,11 +328,9 @@ def complete(intake: HarnessIntake, actor: User, batch: EntryBatch) -> None:
         else:
             run_card = run_cards.submit_run_card(actor=actor, body=body, entries=entries)
     except run_cards.RunCardRejected as error:
-        # The card stays listed as it was published (unverified: no per-entry rows); these rows are not its own.
-        intake.state = HarnessIntake.State.REFUSED
-        intake.problems = [problem.as_dict() for problem in error.problems]
-        intake.save(update_fields=["state", "problems"])
-        batch.refusal = refused(error, f"run card {intake.row_id}, with its {len(entries)} entries,")
+        refuse_rows(intake, [problem.as_dict() for problem in error.problems])
+        batch.refusal = refused(error, f"run card {intake.row_id}, with its {len(entries)} entries,",
+                                ROWS_DISCARDED)
         return
     adopt(intake, run_card, with_entries=True)
     batch.accepted.append(run_card)
@@ -333,8 +360,10 @@ def submit_anonymously(body: bytes) -> tuple[Published, EntryBatch]:
     assert row_text is not None
     actor = anonymous_submitter()
     batch = EntryBatch()
-    published = record_card_row(actor=actor, body=row_text.encode("utf-8"))
-    if published.intake.state == HarnessIntake.State.AWAITING_ENTRIES and entries:
+    published = record_card_row(actor=actor, body=row_text.encode("utf-8"), replaceable=False)
+    # Anonymous publishers share one account: a card's rows come with its first publication, never later, so that
+    # nobody feeds another's card.
+    if published.created and entries:
         rows = [{**row, "run_card_id": str(published.intake.row_id)} if isinstance(row, dict) else row
                 for row in entries]
         batch = record_entry_rows(actor=actor, body=json.dumps(rows, ensure_ascii=False).encode("utf-8"))

@@ -7,19 +7,22 @@ never a gold source, reference or output (SPEC §2 principle 3).
 """
 
 import json
+import re
 import uuid
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import partial
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy
 
 from corpus.language_pairs import pair_key, version_pair_key
 from corpus.models import DatasetVersion
-from corpus.selectors import visible_datasets
+from corpus.selectors import public_download_hash, version_hash, visible_datasets
 from corpus.validation import JsonObjectReader
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
 from leaderboard.models import Method, RunCard
@@ -286,7 +289,7 @@ class HarnessQuery:
             elif name == "order":
                 query.order = [order_term(term) for term in value.split(",") if term.strip()]
             elif name in ("limit", "offset"):
-                if not value.isdigit():
+                if not re.fullmatch(r"[0-9]{1,9}", value):
                     raise HarnessQueryError("PGRST103", f"{name} must be a whole number, found {value[:40]!r}")
                 setattr(query, name, min(int(value), 1000) if name == "limit" else int(value))
             else:
@@ -317,48 +320,72 @@ def order_term(term: str) -> tuple[str, bool, bool]:
     return column, descending, nulls_last
 
 
-def card_without_results(card: RunCard) -> str:
-    """The stored card's text without its per-entry rows (which upstream's rows never carry, and which for a
-    secret card must not be served), every other member verbatim — `method_config` byte for byte. Cached: a
-    stored card never changes."""
-    key = f"harness-card:{card.public_id}"
+# Members of a card pinning a hash kept from the public that the install read may serve: none of them is, or is
+# computed over, the dataset's real hash (its seal and fingerprint object are).
+SERVED_WHEN_HASH_HIDDEN = ("run_id", "harness_version", "timestamp", "model_slug", "model_id", "condition",
+                           "temperature", "batch_size", "tools_enabled", "method_config", "method_card", "method",
+                           "scores", "totals", "api_provider", "max_tokens")
+
+
+def served_card_text(card: RunCard) -> str:
+    """The stored card as the install read serves it: without its per-entry rows (upstream's rows never carry
+    them, and a secret card's must not be served), every other member verbatim — `method_config` byte for byte.
+    A card pinning a hash kept from the public (docs/corpus.md, "Hashes") is served without its seal, fingerprint
+    object and every member not known to be free of that hash; its `dataset.sha256` and `fingerprint` are the
+    public ones. Cached per stored card (which never changes)."""
+    key = f"harness-card:{card.pk}"
     text = cache.get(key)
     if text is None:
         raw = RunCard.objects.values_list("raw", flat=True).get(pk=card.pk).encode("utf-8")
         reader = JsonObjectReader(raw, CARD_DECODER)
-        members = []
+        members: dict[str, str] = {}
         for name in reader.names():
             if name == "results":
                 reader.skip()
             else:
-                members.append(f"{json.dumps(name, ensure_ascii=False)}: {reader.value_text()}")
-        text = "{" + ", ".join(members) + "}"
+                members[name] = reader.value_text()
+        dataset = json.loads(members.get("dataset", "{}"))
+        public = version_hash(AnonymousUser(), card.dataset_version).value
+        if isinstance(dataset, dict) and dataset.get("sha256") not in (public,
+                                                                      public_download_hash(card.dataset_version)):
+            members = {name: value for name, value in members.items() if name in SERVED_WHEN_HASH_HIDDEN}
+            members["dataset"] = json.dumps({**{k: v for k, v in dataset.items() if k in (
+                "id", "version", "language_pair", "entry_count")}, "sha256": public}, ensure_ascii=False)
+            members["fingerprint"] = json.dumps(card.fingerprint)
+        text = "{" + ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {value}"
+                               for name, value in members.items()) + "}"
         cache.set(key, text, CARD_WITHOUT_RESULTS_SECONDS)
     return text
 
 
 def submitter_label(card: RunCard) -> str:
-    user = card.submitted_by
-    if not user.is_active and not user.has_usable_password():
+    """The name the publisher gave with the card (the harness's `submitter` column), else "anonymous": an
+    account's own name is never published, nor anything of an account that cannot sign in (the anonymous lane's,
+    or one deleted)."""
+    if not card.submitted_by.is_active:
         return "anonymous"
-    return user.get_full_name() or "anonymous"
+    intake = getattr(card, "harness_intake", None)
+    given = intake.row.get("submitter") if intake is not None and isinstance(intake.row, dict) else None
+    return given[:100] if isinstance(given, str) and given.strip() else "anonymous"
 
 
-def harness_row(card: RunCard, card_text: str) -> dict[str, Any]:
-    """One card as an upstream run_cards row (publish.build_run_card_row's columns)."""
-    content = json.loads(card_text)
-    scores = content.get("scores") if isinstance(content.get("scores"), dict) else {}
-    totals = content.get("totals") if isinstance(content.get("totals"), dict) else {}
-    dataset = content.get("dataset") if isinstance(content.get("dataset"), dict) else {}
-    found = scores.get("confidence_intervals")
-    intervals: dict = found if isinstance(found, dict) else {}
+def object_of(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def harness_row(card: RunCard, card_text: str | None) -> dict[str, Any]:
+    """One card as an upstream run_cards row (publish.build_run_card_row's columns); the columns read from the card
+    itself are null without its text."""
+    content = object_of(json.loads(card_text) if card_text is not None else {})
+    scores, totals, dataset = (object_of(content.get(name)) for name in ("scores", "totals", "dataset"))
+    intervals = object_of(scores.get("confidence_intervals"))
 
     def interval(name: str, bound: str):
         value = intervals.get(name)
         return value.get(bound) if isinstance(value, dict) else None
 
     method = card.method
-    row: dict[str, Any] = {
+    return {
         "id": str(card.public_id),
         "submitter": submitter_label(card),
         "submitted_at": card.submitted_at.isoformat(),
@@ -371,66 +398,109 @@ def harness_row(card: RunCard, card_text: str) -> dict[str, Any]:
         "language_pair": dataset.get("language_pair") if isinstance(dataset.get("language_pair"), str)
         else card.dataset_version.language_pair,
         "harness_version": card.harness_version,
-        "chrf_ci_lower": interval("corpus_chrf", "ci_lower"),
-        "chrf_ci_upper": interval("corpus_chrf", "ci_upper"),
+        # The scores the leaderboard shows: recomputed where the card's claim is not what its rows give.
+        "chrf_plus_plus": getattr(card, "shown_chrf", card.chrf_plus_plus),
+        "chrf_ci_lower": card.chrf_ci_lower,
+        "chrf_ci_upper": card.chrf_ci_upper,
         "corpus_bleu": content.get("corpus_bleu", scores.get("corpus_bleu")),
+        "exact_match_rate": card.exact_match_rate,
         "exact_match_ci_lower": interval("exact_match_rate", "ci_lower"),
         "exact_match_ci_upper": interval("exact_match_rate", "ci_upper"),
+        "fst_acceptance_rate": card.fst_acceptance_rate,
+        "semantic_score": card.semantic_score,
+        "composite_score": getattr(card, "shown_composite", card.composite),
         "quality_tier": scores.get("quality_tier"),
         "scoring_standard": card.scoring_standard,
         # The fingerprint stored here: over the hash everyone is shown (docs/run-cards.md, "Fingerprint").
         "fingerprint_hash": card.fingerprint,
         "method_class": method.method_class if method else None,
         "api_provider": content.get("api_provider"),
-        "run_timestamp": content.get("timestamp"),
+        "run_timestamp": card.timestamp.isoformat(),
         "batch_size": card.batch_size,
         "temperature": card.temperature,
         "max_tokens": content.get("max_tokens"),
         "total_cost_usd": totals.get("total_cost_usd"),
+        "cost_per_entry_usd": card.cost_per_entry_usd,
         "elapsed_seconds": content.get("elapsed_seconds"),
+        "avg_latency_seconds": card.avg_latency_seconds,
         "corpus_size": card.result_count,
         "corpus_license": content.get("corpus_license"),
         "corpus_attribution": content.get("corpus_attribution"),
-        **{column: getattr(card, field) for column, field in HARNESS_SCORE_COLUMNS.items()},
         **{name: scores.get(name) for name in HARNESS_CARD_SCORES},
     }
-    return row
+
+
+# Columns the database filters (eq.) and orders by, so that a page of the install read reads only its own cards.
+DATABASE_COLUMNS = {
+    "id": "public_id", "submitted_at": "submitted_at", "model_slug": "model_slug", "condition": "condition",
+    "dataset_id": "dataset_version__dataset__identifier", "dataset_version": "dataset_version__version",
+    "harness_version": "harness_version", "chrf_plus_plus": "shown_chrf", "composite_score": "shown_composite",
+    "exact_match_rate": "exact_match_rate", "scoring_standard": "scoring_standard", "fingerprint_hash": "fingerprint",
+    "run_timestamp": "timestamp", "temperature": "temperature", "batch_size": "batch_size",
+    "cost_per_entry_usd": "cost_per_entry_usd", "avg_latency_seconds": "avg_latency_seconds",
+    "corpus_size": "result_count", "fst_acceptance_rate": "fst_acceptance_rate", "semantic_score": "semantic_score",
+}
+TEXT_COLUMNS = ("model_slug", "condition", "dataset_id", "dataset_version", "harness_version", "scoring_standard",
+                "fingerprint_hash")
+# Without a filter or order the database can do, at most this many cards are read and sorted here.
+UNINDEXED_READ_LIMIT = 2000
 
 
 def harness_cards(user, query: HarnessQuery) -> QuerySet[RunCard]:
     """The cards the install read lists: those the leaderboard lists to this reader (every standard)."""
-    cards = listed_cards(user).select_related("method", "dataset_version__dataset", "submitted_by").defer(
-        "raw", "discrepancies")
-    if "id" in query.equal:
-        try:
-            cards = cards.filter(public_id=uuid.UUID(query.equal["id"]))
-        except ValueError:
-            return cards.none()
-    if "language_pair" in query.equal:
-        wanted = pair_key(query.equal["language_pair"]) or query.equal["language_pair"]
-        versions = [pk for pk, pair, source, target in DatasetVersion.objects.values_list(
-            "pk", "language_pair", "source_language", "target_language")
-            if version_pair_key(pair, source, target) == wanted]
-        cards = cards.filter(dataset_version__in=versions)
+    cards = listed_cards(user).select_related("method", "dataset_version__dataset", "harness_intake",
+                                              "submitted_by").defer(
+        "raw", "discrepancies", "chrf_statistics").annotate(
+        shown_chrf=Coalesce("leaderboard_chrf_plus_plus", "chrf_plus_plus"),
+        shown_composite=Coalesce("leaderboard_composite", "composite"))
+    for name, value in query.equal.items():
+        if name == "id":
+            try:
+                cards = cards.filter(public_id=uuid.UUID(value))
+            except ValueError:
+                return cards.none()
+        elif name == "language_pair":
+            wanted = pair_key(value) or value
+            versions = [pk for pk, pair, source, target in DatasetVersion.objects.values_list(
+                "pk", "language_pair", "source_language", "target_language")
+                if version_pair_key(pair, source, target) == wanted]
+            cards = cards.filter(dataset_version__in=versions)
+        elif name in TEXT_COLUMNS:
+            cards = cards.filter(**{DATABASE_COLUMNS[name]: value})
     return cards
 
 
 def harness_rows(user, query: HarnessQuery) -> list[tuple[dict[str, Any], str | None]]:
     """(row, card text or None) of each listed card, filtered, ordered and cut as asked; the card's text only
-    when `run_card` is selected, to be written into the answer verbatim."""
-    rows = []
-    for card in harness_cards(user, query):
-        card_text = card_without_results(card)
-        row = harness_row(card, card_text)
-        if all(str(row.get(name)) == value for name, value in query.equal.items()
-               if name not in ("id", "language_pair")):
-            rows.append((row, card_text))
-    for column, descending, nulls_last in reversed(query.order):
-        present = [item for item in rows if item[0].get(column) is not None]
-        missing = [item for item in rows if item[0].get(column) is None]
-        present.sort(key=partial(sort_key, column), reverse=descending)
-        rows = present + missing if nulls_last else missing + present
-    rows = rows[query.offset:query.offset + query.limit]
+    when `run_card` is selected, to be written into the answer verbatim. Filters and orders the database can do are
+    done there, with the page cut there too; any other is done here, on at most UNINDEXED_READ_LIMIT cards."""
+    cards = harness_cards(user, query)
+    in_python = [name for name in query.equal if name not in ("id", "language_pair", *TEXT_COLUMNS)]
+    in_python += [column for column, _, _ in query.order if column not in DATABASE_COLUMNS]
+    needs_text = "run_card" in query.columns or bool(set(query.columns) - set(DATABASE_COLUMNS) - {
+        "submitter", "trust", "verification_tier", "language_pair", "method_class", "chrf_ci_lower",
+        "chrf_ci_upper"}) or bool(in_python)
+    if not in_python:
+        ordering = [F(DATABASE_COLUMNS[column]).desc(nulls_last=nulls_last) if descending
+                    else F(DATABASE_COLUMNS[column]).asc(nulls_last=nulls_last)
+                    for column, descending, nulls_last in query.order]
+        page = list(cards.order_by(*ordering, "-submitted_at", "pk")[query.offset:query.offset + query.limit])
+        rows = [(harness_row(card, text), text) for card in page
+                for text in [served_card_text(card) if needs_text else None]]
+    else:
+        rows = []
+        for card in cards.order_by("-submitted_at", "pk")[:UNINDEXED_READ_LIMIT]:
+            text = served_card_text(card)
+            row = harness_row(card, text)
+            if all(str(row.get(name)) == value for name, value in query.equal.items()
+                   if name not in ("id", "language_pair", *TEXT_COLUMNS)):
+                rows.append((row, text))
+        for column, descending, nulls_last in reversed(query.order):
+            present = [item for item in rows if item[0].get(column) is not None]
+            missing = [item for item in rows if item[0].get(column) is None]
+            present.sort(key=partial(sort_key, column), reverse=descending)
+            rows = present + missing if nulls_last else missing + present
+        rows = rows[query.offset:query.offset + query.limit]
     return [({name: row.get(name) for name in query.columns if name != "run_card"},
              text if "run_card" in query.columns else None) for row, text in rows]
 

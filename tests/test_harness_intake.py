@@ -364,3 +364,104 @@ def test_a_scores_only_publication_is_listed_unverified_until_its_rows_come(clie
     api = client.get("/api/v1/leaderboard/", {"standard": "standard/1"}).json()["results"]
     assert [(r["id"], r["unverified"]) for r in api] == [(row["id"], False)]
     assert b"unverified: no per-entry rows" not in client.get("/leaderboard/", {"standard": "standard/1"}).content
+
+
+def test_the_install_read_never_serves_a_hash_kept_from_the_public(client, version, governance_user):
+    """A steward's card pinning the real hash of a version holding secret entries: its seal, fingerprint object
+    and every member that could carry that hash stay home; method_config is still served."""
+    key = create_api_token(actor=governance_user, scope="secret")[1]
+    assert version.sha256 != version.public_sha256
+    card, rows = harness_card(version, public_entries(version)[:20], sha256=version.sha256)
+    card["dataset"]["entry_count"] = 20
+    card["provenance"] = {"corpus_sha256": version.sha256}
+    from .cards import seal
+    seal(card)
+    _, answers = publish_like_the_harness(client, key, card, rows)
+    assert answers["entries"][-1].status_code == 201
+    answer = client.get(f"{BASE}/run_cards?select=*", **headers())
+    assert answer.status_code == 200 and len(answer.json()) == 1
+    assert version.sha256 not in answer.content.decode()
+    served = answer.json()[0]["run_card"]
+    assert served["method_config"] == card["method_config"] and served["dataset"]["sha256"] == version.public_sha256
+    assert "run_card_hash" not in served and "provenance" not in served
+
+
+def test_the_install_read_shows_the_score_the_leaderboard_shows(client, version, token):
+    card, rows = harness_card(version, public_entries(version), predict=lambda e: e.source, claimed_chrf=99.0)
+    publish_like_the_harness(client, token, card, rows)
+    listed = client.get(f"{BASE}/run_cards?select=chrf_plus_plus", **headers()).json()
+    stored = RunCard.objects.get()
+    assert stored.leaderboard_chrf_plus_plus < 99 and listed == [{"chrf_plus_plus": stored.leaderboard_chrf_plus_plus}]
+
+
+def test_anonymous_publications_can_neither_be_replaced_nor_fed_by_others(client, version, settings):
+    settings.HARNESS_ANONYMOUS_INTAKE = True
+    card, rows = harness_card(version, public_entries(version))
+    row = card_row(card)
+    first = client.post("/supabase/functions/v1/submit-run", json.dumps({"run_card_row": row}),
+                        content_type="application/json")
+    assert first.status_code == 201 and RunCard.objects.get().status == "unverified"
+    forged = {**row, "run_card": {**card, "model_slug": "evil/slug"}}
+    replaced = client.post("/supabase/functions/v1/submit-run", json.dumps({"run_card_row": forged}),
+                           content_type="application/json")
+    assert replaced.status_code == 409 and RunCard.objects.get().model_slug == "acme/mt-small"
+    junk = [{**r, "predicted": "junk"} for r in rows]
+    fed = client.post("/supabase/functions/v1/submit-run", json.dumps({"run_card_row": row, "entries": junk}),
+                      content_type="application/json")
+    assert fed.status_code == 200 and fed.json()["entries_published"] == 0
+    assert RunCard.objects.get().status == "unverified" and not HarnessIntakeEntry.objects.exists()
+
+
+@pytest.mark.parametrize("change, fragment", [
+    (lambda row, card: row.update(submitter="nul\x00here"), "submitter"),
+    (lambda row, card: row.update(affirmation="\ud800"), "affirmation"),
+    (lambda row, card: card["dataset"].update(entry_count=10**12), "entry_count"),
+])
+def test_hostile_rows_are_refused_with_a_reason(client, version, token, change, fragment):
+    card, _ = harness_card(version, public_entries(version))
+    row = card_row(card)
+    change(row, row["run_card"])
+    from .cards import seal
+    seal(row["run_card"])
+    answer = post(client, "run_cards", json.dumps(row, ensure_ascii=True).encode(), token)
+    assert answer.status_code == 400 and fragment in json.dumps(answer.json())
+    assert not HarnessIntake.objects.exists() and not RunCard.objects.exists()
+
+
+def test_hostile_entry_rows_and_queries_are_refused_with_a_reason(client, version, token):
+    card, rows = harness_card(version, public_entries(version))
+    row = card_row(card)
+    post(client, "run_cards", row, token)
+    bad = post(client, "run_card_entries", [{"run_card_id": row["id"], "entry_id": "1", "predicted": "a\x00b"},
+                                            {"run_card_id": row["id"], "entry_id": "x\x00"}], token)
+    assert bad.status_code == 400 and "row 0: predicted" in bad.json()["details"]
+    assert "row 1: entry_id" in bad.json()["details"] and not HarnessIntakeEntry.objects.exists()
+    assert client.get(f"{BASE}/run_cards?limit=²", **headers()).status_code == 400
+
+
+def test_an_invalid_bearer_token_is_refused_not_replaced_by_the_apikey(client, version, token):
+    card, _ = harness_card(version, public_entries(version))
+    answer = client.post(f"{BASE}/run_cards", json.dumps(card_row(card)), content_type="application/json",
+                         HTTP_AUTHORIZATION="Bearer revoked-or-made-up", HTTP_APIKEY=token)
+    assert answer.status_code == 401 and not RunCard.objects.exists()
+    assert client.get(f"{BASE}/run_cards", HTTP_AUTHORIZATION="Bearer made-up").status_code == 401
+
+
+def test_rows_sent_again_are_not_counted_and_refused_rows_start_over(client, version, token):
+    card, rows = harness_card(version, public_entries(version)[:50])
+    card["dataset"]["entry_count"] = card["scores"]["total"] = 50
+    from .cards import seal
+    seal(card)
+    row = card_row(card)
+    post(client, "run_cards", row, token)
+    first = entry_batches(row["id"], rows, size=20)[0]
+    assert post(client, "run_card_entries", first, token)["X-Entries-Stored"] == "20"
+    assert post(client, "run_card_entries", first, token)["X-Entries-Stored"] == "0"
+    wrong = [dict(r) for r in rows]
+    wrong[30]["entry_id"] = "99999"
+    refusal = post(client, "run_card_entries", entry_batches(row["id"], wrong[20:])[0], token)
+    assert refusal.status_code == 400 and "discarded" in refusal.json()["message"]
+    assert not HarnessIntakeEntry.objects.exists() and RunCard.objects.get().status == "unverified"
+    for batch in entry_batches(row["id"], rows):
+        assert post(client, "run_card_entries", batch, token).status_code == 201
+    assert RunCard.objects.get().status == "ready"
