@@ -465,3 +465,14 @@ def test_rows_sent_again_are_not_counted_and_refused_rows_start_over(client, ver
     for batch in entry_batches(row["id"], rows):
         assert post(client, "run_card_entries", batch, token).status_code == 201
     assert RunCard.objects.get().status == "ready"
+
+
+def test_cards_verified_before_the_new_leaderboard_fields_get_them_again(client, version, token):
+    from django.core.management import call_command
+
+    card, rows = harness_card(version, public_entries(version))
+    publish_like_the_harness(client, token, card, rows)
+    RunCard.objects.update(setup_fingerprint="", chrf_ci_lower=None, chrf_ci_upper=None)
+    call_command("reverify_run_cards")
+    stored = RunCard.objects.get()
+    assert stored.setup_fingerprint == card["fingerprint"]["hash"] and stored.chrf_ci_lower is not None
