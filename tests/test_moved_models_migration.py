@@ -107,6 +107,8 @@ def test_a_database_from_before_the_move_keeps_its_rows_constraints_and_triggers
             "SELECT app_label, model, id FROM django_content_type "
             "WHERE app_label IN ('governance', 'organizations', 'submissions')").fetchall())
         expected = {(app, model): old_type_ids[model] for app, models in MOVED.items() for model in models}
+        moved = {model for models in MOVED.values() for model in models}
+        types = {key: type_id for key, type_id in types.items() if key[1] in moved}  # not models added since
         assert types == expected, "the same content type rows, relabelled; none left behind under governance"
         with pytest.raises(psycopg.errors.IntegrityConstraintViolation, match="append-only"):
             db.execute("UPDATE governance_auditevent SET action = 'rewritten'")
