@@ -12,16 +12,19 @@ from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     BooleanField,
+    Case,
     CharField,
     Count,
     Exists,
     ExpressionWrapper,
     F,
     FilteredRelation,
+    IntegerField,
     OuterRef,
     Q,
     QuerySet,
     Value,
+    When,
     Window,
 )
 from django.db.models.functions import Coalesce, NullIf, RowNumber
@@ -174,15 +177,20 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
                                **{f"shown_{name}": value for name, value in shown.items()})
     score_order = F(f"shown_{metric}").desc(nulls_last=True)
     group = [F("method_id"), setup_key(), F("segment")]
+    # A claim nothing could recompute (a card without per-entry rows) never outranks a verified score.
+    cards = cards.annotate(unverified=Case(When(status=RunCard.Status.UNVERIFIED, then=Value(1)), default=Value(0),
+                                           output_field=IntegerField()))
     cards = cards.filter(**{f"shown_{metric}__isnull": False}).annotate(
-        place_in_group=Window(RowNumber(), partition_by=group, order_by=[score_order, F("submitted_at").asc()]),
+        place_in_group=Window(RowNumber(), partition_by=group,
+                              order_by=[F("unverified").asc(), score_order, F("submitted_at").asc()]),
         group_size=Window(Count("pk"), partition_by=group),
     ).filter(place_in_group=1)
     order = [F("shown_cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
     validated_method = RunCard.objects.filter(method_id=OuterRef("method_id"), method_id__isnull=False,
                                               community_validated_at__isnull=False)
     return cards.annotate(method_validated=Exists(validated_method)).select_related(
-        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by(*order, score_order, "submitted_at", "pk")
+        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by("unverified", *order, score_order,
+                                                                            "submitted_at", "pk")
 
 
 def clustered(query: LeaderboardQuery) -> bool:

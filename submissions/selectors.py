@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
-from django.db.models import F, Q, QuerySet
+from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy
 
@@ -484,22 +484,28 @@ def harness_rows(user, query: HarnessQuery) -> list[tuple[dict[str, Any], str | 
         ordering = [F(DATABASE_COLUMNS[column]).desc(nulls_last=nulls_last) if descending
                     else F(DATABASE_COLUMNS[column]).asc(nulls_last=nulls_last)
                     for column, descending, nulls_last in query.order]
-        page = list(cards.order_by(*ordering, "-submitted_at", "pk")[query.offset:query.offset + query.limit])
+        # As on the leaderboard, a claim nothing could recompute never comes before a verified score.
+        page = list(cards.annotate(unverified=Case(When(status=RunCard.Status.UNVERIFIED, then=Value(1)),
+                                                   default=Value(0), output_field=IntegerField()))
+                    .order_by("unverified", *ordering, "-submitted_at", "pk")[query.offset:query.offset + query.limit])
         rows = [(harness_row(card, text), text) for card in page
                 for text in [served_card_text(card) if needs_text else None]]
     else:
-        rows = []
+        rows, unverified = [], set()
         for card in cards.order_by("-submitted_at", "pk")[:UNINDEXED_READ_LIMIT]:
             text = served_card_text(card)
             row = harness_row(card, text)
             if all(str(row.get(name)) == value for name, value in query.equal.items()
                    if name not in ("id", "language_pair", *TEXT_COLUMNS)):
                 rows.append((row, text))
+                if card.status == RunCard.Status.UNVERIFIED:
+                    unverified.add(row["id"])
         for column, descending, nulls_last in reversed(query.order):
             present = [item for item in rows if item[0].get(column) is not None]
             missing = [item for item in rows if item[0].get(column) is None]
             present.sort(key=partial(sort_key, column), reverse=descending)
             rows = present + missing if nulls_last else missing + present
+        rows.sort(key=lambda item: item[0]["id"] in unverified)
         rows = rows[query.offset:query.offset + query.limit]
     return [({name: row.get(name) for name in query.columns if name != "run_card"},
              text if "run_card" in query.columns else None) for row, text in rows]

@@ -476,3 +476,17 @@ def test_cards_verified_before_the_new_leaderboard_fields_get_them_again(client,
     call_command("reverify_run_cards")
     stored = RunCard.objects.get()
     assert stored.setup_fingerprint == card["fingerprint"]["hash"] and stored.chrf_ci_lower is not None
+
+
+def test_a_claim_nothing_recomputed_never_comes_before_a_verified_score(client, version, token):
+    verified, rows = harness_card(version, public_entries(version), predict=lambda e: e.source)
+    publish_like_the_harness(client, token, verified, rows)
+    boastful, _ = harness_card(version, public_entries(version), model_slug="acme/boast", run_suffix="ffffff",
+                               claimed_chrf=99.9)
+    assert post(client, "run_cards", card_row(boastful), token).status_code == 201
+    for query in ("select=model_slug&order=chrf_plus_plus.desc.nullslast",
+                  "select=model_slug&order=corpus_bleu.desc,chrf_plus_plus.desc"):
+        listed = client.get(f"{BASE}/run_cards?{query}", **headers()).json()
+        assert [r["model_slug"] for r in listed] == ["acme/mt-small", "acme/boast"], query
+    ranked = client.get("/api/v1/leaderboard/").json()["results"]
+    assert [(r["model"], r["unverified"]) for r in ranked] == [("acme/mt-small", False), ("acme/boast", True)]
