@@ -247,33 +247,13 @@ def accept_card_without_entries(*, actor: User, body: bytes) -> RunCard:
     (replace_with_verified_card)."""
     parsed = parse_card(body, rows_apart=True)
     card = {**parsed.card, "results": []}
-    check_evaluation_consent(actor, card["dataset"]["id"])
     problems: list[FieldProblem] = []
-    hash_status = verification.verify_hash(parsed.card)
-    if hash_status == "mismatch":
-        problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
-                                     f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
-    dependency_class = check_method(card, problems)
-    version = find_version(actor, card["dataset"], problems)
+    hash_status, dependency_class, version = check_card_itself(parsed, card, actor, problems)
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
     assert version is not None
-    if RunCard.objects.filter(run_id=card["run_id"]).exists():
-        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
-    if isinstance(card.get("method_card"), dict):
-        owned_method(method_id_of(card["method_card"]), actor)
-    leaking = public_secret_text(card, version, {})
-    if leaking:
-        shown = leaking if permitted(actor, "dataset.see_secret", version.dataset) else leaking[:1]
-        raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
-    freeze_version(version=version, actor=actor)
-    try:
-        with transaction.atomic():
-            run_card = create_card(card, parsed, version, dependency_class, actor, hash_status, False,
-                                   [UNKNOWN_SEGMENT])
-    except IntegrityError:
-        raise RunCardRejected(ErrorKind.CONFLICT,
-                              [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
+    refuse_stored_or_secret(card, version, {}, actor)
+    run_card = store_card(card, parsed, version, dependency_class, actor, hash_status, False, [UNKNOWN_SEGMENT])
     record_claims(run_card, card)
     return run_card
 
@@ -320,6 +300,49 @@ def replace_with_verified_card(*, actor: User, unverified: RunCard, body: bytes,
     RunCard.objects.filter(pk=run_card.pk).update(public_id=public_id)
     run_card.public_id = public_id
     return run_card
+
+
+def check_card_itself(parsed: ParsedCard, card: dict, user, problems: list[FieldProblem]
+                      ) -> tuple[str, str | None, DatasetVersion | None]:
+    """What the card itself must pass, whoever sends its rows: its community's consent (409), its seal, its
+    method card and manifest, the dataset version it pins. Returns (hash status, derived dependency class,
+    version); problems are added to `problems`."""
+    check_evaluation_consent(user, card["dataset"]["id"])
+    hash_status = verification.verify_hash(parsed.card)
+    if hash_status == "mismatch":
+        problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
+                                     f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
+    dependency_class = check_method(card, problems)
+    return hash_status, dependency_class, find_version(user, card["dataset"], problems)
+
+
+def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[str, tuple[int, str, str]],
+                            user) -> None:
+    """The last refusals: a run_id already stored or a method id of another submitter (409), then — only for a
+    card that would otherwise be stored — the secret-text scan (400)."""
+    if RunCard.objects.filter(run_id=card["run_id"]).exists():
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+    if isinstance(card.get("method_card"), dict):
+        owned_method(method_id_of(card["method_card"]), user)
+    leaking = public_secret_text(card, version, scored)
+    if leaking:
+        # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
+        # per request, so that a card full of guesses confirms one at most (submissions are throttled, and
+        # every refusal is audited).
+        shown = leaking if permitted(user, "dataset.see_secret", version.dataset) else leaking[:1]
+        raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
+
+
+def store_card(card: dict, parsed: ParsedCard, version: DatasetVersion, dependency_class: str | None, user,
+               hash_status: str, is_secret: bool, segments: list[str]) -> RunCard:
+    """Freeze the version the card pins and store the card (create_card); a run_id stored meanwhile is a 409."""
+    freeze_version(version=version, actor=user)
+    try:
+        with transaction.atomic():
+            return create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
+    except IntegrityError:
+        raise RunCardRejected(ErrorKind.CONFLICT,
+                              [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
 
 
 def split_submission(body: bytes) -> tuple[bytes, list | None]:
@@ -371,14 +394,8 @@ def accept_run_card(body: bytes, user, entries: list | None = None) -> RunCard:
     # The card with its rows, as everything below reads it; its hash is of the card as sent (`parsed.card`).
     card = {**parsed.card, "results": parsed.card["results"] if entries is None else entries}
     sent_results = card["results"]
-    check_evaluation_consent(user, card["dataset"]["id"])
     problems: list[FieldProblem] = []
-    hash_status = verification.verify_hash(parsed.card)
-    if hash_status == "mismatch":
-        problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
-                                     f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
-    dependency_class = check_method(card, problems)
-    version = find_version(user, card["dataset"], problems)
+    hash_status, dependency_class, version = check_card_itself(parsed, card, user, problems)
     claimed_secret = any(isinstance(r.get("segment"), str) and r["segment"] in SECRET_SEGMENTS for r in sent_results)
     scored: dict[str, tuple[int, str, str]] = {}
     if version is not None:
@@ -405,25 +422,8 @@ def accept_run_card(body: bytes, user, entries: list | None = None) -> RunCard:
         raise RunCardRejected(ErrorKind.NOT_ALLOWED,
                               [FieldProblem(rows_name, "cards for gold_standard or held_out entries are submitted "
                                                        "by governance staff of the steward organization only")])
-    if RunCard.objects.filter(run_id=card["run_id"]).exists():
-        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
-    if isinstance(card.get("method_card"), dict):
-        owned_method(method_id_of(card["method_card"]), user)
-    leaking = public_secret_text(card, version, scored)
-    if leaking:
-        # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
-        # per request, so that a card full of guesses confirms one at most (submissions are throttled, and
-        # every refusal is audited).
-        shown = leaking if permitted(user, "dataset.see_secret", version.dataset) else leaking[:1]
-        raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
-
-    freeze_version(version=version, actor=user)
-    try:
-        with transaction.atomic():
-            run_card = create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
-    except IntegrityError:
-        raise RunCardRejected(ErrorKind.CONFLICT,
-                              [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
+    refuse_stored_or_secret(card, version, scored, user)
+    run_card = store_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
     store_results(run_card, sent_results, scored)
     if len(sent_results) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
         verify_run_card(run_card.pk, card)
