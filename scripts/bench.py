@@ -542,8 +542,11 @@ def http_targets(args: argparse.Namespace, review: dict[str, Any]) -> list[Targe
     first = loop[0]["first"]
     targets = [
         Target("bare Django view", "/bench/bare/", args.connections, b"bench"),
-        Target("GET /leaderboard/", "/leaderboard/", args.connections, b'data-label="Rank"'),
-        Target("GET /api/v1/leaderboard/", "/api/v1/leaderboard/", args.connections, b'"results"'),
+        # The bench's cards are legacy-composite: the ranking they fill (standard/1, the default, would be empty).
+        Target("GET /leaderboard/", "/leaderboard/?standard=legacy-composite", args.connections,
+               b'data-label="Rank"'),
+        Target("GET /api/v1/leaderboard/", "/api/v1/leaderboard/?standard=legacy-composite", args.connections,
+               b'"rank"'),
     ]
     for clients in sorted({min(10, len(loop)), min(args.connections, len(loop))}):
         targets.append(Target(f"rating loop, rate.js, {clients} speakers", first, clients, mode="script"))

@@ -196,8 +196,10 @@ def query_counts(campaign, loop, governance, loop_speaker, cookie_client: dict[s
 
     decision = f"/review/campaigns/{campaign.public_id}/decision/"
     counts = [
-        counted("GET /leaderboard/ (anonymous)", lambda c: c.get("/leaderboard/"), anonymous, 200),
-        counted("GET /api/v1/leaderboard/ (anonymous)", lambda c: c.get("/api/v1/leaderboard/"), anonymous, 200),
+        counted("GET /leaderboard/ (anonymous)", lambda c: c.get("/leaderboard/?standard=legacy-composite"),
+                anonymous, 200),
+        counted("GET /api/v1/leaderboard/ (anonymous)",
+                lambda c: c.get("/api/v1/leaderboard/?standard=legacy-composite"), anonymous, 200),
         counted("GET /review/items/<id>/ (speaker)", lambda c: c.get(path), speaker, 200),
         counted("GET /review/c/<id>/upcoming/ (rate.js, 20 items)",
                 lambda c: c.get(f"/review/c/{loop.public_id}/upcoming/", headers={"Accept": "application/json"}),
