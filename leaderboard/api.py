@@ -1,6 +1,9 @@
 """REST API: run-card submission and status, leaderboard rows, verbatim method_config, methods."""
 
+import hashlib
+
 from django.conf import settings
+from django.core.cache import cache
 from django.core.paginator import InvalidPage
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -10,6 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, 
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.utils.urls import remove_query_param, replace_query_param
@@ -18,6 +22,7 @@ from rest_framework.views import APIView
 from common.errors import ErrorKind
 from common.limits import WriteRateThrottle, read_capped_body
 from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
+from languages.selectors import language_cache_key
 
 from . import selectors, services
 from .models import RunCard
@@ -170,6 +175,25 @@ class LeaderboardView(APIView):
                    "carries chrF++'s 95% bootstrap interval (`chrf_ci`), its sacreBLEU signature and its rank cluster; "
                    "a row whose claimed score disagrees with its results shows the recomputed one (recomputed_score).")
     def get(self, request):
+        """Anyone who sees what a visitor sees gets the rendered answer from the cache, under the leaderboard's state
+        stamp (never stale: `selectors.leaderboard_page`), per address, language and format."""
+        key = None
+        if selectors.shares_public_view(request.user) and request.accepted_renderer.format == "json":
+            stamp = selectors.leaderboard_stamp()
+            if stamp is not None:
+                address = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()[:32]
+                key = f"leaderboard-api:{stamp}:{language_cache_key()}:{address}"
+                body = cache.get(key)
+                if body is not None:
+                    return HttpResponse(body, content_type="application/json")
+        response = self.ranked(request)
+        if key is not None:
+            body = JSONRenderer().render(response.data)
+            cache.set(key, body, selectors.LEADERBOARD_CACHE_SECONDS)
+            return HttpResponse(body, content_type="application/json")
+        return response
+
+    def ranked(self, request) -> Response:
         query = selectors.LeaderboardQuery.from_params(request.query_params)
         if query.errors:
             raise ValidationError(query.errors)

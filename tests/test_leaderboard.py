@@ -292,3 +292,21 @@ def test_rows_say_when_a_card_disagrees_with_its_results(client, version, speake
     assert b"disagreement" in client.get(BOARD).content
     page = client.get(f"/leaderboard/cards/{stored.public_id}/")
     assert b"Medical" in page.content, "domains are shown by name"
+
+
+def test_the_api_serves_its_rendered_answer_from_the_cache_until_the_listing_changes(client, version, speaker,
+                                                                                     monkeypatch):
+    """The ranking is not even looked at for a second anonymous request of the same address: the rendered JSON
+    comes from the cache under the state stamp; a change of the listing is seen on the next request."""
+    from leaderboard import api
+
+    submit(version, speaker, composite=0.8, model_slug="rendered")
+    first = client.get("/api/v1/leaderboard/", LEGACY)
+    ranked = api.LeaderboardView.ranked
+    monkeypatch.setattr(api.LeaderboardView, "ranked", lambda self, request: pytest.fail("ranked again"))
+    again = client.get("/api/v1/leaderboard/", LEGACY)
+    assert again.status_code == 200 and again.content == first.content and again["Content-Type"] == "application/json"
+    monkeypatch.setattr(api.LeaderboardView, "ranked", ranked)
+    submit(version, speaker, composite=0.9, model_slug="newer")
+    assert [row["model"] for row in client.get("/api/v1/leaderboard/", LEGACY).json()["results"]] == [
+        "newer-2026", "rendered-2026"]
