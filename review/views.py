@@ -502,7 +502,8 @@ def decision(request, public_id):
     attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path,
                                                         page_number=request.GET.get("page"))
     # Every list of speakers on the page names them as each chose to be credited.
-    names = selectors.campaign_speaker_labels(campaign)
+    speakers = selectors.rating_speakers(campaign)
+    names = selectors.campaign_speaker_labels(campaign, speakers)
     for rating in attention.object_list:
         rating.speaker_label = names.get(rating.speaker_id, "")
     # Speakers left out by governance staff: the figures are without them, the speakers' table and a second
@@ -521,7 +522,7 @@ def decision(request, public_id):
         "exclusions": exclusions,
         "gate_every_speaker": evaluate_gate(every, policy, speaker_names=names) if exclusions else None,
         "withdrawn_since": selectors.ratings_withdrawn_since(in_force) if in_force else 0,
-        "withdrawals": selectors.withdrawals_of(campaign), "credits": selectors.campaign_credits(campaign),
+        "withdrawals": selectors.withdrawals_of(campaign), "credits": selectors.campaign_credits(campaign, speakers),
         "campaign": campaign, "aggregate": aggregate, "policy": policy,
         "outputs": sum(selectors.tier_populations(campaign).values()),
         "gate": evaluate_gate(aggregate, policy, speaker_names=names),
