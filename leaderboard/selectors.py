@@ -215,6 +215,14 @@ def rank_clusters(user, query: LeaderboardQuery) -> dict[str, int]:
             if cluster is not None}
 
 
+def other_standard(user, query: LeaderboardQuery) -> tuple[str, int] | None:
+    """When a ranking is empty: the other standard and how many listed cards it ranks (standards are never mixed,
+    so a visitor of the default standard/1 ranking learns where legacy-composite cards are), or None."""
+    other = next(standard for standard in STANDARDS if standard != query.standard)
+    count = listed_cards(user).filter(scoring_standard=other).count()
+    return (other, count) if count else None
+
+
 # Entries under an older stamp are never read again; they only wait to expire.
 LEADERBOARD_CACHE_SECONDS = 600
 

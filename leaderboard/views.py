@@ -42,8 +42,9 @@ def leaderboard_response(request):
         rows, page, ranking_cache_key = ranking.rows, ranking.page, ranking.cache_key
     params = request.GET.copy()
     params.pop("page", None)
+    other = selectors.other_standard(request.user, query) if not rows and not query.errors else None
     return render(request, "leaderboard/leaderboard.html", {
-        "query": query, "rows": rows, "page": page, "query_string": params.urlencode(),
+        "query": query, "rows": rows, "page": page, "query_string": params.urlencode(), "other_standard": other,
         "ranking_cache_key": ranking_cache_key,
         "domain_label": choice_label("domain", query.domain) if query.domain in Domain.values else "",
         "standards": list(selectors.STANDARDS), "domains": list(DOMAIN_LABELS.items()),

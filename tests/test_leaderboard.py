@@ -310,3 +310,12 @@ def test_the_api_serves_its_rendered_answer_from_the_cache_until_the_listing_cha
     submit(version, speaker, composite=0.9, model_slug="newer")
     assert [row["model"] for row in client.get("/api/v1/leaderboard/", LEGACY).json()["results"]] == [
         "newer-2026", "rendered-2026"]
+
+
+def test_an_empty_ranking_points_to_the_cards_of_the_other_standard(client, version, speaker):
+    submit(version, speaker, composite=0.8, model_slug="legacy-only")
+    page = " ".join(client.get("/leaderboard/").content.decode().split())
+    assert "No run card matches yet." in page
+    assert "1 run card is ranked by another scoring standard, legacy-composite" in page
+    assert 'href="?standard=legacy-composite"' in page
+    assert "another scoring standard" not in client.get(BOARD).content.decode()
