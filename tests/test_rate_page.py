@@ -91,7 +91,7 @@ def test_upcoming_items_hold_public_items_only_unless_the_campaign_allows_secret
     held = answer.json()["items"]
     assert [row["id"] for row in held] == [str(a.public_id) for a in items[:secret_at]]
     assert answer.json()["held_back"] is True
-    assert all(set(row) == {"id", "url", "source", "candidate"} for row in held)
+    assert all(set(row) == {"id", "url", "shown", "source", "candidate"} for row in held)
     assert not AuditEvent.objects.filter(action="secret_entries.shown", actor=speaker).exists()
 
     Campaign.objects.filter(pk=public_campaign.pk).update(device_may_hold_secret_items=True)
