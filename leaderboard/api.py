@@ -1,6 +1,5 @@
 """REST API: run-card submission and status, leaderboard rows, verbatim method_config, methods."""
 
-import hashlib
 
 from django.conf import settings
 from django.core.cache import cache
@@ -22,7 +21,6 @@ from rest_framework.views import APIView
 from common.errors import ErrorKind
 from common.limits import WriteRateThrottle, read_capped_body
 from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
-from languages.selectors import language_cache_key
 
 from . import selectors, services
 from .models import RunCard
@@ -179,13 +177,10 @@ class LeaderboardView(APIView):
         stamp (never stale: `selectors.leaderboard_page`), per address, language and format."""
         key = None
         if selectors.shares_public_view(request.user) and request.accepted_renderer.format == "json":
-            stamp = selectors.leaderboard_stamp()
-            if stamp is not None:
-                address = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()[:32]
-                key = f"leaderboard-api:{stamp}:{language_cache_key()}:{address}"
-                body = cache.get(key)
-                if body is not None:
-                    return HttpResponse(body, content_type="application/json")
+            key = selectors.whole_answer_key("api", request.build_absolute_uri())
+            body = cache.get(key) if key is not None else None
+            if body is not None:
+                return HttpResponse(body, content_type="application/json")
         response = self.ranked(request)
         if key is not None:
             body = JSONRenderer().render(response.data)

@@ -115,6 +115,12 @@ def evaluation_consented(user) -> Q:
     return consented
 
 
+def unverified_last() -> Case:
+    """1 for a card published without its per-entry rows, 0 for a verified one: ordered by it first, a claim
+    nothing could recompute never comes before a verified score (the leaderboard, the harness's install read)."""
+    return Case(When(status=RunCard.Status.UNVERIFIED, then=Value(1)), default=Value(0), output_field=IntegerField())
+
+
 # Ready cards, and cards published without their per-entry rows (shown with their own scores, marked).
 LISTED_STATUSES = (RunCard.Status.READY, RunCard.Status.UNVERIFIED)
 
@@ -178,8 +184,7 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     score_order = F(f"shown_{metric}").desc(nulls_last=True)
     group = [F("method_id"), setup_key(), F("segment")]
     # A claim nothing could recompute (a card without per-entry rows) never outranks a verified score.
-    cards = cards.annotate(unverified=Case(When(status=RunCard.Status.UNVERIFIED, then=Value(1)), default=Value(0),
-                                           output_field=IntegerField()))
+    cards = cards.annotate(unverified=unverified_last())
     cards = cards.filter(**{f"shown_{metric}__isnull": False}).annotate(
         place_in_group=Window(RowNumber(), partition_by=group,
                               order_by=[F("unverified").asc(), score_order, F("submitted_at").asc()]),
@@ -213,6 +218,16 @@ def rank_clusters(user, query: LeaderboardQuery) -> dict[str, int]:
     clusters = ranking.rank_clusters([ranking.unpack_statistics(blob) for _, _, blob in ranked], only)
     return {str(public_id): cluster for (public_id, _, _), cluster in zip(ranked, clusters, strict=True)
             if cluster is not None}
+
+
+def whole_answer_key(kind: str, address: str) -> str | None:
+    """The cache key of a whole answer (the page, the API's JSON) shared by everyone who sees what a visitor sees:
+    under the state stamp (leaderboard_page says why never stale), per interface language and address; None
+    before the stamp exists."""
+    stamp = leaderboard_stamp()
+    if stamp is None:
+        return None
+    return f"leaderboard-{kind}:{stamp}:{language_cache_key()}:{hashlib.sha256(address.encode()).hexdigest()[:32]}"
 
 
 def other_standard(user, query: LeaderboardQuery) -> tuple[str, int] | None:

@@ -218,12 +218,13 @@ def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[
             for entry_id, pk, segment, domain in visible.values_list("entry_id", "pk", "segment", "domain")}
 
 
-def submit_run_card(*, actor: User, body: bytes, entries: list | None = None) -> RunCard:
+def submit_run_card(*, actor: User, body: bytes, entries: list | None = None,
+                    replacing: RunCard | None = None) -> RunCard:
     """Accept a run card (accept_run_card). A refusal by the secret-text scan is recorded in the steward's
     audit log after the submission has rolled back, so that the community sees attempts to guess its secret
     entries through refusals."""
     try:
-        return accept_run_card(body, actor, entries)
+        return accept_run_card(body, actor, entries, replacing)
     except SecretTextRefused as refused:
         record_secret_text_refusal(refused, actor)
         raise
@@ -244,7 +245,7 @@ def accept_card_without_entries(*, actor: User, body: bytes) -> RunCard:
     its corpus may not be redistributed): every check the rows take no part in — structure, consent, seal,
     fingerprint, method, dataset version and pin, run_id, the secret-text scan of its strings — then stored as
     *unverified: no per-entry rows*, listed with its claimed scores and marked, until its rows come
-    (replace_with_verified_card)."""
+    (accept_run_card's `replacing`)."""
     parsed = parse_card(body, rows_apart=True)
     card = {**parsed.card, "results": []}
     problems: list[FieldProblem] = []
@@ -283,23 +284,6 @@ def record_claims(run_card: RunCard, card: dict) -> None:
     run_card.save(update_fields=["setup_fingerprint", "leaderboard_chrf_plus_plus", "leaderboard_composite",
                                  "chrf_ci_lower", "chrf_ci_upper", "chrf_ci_source", "chrf_signature",
                                  "discrepancies", "status"])
-
-
-@transaction.atomic
-def replace_with_verified_card(*, actor: User, unverified: RunCard, body: bytes, entries: list) -> RunCard:
-    """The per-entry rows of a card stored unverified have come: the card is accepted with them, as a card posted
-    whole is (submit_run_card), and takes the unverified one's place and id. If they are refused, the unverified
-    card stays as it was."""
-    public_id = unverified.public_id
-    try:
-        RunCard.objects.filter(pk=unverified.pk, status=RunCard.Status.UNVERIFIED).delete()
-    except ProtectedError:
-        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("", "the card is already in use here (a review "
-                                                                "campaign or a submission names it)")]) from None
-    run_card = submit_run_card(actor=actor, body=body, entries=entries)
-    RunCard.objects.filter(pk=run_card.pk).update(public_id=public_id)
-    run_card.public_id = public_id
-    return run_card
 
 
 def check_card_itself(parsed: ParsedCard, card: dict, user, problems: list[FieldProblem]
@@ -381,12 +365,20 @@ def with_entry_fields(results: list[dict], entries: dict[str, tuple[int, str, st
 
 
 @transaction.atomic
-def accept_run_card(body: bytes, user, entries: list | None = None) -> RunCard:
+def accept_run_card(body: bytes, user, entries: list | None = None, replacing: RunCard | None = None) -> RunCard:
     """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
     evaluation only with the community's active consent (409), one card per run_id and a method id per
     submitter (409). Every other refusal comes before the secret-text scan (400), so that only a card that
     would otherwise be accepted learns whether it holds a secret. Accepting freezes the dataset version;
-    verification of the aggregates runs inline for small cards and in a Celery task for large ones."""
+    verification of the aggregates runs inline for small cards and in a Celery task for large ones.
+    `replacing`: the same card stored unverified, without its rows (accept_card_without_entries), whose place and
+    id the accepted one takes; refused, it stays as it was."""
+    if replacing is not None:
+        try:
+            RunCard.objects.filter(pk=replacing.pk, status=RunCard.Status.UNVERIFIED).delete()
+        except ProtectedError:
+            raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("", "the card is already in use here (a review "
+                                                                    "campaign or a submission names it)")]) from None
     if entries is None:
         body, entries = split_submission(body)
     parsed = parse_card(body, entries)
@@ -424,6 +416,9 @@ def accept_run_card(body: bytes, user, entries: list | None = None) -> RunCard:
                                                        "by governance staff of the steward organization only")])
     refuse_stored_or_secret(card, version, scored, user)
     run_card = store_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
+    if replacing is not None:
+        RunCard.objects.filter(pk=run_card.pk).update(public_id=replacing.public_id)
+        run_card.public_id = replacing.public_id
     store_results(run_card, sent_results, scored)
     if len(sent_results) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
         verify_run_card(run_card.pk, card)

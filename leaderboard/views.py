@@ -1,4 +1,3 @@
-import hashlib
 
 from django.contrib import messages
 from django.core.cache import cache
@@ -9,7 +8,6 @@ from django.shortcuts import render
 from corpus.labels import DOMAIN_LABELS, SEGMENT_LABELS, choice_label
 from corpus.models import Domain
 from corpus.views import withdrawn_response
-from languages.selectors import language_cache_key
 
 from . import selectors
 
@@ -21,13 +19,10 @@ def leaderboard(request):
     English one rendered."""
     key = None
     if not request.user.is_authenticated and not len(messages.get_messages(request)):
-        stamp = selectors.leaderboard_stamp()
-        if stamp is not None:
-            path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
-            key = f"leaderboard-page:{stamp}:{language_cache_key()}:{path}"
-            html = cache.get(key)
-            if html is not None:
-                return HttpResponse(html)
+        key = selectors.whole_answer_key("page", request.get_full_path())
+        html = cache.get(key) if key is not None else None
+        if html is not None:
+            return HttpResponse(html)
     response = leaderboard_response(request)
     if key is not None and response.status_code == 200:
         cache.set(key, response.content, selectors.LEADERBOARD_CACHE_SECONDS)

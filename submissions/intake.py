@@ -9,7 +9,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
@@ -265,8 +264,8 @@ class EntryBatch:
 def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
     """`POST /rest/v1/run_card_entries` (Prefer: resolution=ignore-duplicates): rows for cards of the actor's
     awaiting their rows; a row already received (card id, entry id) is ignored, as are rows for a card already
-    accepted. The row that completes a card has it accepted — a refusal then answers this batch, and the card,
-    refused, can be published again."""
+    accepted. The row that completes a card has it accepted — a refusal then answers this batch, its rows are
+    discarded and rows sent again start over."""
     parsed, _ = parse_body(body, "run_card_entries")
     rows = entry_rows(parsed)
     batch = EntryBatch()
@@ -322,11 +321,9 @@ def complete(intake: HarnessIntake, actor: User, batch: EntryBatch) -> None:
     body = intake.card_text.encode("utf-8")
     unverified = intake.run_card if intake.run_card_id is not None else None
     try:
-        if unverified is not None and unverified.status == RunCard.Status.UNVERIFIED:
-            run_card = run_cards.replace_with_verified_card(actor=actor, unverified=unverified, body=body,
-                                                            entries=entries)
-        else:
-            run_card = run_cards.submit_run_card(actor=actor, body=body, entries=entries)
+        run_card = run_cards.submit_run_card(
+            actor=actor, body=body, entries=entries,
+            replacing=unverified if unverified is not None and unverified.status == RunCard.Status.UNVERIFIED else None)
     except run_cards.RunCardRejected as error:
         refuse_rows(intake, [problem.as_dict() for problem in error.problems])
         batch.refusal = refused(error, f"run card {intake.row_id}, with its {len(entries)} entries,",
@@ -369,9 +366,5 @@ def submit_anonymously(body: bytes) -> tuple[Published, EntryBatch]:
         batch = record_entry_rows(actor=actor, body=json.dumps(rows, ensure_ascii=False).encode("utf-8"))
         published.intake.refresh_from_db()
     return published, batch
-
-
-def anonymous_intake_open() -> bool:
-    return settings.HARNESS_ANONYMOUS_INTAKE
 
 

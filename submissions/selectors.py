@@ -9,6 +9,7 @@ never a gold source, reference or output (SPEC §2 principle 3).
 import json
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import partial
@@ -16,7 +17,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
-from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy
 
@@ -26,7 +27,7 @@ from corpus.selectors import public_download_hash, version_hash, visible_dataset
 from corpus.validation import JsonObjectReader
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
 from leaderboard.models import Method, RunCard
-from leaderboard.selectors import listed_cards
+from leaderboard.selectors import listed_cards, unverified_last
 from leaderboard.services import CARD_DECODER
 from leaderboard.verification import quality_tier
 from organizations.models import Organization
@@ -327,35 +328,41 @@ SERVED_WHEN_HASH_HIDDEN = ("run_id", "harness_version", "timestamp", "model_slug
                            "scores", "totals", "api_provider", "max_tokens")
 
 
-def served_card_text(card: RunCard) -> str:
+def served_card_texts(cards: Sequence[RunCard]) -> dict[int, str]:
+    """Stored card pk → the card as the install read serves it (served_card_text). Cached per stored card (which
+    never changes); the texts not cached are read in one query, a few cards at a time."""
+    keys = {card.pk: f"harness-card:{card.pk}" for card in cards}
+    cached = cache.get_many(list(keys.values()))
+    texts = {pk: cached[key] for pk, key in keys.items() if key in cached}
+    missing = {card.pk: card for card in cards if card.pk not in texts}
+    if missing:
+        for pk, raw in RunCard.objects.filter(pk__in=list(missing)).values_list("pk", "raw").iterator(chunk_size=20):
+            texts[pk] = served_card_text(missing[pk], raw)
+        cache.set_many({keys[pk]: texts[pk] for pk in missing}, CARD_WITHOUT_RESULTS_SECONDS)
+    return texts
+
+
+def served_card_text(card: RunCard, raw: str) -> str:
     """The stored card as the install read serves it: without its per-entry rows (upstream's rows never carry
     them, and a secret card's must not be served), every other member verbatim — `method_config` byte for byte.
     A card pinning a hash kept from the public (docs/corpus.md, "Hashes") is served without its seal, fingerprint
     object and every member not known to be free of that hash; its `dataset.sha256` and `fingerprint` are the
-    public ones. Cached per stored card (which never changes)."""
-    key = f"harness-card:{card.pk}"
-    text = cache.get(key)
-    if text is None:
-        raw = RunCard.objects.values_list("raw", flat=True).get(pk=card.pk).encode("utf-8")
-        reader = JsonObjectReader(raw, CARD_DECODER)
-        members: dict[str, str] = {}
-        for name in reader.names():
-            if name == "results":
-                reader.skip()
-            else:
-                members[name] = reader.value_text()
-        dataset = json.loads(members.get("dataset", "{}"))
-        public = version_hash(AnonymousUser(), card.dataset_version).value
-        if isinstance(dataset, dict) and dataset.get("sha256") not in (public,
-                                                                      public_download_hash(card.dataset_version)):
-            members = {name: value for name, value in members.items() if name in SERVED_WHEN_HASH_HIDDEN}
-            members["dataset"] = json.dumps({**{k: v for k, v in dataset.items() if k in (
-                "id", "version", "language_pair", "entry_count")}, "sha256": public}, ensure_ascii=False)
-            members["fingerprint"] = json.dumps(card.fingerprint)
-        text = "{" + ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {value}"
-                               for name, value in members.items()) + "}"
-        cache.set(key, text, CARD_WITHOUT_RESULTS_SECONDS)
-    return text
+    public ones."""
+    reader = JsonObjectReader(raw.encode("utf-8"), CARD_DECODER)
+    members: dict[str, str] = {}
+    for name in reader.names():
+        if name == "results":
+            reader.skip()
+        else:
+            members[name] = reader.value_text()
+    dataset = json.loads(members.get("dataset", "{}"))
+    public = version_hash(AnonymousUser(), card.dataset_version).value
+    if isinstance(dataset, dict) and dataset.get("sha256") not in (public, public_download_hash(card.dataset_version)):
+        members = {name: value for name, value in members.items() if name in SERVED_WHEN_HASH_HIDDEN}
+        members["dataset"] = json.dumps({**{k: v for k, v in dataset.items() if k in (
+            "id", "version", "language_pair", "entry_count")}, "sha256": public}, ensure_ascii=False)
+        members["fingerprint"] = json.dumps(card.fingerprint)
+    return "{" + ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {value}" for name, value in members.items()) + "}"
 
 
 def submitter_label(card: RunCard) -> str:
@@ -485,15 +492,16 @@ def harness_rows(user, query: HarnessQuery) -> list[tuple[dict[str, Any], str | 
                     else F(DATABASE_COLUMNS[column]).asc(nulls_last=nulls_last)
                     for column, descending, nulls_last in query.order]
         # As on the leaderboard, a claim nothing could recompute never comes before a verified score.
-        page = list(cards.annotate(unverified=Case(When(status=RunCard.Status.UNVERIFIED, then=Value(1)),
-                                                   default=Value(0), output_field=IntegerField()))
+        page = list(cards.annotate(unverified=unverified_last())
                     .order_by("unverified", *ordering, "-submitted_at", "pk")[query.offset:query.offset + query.limit])
-        rows = [(harness_row(card, text), text) for card in page
-                for text in [served_card_text(card) if needs_text else None]]
+        texts = served_card_texts(page) if needs_text else {}
+        rows = [(harness_row(card, texts.get(card.pk)), texts.get(card.pk)) for card in page]
     else:
         rows, unverified = [], set()
-        for card in cards.order_by("-submitted_at", "pk")[:UNINDEXED_READ_LIMIT]:
-            text = served_card_text(card)
+        read = list(cards.order_by("-submitted_at", "pk")[:UNINDEXED_READ_LIMIT])
+        texts = served_card_texts(read)
+        for card in read:
+            text = texts[card.pk]
             row = harness_row(card, text)
             if all(str(row.get(name)) == value for name, value in query.equal.items()
                    if name not in ("id", "language_pair", *TEXT_COLUMNS)):

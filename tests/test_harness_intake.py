@@ -490,3 +490,53 @@ def test_a_claim_nothing_recomputed_never_comes_before_a_verified_score(client, 
         assert [r["model_slug"] for r in listed] == ["acme/mt-small", "acme/boast"], query
     ranked = client.get("/api/v1/leaderboard/").json()["results"]
     assert [(r["model"], r["unverified"]) for r in ranked] == [("acme/mt-small", False), ("acme/boast", True)]
+
+
+def test_secret_text_in_the_rows_of_an_unverified_card_is_refused_and_audited(client, version, token):
+    """The rows complete a card stored unverified; one output holds a secret entry's text: refused, the card stays
+    as published, and the refusal is in the steward's audit log (recorded after the refused rows rolled back)."""
+    from organizations.models import AuditAction, AuditEvent
+
+    secret = Entry.objects.get(version=version, segment="gold_standard")
+    card, rows = harness_card(version, public_entries(version)[:10])
+    card["dataset"]["entry_count"] = card["scores"]["total"] = 10
+    from .cards import seal
+    seal(card)
+    rows[3] = {**rows[3], "predicted": secret.source}
+    row = card_row(card)
+    assert post(client, "run_cards", row, token).status_code == 201
+    refusal = post(client, "run_card_entries", entry_batches(row["id"], rows)[0], token)
+    assert refusal.status_code == 400 and "results[3].predicted" in refusal.json()["details"]
+    assert secret.source not in refusal.content.decode()
+    assert RunCard.objects.get().status == "unverified"
+    event = AuditEvent.objects.get(action=AuditAction.RUN_CARD_SECRET_TEXT_REFUSED)
+    assert event.details["paths"] == ["results[3].predicted"]
+
+
+def test_the_install_reads_query_count_does_not_grow_with_the_cards(client, version, token):
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def cold_read() -> int:
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.get(f"{BASE}/run_cards?select=*&order=chrf_plus_plus.desc.nullslast", **headers())
+        assert answer.status_code == 200
+        return len(queries)
+
+    for number in range(2):
+        card, rows = harness_card(version, public_entries(version)[:10], run_suffix=f"q{number}")
+        card["dataset"]["entry_count"] = card["scores"]["total"] = 10
+        from .cards import seal
+        seal(card)
+        publish_like_the_harness(client, token, card, rows[:10])
+    few = cold_read()
+    for number in range(2, 6):
+        card, _ = harness_card(version, public_entries(version)[:10], run_suffix=f"q{number}")
+        card["dataset"]["entry_count"] = card["scores"]["total"] = 10
+        from .cards import seal
+        seal(card)
+        assert post(client, "run_cards", card_row(card), token).status_code == 201
+    assert len(client.get(f"{BASE}/run_cards?select=id", **headers()).json()) == 6
+    assert cold_read() == few
