@@ -121,18 +121,26 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# The rating's reads are prepared statements on PostgreSQL (common.compiled): off behind a connection pooler in
+# transaction mode that cannot keep them (PgBouncer before 1.21).
+PREPARED_HOT_PATH = env_bool("DATABASE_PREPARED_HOT_PATH", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Opt-in: parameters bound by the server, and a statement run five times on a connection prepared, so that
     # PostgreSQL reuses its plan (the rating page's joins cost more to plan than to run). Off by default: a
     # statement then carries at most 65,535 parameters, which an ORM delete of a 100,000-entry version exceeds.
     if env_bool("DATABASE_PREPARED_STATEMENTS", False):
         DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
+    elif PREPARED_HOT_PATH:
+        # psycopg prepares nothing when the threshold is None (Django's default); with a threshold never reached,
+        # only the statements that ask for it are prepared (common.compiled), the ORM's own never.
+        DATABASES["default"].setdefault("OPTIONS", {}).update(prepare_threshold=2**31 - 1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
+# Django's and allauth's backends, reading the user of each request through a prepared query (accounts/backends.py).
 AUTHENTICATION_BACKENDS = [
-    "django.contrib.auth.backends.ModelBackend",
-    "allauth.account.auth_backends.AuthenticationBackend",
+    "accounts.backends.ModelBackend",
+    "accounts.backends.AuthenticationBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -174,11 +182,15 @@ CONSENT_DOCUMENT_MAX_BYTES = int(os.environ.get("CONSENT_DOCUMENT_MAX_BYTES", st
 REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL", "")
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}
+        {"BACKEND": "common.cache.SharedClientRedisCache", "LOCATION": REDIS_CACHE_URL}
         if REDIS_CACHE_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+
+# Sessions are read from the cache (Redis, shared, in production) and written through to the database: a signed-in
+# request costs no session query, and a cache that is emptied or restarted signs nobody out.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Accounts: e-mail only, verified, rate limited.
 SITE_NAME = "Champollion Review"

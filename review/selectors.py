@@ -16,9 +16,22 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefetch, Q, QuerySet, Sum
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    Max,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
 from django.utils.translation import gettext as _
 
+from common.compiled import CompiledQuery
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
 from leaderboard.models import RunCard
@@ -173,20 +186,67 @@ def speaker_assignment(user, public_id) -> Assignment | None:
     return assignment
 
 
-def speaker_assignment_to_rate(user, public_id) -> Assignment | None:
-    """The speaker's own assignment and its campaign row, for a rating post: no texts, no join to plan. Whether
-    they may still rate it (in the pool, a speaker of the organization, the campaign serving) is decided by
-    `services.record_rating` in its transaction; an item they left (released) is not theirs any more."""
-    if not user.is_authenticated:
+# The rating post's reads, compiled once per connection (common.compiled): building them costs the ORM more than
+# PostgreSQL spends running them, on every rating.
+_RATING_TARGET = CompiledQuery(
+    lambda item, speaker: Assignment.objects.select_for_update(of=("self",)).filter(public_id=item, speaker=speaker)
+    .order_by().values_list("pk", "state", "is_repeat", "item_id", "campaign_id", "campaign__public_id"),
+    item=uuid.UUID, speaker=int)
+_RATING_CHECKS = CompiledQuery(
+    lambda campaign, speaker, assignment, client_id: Campaign.objects.filter(pk=campaign).order_by().annotate(
+        may_rate=Exists(Campaign.objects.filter(speaking_in(speaker), pk=OuterRef("pk"))),
+        serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("pk"))),
+        rated_before=Exists(Rating.objects.filter(assignment=assignment)),
+        sent_for=Subquery(Rating.objects.filter(client_id=client_id).order_by().values("assignment_id")[:1]),
+    ).values_list("may_rate", "serving", "rated_before", "sent_for"),
+    campaign=int, speaker=int, assignment=int, client_id=uuid.UUID)
+_NEXT_ASSIGNMENT_ID = CompiledQuery(
+    lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker,
+                                                         state=Assignment.State.OPEN)
+    .order_by("position").values_list("public_id")[:1],
+    campaign=int, speaker=int)
+
+
+@dataclass(frozen=True)
+class RatingTarget:
+    """The speaker's own assignment of an item, locked for a rating, with its campaign's public id."""
+
+    assignment: Assignment
+    campaign_public_id: uuid.UUID
+
+
+def lock_rating_target(speaker_id: int, item: uuid.UUID) -> RatingTarget | None:
+    """Lock the speaker's own assignment of `item` (inside the caller's transaction); None when it is not theirs."""
+    row = _RATING_TARGET.first(item=item, speaker=speaker_id)
+    if row is None:
         return None
-    return (Assignment.objects.filter(public_id=public_id, speaker=user).exclude(state=Assignment.State.RELEASED)
-            .select_related("campaign").first())
+    pk, state, is_repeat, item_id, campaign_id, campaign_public_id = row
+    # As `.only()` would load it: the other fields are deferred, read if ever asked for.
+    assignment = Assignment.from_db("default", ["id", "public_id", "campaign_id", "item_id", "speaker_id", "state",
+                                                "is_repeat"],
+                                    [pk, item, campaign_id, item_id, speaker_id, state, is_repeat])
+    return RatingTarget(assignment, campaign_public_id)
 
 
-def next_assignment_id(user, campaign: Campaign) -> uuid.UUID | None:
+@dataclass(frozen=True)
+class RatingChecks:
+    may_rate: bool  # in the campaign's pool and a speaker of its organization (`speaking_in`)
+    serving: bool  # the campaign serves its items now (`serving_filter`)
+    rated_before: bool  # the assignment has ratings already (current or not)
+    sent_for: int | None  # the assignment a rating with this client id was already stored for
+
+
+def rating_checks(assignment: Assignment, speaker_id: int, client_id: uuid.UUID) -> RatingChecks:
+    """What decides whether a rating of the locked `assignment` is stored: one query, after the lock."""
+    row = _RATING_CHECKS.first(campaign=assignment.campaign_id, speaker=speaker_id, assignment=assignment.pk,
+                               client_id=client_id)
+    return RatingChecks(*row) if row is not None else RatingChecks(False, False, False, None)
+
+
+def next_assignment_id(user, campaign: Campaign | int) -> uuid.UUID | None:
     """The public id of the speaker's next open item: where a rating without a page in its answer sends them."""
-    return (Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
-            .order_by("position").values_list("public_id", flat=True).first())
+    row = _NEXT_ASSIGNMENT_ID.first(campaign=getattr(campaign, "pk", campaign), speaker=user.pk)
+    return row[0] if row else None
 
 
 def next_assignment(user, campaign: Campaign) -> Assignment | None:

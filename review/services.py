@@ -9,13 +9,13 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import User
-from common import errors
+from common import compiled, errors
 from common.errors import ApplicationError
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
@@ -313,52 +313,67 @@ def check_submission(submission: Submission) -> None:
         raise ReviewError(f"Active time must be between 0 and {MAX_RATING_SECONDS} seconds.", "active_ms")
 
 
-def record_rating(*, actor: User, assignment: Assignment, submission: Submission) -> tuple[Rating, bool]:
-    """Store the rating once: a submission whose `client_id` is already stored (a retry, a double tap,
-    a concurrent duplicate) returns the stored rating and `False`. A new submission on a rated item
-    retires the previous rating (kept, `is_current=False`)."""
+# A rating's two updates, run as prepared statements (common.compiled): the ORM rebuilt them for every rating.
+RETIRE_CURRENT_RATING = f"UPDATE {Rating._meta.db_table} SET is_current = false WHERE assignment_id = %s AND is_current"
+SET_ASSIGNMENT_STATE = f"UPDATE {Assignment._meta.db_table} SET state = %s WHERE id = %s"
+
+
+def record_rating(*, actor: User, item: uuid.UUID, submission: Submission) -> tuple[Rating, bool]:
+    """Store the rating of `item` (the public id of the actor's assignment) once: a submission whose `client_id` is
+    already stored (a retry, a double tap, a concurrent duplicate) returns the stored rating and `False`. A new
+    submission on a rated item retires the previous rating (kept, `is_current=False`). The returned rating's
+    `assignment` carries the ids of the item and its campaign (`campaign_public_id` too), its other fields
+    deferred."""
     check_submission(submission)
     try:
         with transaction.atomic():
-            return store_rating(assignment, actor, submission)
+            return store_rating(item, actor, submission)
     except IntegrityError:
         # Two first submissions raced past the lookup; the loser finds the winner's row.
-        existing = Rating.objects.filter(client_id=submission.client_id).first()
-        if existing is None or existing.assignment_id != assignment.pk:
+        existing = Rating.objects.select_related("assignment").filter(client_id=submission.client_id).first()
+        if existing is None or existing.assignment.public_id != item:
             raise
+        existing.assignment.campaign_public_id = Campaign.objects.values_list("public_id", flat=True).get(
+            pk=existing.assignment.campaign_id)
         return existing, False
 
 
-def store_rating(assignment: Assignment, speaker, submission: Submission) -> tuple[Rating, bool]:
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-    existing = Rating.objects.filter(client_id=submission.client_id).first()
-    if existing is not None:
+def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rating, bool]:
+    """The rating's transaction: lock the speaker's assignment, then one query for everything that decides (the
+    pool, the serving rule, an earlier rating, the client id), then the writes. Three statements for a first
+    rating of an item — the hot path of every speaker."""
+    from .selectors import lock_rating_target, rating_checks
+
+    target = lock_rating_target(speaker.pk, item)
+    if target is None:
+        raise NotAllowed(_("This item is not assigned to you."))
+    locked = target.assignment
+    locked.campaign_public_id = target.campaign_public_id
+    checks = rating_checks(locked, speaker.pk, submission.client_id)
+    if checks.sent_for is not None:
+        existing = Rating.objects.get(client_id=submission.client_id)
         if existing.assignment_id != locked.pk:
             raise ReviewError(_("This submission id belongs to another item; reload the page."), "client_id")
         if existing.value != submission.value:
             raise ReviewError(_("This page already saved your rating “%(rating)s”; reload the page to change it.")
                               % {"rating": existing.get_value_display()}, "client_id")
+        existing.assignment = locked
         return existing, False
-    from .selectors import serving_filter, speaking_in
-
-    # Still the speaker's, and the campaign open and consented: one query (the campaign row itself is only needed
-    # to reassign a skipped item).
-    serving = (Campaign.objects.filter(speaking_in(speaker), pk=locked.campaign_id)
-               .annotate(serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("pk"))))
-               .values_list("serving", flat=True).first())
-    if locked.speaker_id != speaker.pk or serving is None:
+    if not checks.may_rate:
         raise NotAllowed(_("This item is not assigned to you."))
-    if not serving:
+    if not checks.serving:
         raise ReviewError(str(NOT_TAKING_RATINGS))
     if locked.state == Assignment.State.RELEASED:
         raise ReviewError(_("You left this campaign; this item went to another speaker."))
-    Rating.objects.filter(assignment=locked, is_current=True).update(is_current=False)
-    rating = Rating.objects.create(
+    if checks.rated_before:
+        compiled.execute(RETIRE_CURRENT_RATING, [locked.pk])
+    rating = Rating(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),
-        active_seconds=time_not_yet_counted(locked, submission), timed_by=submission.timed_by,
+        active_seconds=time_not_yet_counted(locked, submission, checks.rated_before), timed_by=submission.timed_by,
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
+    compiled.insert(rating)
     skipped = submission.value == "cannot_judge"
     # A repeated item is the speaker's own second look: skipping it leaves nothing uncovered to reassign.
     if skipped and locked.state != Assignment.State.SKIPPED and not locked.is_repeat:
@@ -366,18 +381,20 @@ def store_rating(assignment: Assignment, speaker, submission: Submission) -> tup
     elif not skipped and locked.state == Assignment.State.SKIPPED and not locked.is_repeat:
         release_replacement(locked)
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
-    locked.save(update_fields=["state"])
+    compiled.execute(SET_ASSIGNMENT_STATE, [locked.state, locked.pk])
     return rating, True
 
 
-def time_not_yet_counted(assignment: Assignment, submission: Submission) -> float | None:
+def time_not_yet_counted(assignment: Assignment, submission: Submission, rated_before: bool) -> float | None:
     """The rating's working time, less what ratings of the same item since its showing already counted: one
     showing pays its wall time once, however many ratings are posted on it (the assignment row is locked)."""
     if submission.active_seconds is None or submission.shown_seconds_ago is None:
         return submission.active_seconds
-    since = timezone.now() - timedelta(seconds=submission.shown_seconds_ago)
-    counted = Rating.objects.filter(assignment=assignment, created_at__gte=since).aggregate(
-        total=Sum("active_seconds"))["total"] or 0.0
+    counted = 0.0
+    if rated_before:
+        since = timezone.now() - timedelta(seconds=submission.shown_seconds_ago)
+        counted = Rating.objects.filter(assignment=assignment, created_at__gte=since).aggregate(
+            total=Sum("active_seconds"))["total"] or 0.0
     return max(0.0, min(submission.active_seconds, submission.shown_seconds_ago + CLOCK_SLACK_SECONDS - counted))
 
 

@@ -77,7 +77,7 @@ def campaign_start(request, public_id):
     campaign = speaker_campaign_or_404(request, public_id)
     if not selectors.is_serving(campaign):
         return not_serving(request, campaign)
-    start = item_url(campaign, selectors.next_assignment_id(request.user, campaign))
+    start = item_url(campaign.public_id, selectors.next_assignment_id(request.user, campaign))
     if campaign.instructions.strip() and not selectors.has_rated_in(request.user, campaign):
         return render(request, "review/instructions.html", {
             "campaign": campaign, "version": campaign.run_card.dataset_version, "start_url": start,
@@ -86,11 +86,11 @@ def campaign_start(request, public_id):
     return redirect(start)
 
 
-def item_url(campaign: Campaign, following: uuid.UUID | None) -> str:
+def item_url(campaign_public_id: uuid.UUID, following: uuid.UUID | None) -> str:
     """Where a speaker goes after a rating: straight to their next item (its page applies the serving rule), or to
-    the end screen — one redirect, not two through the campaign's start."""
+    the campaign's end screen — one redirect, not two through the campaign's start."""
     if following is None:
-        return reverse("review:campaign_done", kwargs={"public_id": campaign.public_id})
+        return reverse("review:campaign_done", kwargs={"public_id": campaign_public_id})
     return reverse("review:rate", kwargs={"public_id": following})
 
 
@@ -164,40 +164,37 @@ def rate(request, public_id):
 
 
 def rate_post(request, public_id):
-    """The hot path reads the assignment row and its campaign only; who may rate it (pool, membership, serving)
-    is decided by the service in its transaction. A post goes to the service even when the campaign stopped
-    serving: a retry of a rating stored before the pause is acknowledged as stored; anything new is refused
-    there. Only an answer that shows the item again reads its texts."""
+    """The hot path: the service locks the speaker's assignment and decides in its transaction whether they may
+    rate it (in the pool, a speaker of the organization, the campaign serving). A post goes to the service even when
+    the campaign stopped serving: a retry of a rating stored before the pause is acknowledged as stored; anything
+    new is refused there. Only an answer that shows an item reads texts."""
     # An answer that is the next item's page needs the campaign's card and community: read them with the item.
-    read = selectors.speaker_assignment if wants_next_page(request) else selectors.speaker_assignment_to_rate
-    assignment = read(request.user, public_id)
-    if assignment is None:
-        raise Http404(_("No such item among yours."))
+    shown = selectors.speaker_assignment(request.user, public_id) if wants_next_page(request) else None
     script = wants_json(request) or wants_next_page(request)
     form = RatingForm(request.POST)
     if form.is_valid():
         try:
             rating, created = services.record_rating(
-                assignment=assignment,
-                actor=request.user,
-                submission=form.submission(assignment.public_id),
-            )
+                actor=request.user, item=public_id, submission=form.submission(public_id))
         except services.NotAllowed as error:
             raise Http404(str(error)) from error
         except services.ReviewError as error:
             if script:
-                campaign = speaker_campaign_or_404(request, assignment.campaign.public_id)
-                if not selectors.is_serving(campaign):
-                    return JsonResponse({"error": not_serving_message(campaign), "code": "not_serving"}, status=409)
+                shown = shown or selectors.speaker_assignment(request.user, public_id)
+                if shown is None:
+                    raise Http404(_("No such item among yours.")) from error
+                if not shown.campaign.serving_when_read:
+                    return JsonResponse({"error": not_serving_message(shown.campaign), "code": "not_serving"},
+                                        status=409)
                 return JsonResponse({"error": str(error), "field": error.field, "code": "refused"}, status=409)
             form.add_error(None, str(error))
         else:
-            return rated(request, assignment.campaign, rating, created)
+            return rated(request, shown.campaign if shown is not None else None, rating, created)
     elif script:
         errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
         return JsonResponse({"error": _("The rating was not saved."), "fields": errors, "code": "invalid"},
                             status=400)
-    shown = selectors.speaker_assignment(request.user, public_id)
+    shown = shown or selectors.speaker_assignment(request.user, public_id)
     if shown is None:
         raise Http404(_("No such item among yours."))
     if not shown.campaign.serving_when_read:
@@ -212,13 +209,14 @@ def speaker_campaign_or_404(request, public_id) -> Campaign:
     return campaign
 
 
-def rated(request, campaign: Campaign, rating, created: bool):
+def rated(request, campaign: Campaign | None, rating, created: bool):
     """The answer to a stored rating: the next item's page itself when rate.js has nothing left to show (and the
-    campaign still serves), JSON for rate.js otherwise, a redirect to the next item or the end screen without
-    JavaScript."""
-    if wants_next_page(request):
+    campaign still serves; `campaign` is then the one read with the item), JSON for rate.js otherwise, a redirect to
+    the next item or the end screen without JavaScript."""
+    rated_item = rating.assignment
+    if campaign is not None:
         following = selectors.next_assignment(request.user, campaign)
-        next_url = item_url(campaign, following and following.public_id)
+        next_url = item_url(campaign.public_id, following and following.public_id)
         # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent
         # one proves nothing.
         if following is not None and (created or selectors.is_serving(campaign)):
@@ -227,7 +225,8 @@ def rated(request, campaign: Campaign, rating, created: bool):
             response["X-Rating-Saved"] = "stored" if created else "duplicate"
             return response
     else:
-        next_url = item_url(campaign, selectors.next_assignment_id(request.user, campaign))
+        next_url = item_url(rated_item.campaign_public_id,
+                            selectors.next_assignment_id(request.user, rated_item.campaign_id))
     if wants_json(request) or wants_next_page(request):
         return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
                              "next_url": next_url}, status=201 if created else 200)

@@ -60,7 +60,7 @@ def settings_for(pool, **overrides) -> services.CampaignSettings:
 
 def submit(assignment: Assignment, value: str = "acceptable", client_id=None, **fields):
     submission = services.Submission(client_id=client_id or uuid.uuid4(), value=value, **fields)
-    return services.record_rating(assignment=assignment, actor=assignment.speaker, submission=submission)
+    return services.record_rating(item=assignment.public_id, actor=assignment.speaker, submission=submission)
 
 
 def rate_everything(campaign, value_for=lambda assignment: "acceptable"):

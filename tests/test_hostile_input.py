@@ -81,7 +81,7 @@ def test_markup_typed_by_people_is_shown_as_text_everywhere(client, steward, gov
     )
     assignment = Assignment.objects.filter(campaign=campaign, speaker=pool[0]).first()
     review_services.record_rating(
-        assignment=assignment,
+        item=assignment.public_id,
         actor=pool[0],
         submission=review_services.Submission(
             uuid.uuid4(), "gist", frozenset({"hallucination"}), comment=SCRIPT,

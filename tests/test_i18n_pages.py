@@ -122,7 +122,7 @@ def test_a_speakers_pages_speak_french(client, demo, english_msgids):
     assignment = Assignment.objects.filter(campaign=demo, speaker=speaker).first()
     # One rating of their own: the pages about their time, pay and withdrawal then have something to say.
     rated = Assignment.objects.filter(campaign=demo, speaker=speaker).exclude(pk=assignment.pk).first()
-    services.record_rating(actor=speaker, assignment=rated,
+    services.record_rating(actor=speaker, item=rated.public_id,
                            submission=services.Submission(uuid.uuid4(), "gist", active_seconds=42.0, timed_by="device"))
     pages = ["/", "/review/", f"/review/c/{demo.public_id}/", f"/review/items/{assignment.public_id}/",
              "/accounts/profile/", "/review/me/", "/review/me/delete-account/",

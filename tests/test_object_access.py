@@ -45,7 +45,7 @@ def steward_objects(steward, governance_user, curator):
     )
     assignment = Assignment.objects.filter(campaign=campaign).select_related("speaker").first()
     review_services.record_rating(
-        assignment=assignment,
+        item=assignment.public_id,
         actor=assignment.speaker,
         submission=review_services.Submission(uuid.uuid4(), "gist"),
     )
