@@ -5,7 +5,7 @@ cost the ORM more than running it. What is read, and every check on it, is Djang
 from allauth.account.auth_backends import AuthenticationBackend as AllauthBackend
 from django.contrib.auth.backends import ModelBackend as DjangoModelBackend
 
-from common.compiled import CompiledQuery
+from common.compiled import CompiledQuery, loaded
 
 from .models import User
 
@@ -21,7 +21,7 @@ def user_by_id(user_id) -> User | None:
     except (TypeError, ValueError):
         return None
     row = _USER_BY_ID.first(pk=pk)
-    return None if row is None else User.from_db("default", USER_COLUMNS, row)
+    return None if row is None else loaded(User, USER_COLUMNS, row)
 
 
 class ReadsUserByIdMixin:

@@ -6,8 +6,8 @@ the selector's `Q` objects — and compiles it once: the queryset is built with 
 its parameters, the compiler's SQL is kept with the positions of those sentinels among its parameters, and each
 run sends that SQL with the new values in those positions, converting the rows as the ORM would.
 
-Parameters are integers (primary and foreign keys) or UUIDs: values whose place in the SQL never depends on the
-value itself (no `None`, no lists).
+Parameters are integers (primary and foreign keys), UUIDs or datetimes: values whose place in the SQL never depends
+on the value itself (no `None`, no lists).
 
 On PostgreSQL the statement is also prepared on each connection (server-side binding), so that PostgreSQL plans it
 once per connection instead of on every request: planning the rating check's EXISTS clauses took it several times
@@ -20,30 +20,66 @@ import functools
 import itertools
 import threading
 import uuid
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
 from django.db.models.sql.compiler import SQLCompiler
+from django.db.transaction import TransactionManagementError
 
+M = TypeVar("M", bound=Model)
 _sentinel_numbers = itertools.count(1)
 _sentinel_lock = threading.Lock()
 
 
 def _sentinel(kind: type) -> Any:
-    """A value no query of the application would carry: far below any key, or a random UUID."""
+    """A value no query of the application would carry: an integer above any key it will reach, a random UUID, a
+    moment in 1901."""
+    with _sentinel_lock:
+        number = next(_sentinel_numbers)
     if kind is int:
-        with _sentinel_lock:
-            return -7_340_000_000_000 - next(_sentinel_numbers)
+        # Within the range of every integer column but SmallIntegerField's: the ORM drops or rewrites a comparison
+        # with a value its column cannot hold.
+        return 2_146_000_000 + number
     if kind is uuid.UUID:
         return uuid.uuid4()
-    raise TypeError(f"a compiled query's parameter is an int or a uuid.UUID, not {kind.__name__}")
+    if kind is datetime:
+        return datetime(1901, 1, 1, tzinfo=UTC) + timedelta(microseconds=number)
+    raise TypeError(f"a compiled query's parameter is an int, a uuid.UUID or a datetime, not {kind.__name__}")
+
+
+PARAMETER_TYPES = (int, uuid.UUID, datetime)
+
+
+def _as_sent(value: Any, connection: BaseDatabaseWrapper) -> tuple[tuple[Any, Callable[[Any], Any]], ...]:
+    """The forms the ORM may have given `value` among the parameters, each with the conversion that gives it: the
+    value itself, a UUID's hex (databases without a UUID type), a datetime as the backend adapts it. Integers go to
+    PostgreSQL as bigint whatever their size, so that a statement is prepared once and not once per integer type."""
+    if isinstance(value, int) and connection.vendor == "postgresql":
+        from psycopg.types.numeric import Int8
+
+        return ((value, Int8),)
+    if isinstance(value, uuid.UUID):
+        return ((value, _same), (value.hex, _hex))
+    if isinstance(value, datetime):
+        adapt = connection.ops.adapt_datetimefield_value
+        return ((value, _same), (adapt(value), adapt))
+    return ((value, _same),)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _hex(value: uuid.UUID) -> str:
+    return value.hex
 
 
 @dataclass(frozen=True)
@@ -51,55 +87,101 @@ class _Compiled:
     compiler: SQLCompiler
     sql: str
     params: tuple
-    slots: tuple[tuple[int, str, bool], ...]  # (position among the params, parameter name, sent as hex)
+    slots: tuple[tuple[int, str, Callable[[Any], Any]], ...]  # (position, parameter name, conversion)
+
+    @functools.cached_property
+    def instance_plan(self) -> tuple[type[Model], int, int, list[str], list]:
+        """How `ModelIterable` turns a row into the model instance and its `select_related` objects."""
+        klass_info, select = self.compiler.klass_info, self.compiler.select
+        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+        init_list = [column[0].target.attname for column in select[start:end]]
+        return (klass_info["model"], start, end, init_list,
+                get_related_populators(klass_info, select, self.compiler.connection.alias))
 
 
 class CompiledQuery:
-    """`build(**parameters)` returns the queryset (a `values_list` or `values`); `rows(**values)` runs it.
+    """`build(**parameters)` returns the queryset: a `values_list` one for `rows`/`first`, one of model instances for
+    `objects`. Everything else the build computes is fixed at compile time (never call `timezone.now()` there: pass
+    the moment as a parameter).
 
-    Compiled per connection object (each thread has its own), on first use — inside the caller's transaction, since
-    a `select_for_update` queryset compiles only there."""
+    Compiled per connection (each thread has its own), on first use — inside the caller's transaction, since a
+    `select_for_update` queryset compiles only there (and each later run checks it is in one)."""
 
     def __init__(self, build: Callable[..., QuerySet], **parameters: type) -> None:
+        unknown = {name: kind for name, kind in parameters.items() if kind not in PARAMETER_TYPES}
+        if unknown:
+            raise TypeError(f"a compiled query's parameters are ints, UUIDs or datetimes, not {unknown}")
         self.build = build
         self.parameters = parameters
-        self._compiled: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Compiled] = weakref.WeakKeyDictionary()
+        self._key = object()  # where each connection keeps this query compiled
 
     def _compile(self, connection: BaseDatabaseWrapper) -> _Compiled:
         sentinels = {name: _sentinel(kind) for name, kind in self.parameters.items()}
         compiler = self.build(**sentinels).query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
         slots = []
+        forms = {name: _as_sent(sentinel, connection) for name, sentinel in sentinels.items()}
         for position, param in enumerate(params):
-            for name, sentinel in sentinels.items():
-                if type(param) is type(sentinel) and param == sentinel:
-                    slots.append((position, name, False))
-                elif isinstance(sentinel, uuid.UUID) and param == sentinel.hex:
-                    slots.append((position, name, True))
+            slots.extend(next(([(position, name, convert)] for name, sent_forms in forms.items()
+                               for form, convert in sent_forms if type(param) is type(form) and param == form), []))
         missing = set(sentinels) - {name for _, name, _ in slots}
         if missing:
             raise ImproperlyConfigured(f"compiled query: the SQL carries no parameter for {sorted(missing)}")
         return _Compiled(compiler, sql, tuple(params), tuple(slots))
 
-    def rows(self, using: str = "default", **values: Any) -> list[tuple]:
-        """The rows, converted as the queryset would convert them (tuples, in the queryset's column order)."""
+    def _run(self, using: str, values: dict[str, Any]) -> tuple[_Compiled, list]:
         if set(values) != set(self.parameters):
             raise TypeError(f"expected the values of {sorted(self.parameters)}, got {sorted(values)}")
         connection = connections[using]
-        compiled = self._compiled.get(connection)
+        # Kept on the connection object itself: it goes with it (a dictionary keyed by connection would keep every
+        # thread's connection alive through the compilers that refer to it).
+        kept = connection.__dict__.setdefault("compiled_queries", {})
+        compiled = kept.get(self._key)
         if compiled is None:
-            compiled = self._compiled[connection] = self._compile(connection)
+            compiled = kept[self._key] = self._compile(connection)
+        if compiled.compiler.query.select_for_update and connection.get_autocommit():
+            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         params = list(compiled.params)
-        for position, name, as_hex in compiled.slots:
-            params[position] = values[name].hex if as_hex else values[name]
+        for position, name, convert in compiled.slots:
+            params[position] = convert(values[name])
         with _cursor(connection) as cursor:
             cursor.execute(compiled.sql, params)
-            fetched = cursor.fetchall()
+            return compiled, cursor.fetchall()
+
+    def rows(self, using: str = "default", **values: Any) -> list[tuple]:
+        """The rows of a `values_list` queryset, converted as it would convert them."""
+        compiled, fetched = self._run(using, values)
         return list(compiled.compiler.results_iter([fetched], tuple_expected=True))
 
     def first(self, using: str = "default", **values: Any) -> tuple | None:
         found = self.rows(using, **values)
         return found[0] if found else None
+
+    def objects(self, using: str = "default", **values: Any) -> list[Any]:
+        """The model instances of a queryset of instances, built as iterating it would build them (Django's
+        `ModelIterable`): deferred fields, `select_related` objects and annotations included."""
+        compiled, fetched = self._run(using, values)
+        model, start, end, init_list, populators = compiled.instance_plan
+        annotations = compiled.compiler.annotation_col_map
+        found = []
+        for row in compiled.compiler.results_iter([fetched]):
+            obj = model.from_db(using, init_list, row[start:end])
+            for populator in populators:
+                populator.populate(row, obj)
+            for name, position in annotations.items():
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
+
+
+def loaded(model: type[M], field_names: Sequence[str], values: Sequence, using: str = "default") -> M:
+    """An instance of `model` as `.only(*field_names)` would load it from a row of `values` (the other fields
+    deferred: read from the database if ever asked for)."""
+    given = dict(zip(field_names, values, strict=True))
+    names = [field.attname for field in model._meta.concrete_fields if field.attname in given]
+    if len(names) != len(given):
+        raise ImproperlyConfigured(f"not concrete fields of {model.__name__}: {sorted(set(given) - set(names))}")
+    return model.from_db(using, names, [given[name] for name in names])
 
 
 def execute(sql: str, params: Sequence, using: str = "default") -> int:
@@ -113,6 +195,8 @@ def insert(obj: Model, using: str = "default") -> None:
     """INSERT a new model instance as `save()` would store it (`pre_save`, then each field's database value), as a
     prepared statement, and set its primary key. No `pre_save`/`post_save` signal is sent: for models nothing
     listens to (a rating), like `bulk_create`."""
+    if obj.pk is not None:
+        raise ValueError(f"insert() stores a new {type(obj).__name__}: its primary key comes from the database")
     connection = connections[using]
     meta = obj._meta
     fields = [field for field in meta.concrete_fields if field is not meta.auto_field and not field.generated]
@@ -125,10 +209,18 @@ def insert(obj: Model, using: str = "default") -> None:
     obj._state.db = using
 
 
-@functools.cache
+_insert_statements: dict[tuple[type[Model], str], str] = {}
+
+
 def _insert_sql(model: type[Model], connection: BaseDatabaseWrapper) -> str:
+    key = (model, connection.vendor)
+    if key not in _insert_statements:
+        _insert_statements[key] = _build_insert_sql(model, connection.ops.quote_name)
+    return _insert_statements[key]
+
+
+def _build_insert_sql(model: type[Model], quote: Callable[[str], str]) -> str:
     meta = model._meta
-    quote = connection.ops.quote_name
     columns = [field.column for field in meta.concrete_fields if field is not meta.auto_field and not field.generated]
     return (f"INSERT INTO {quote(meta.db_table)} ({', '.join(map(quote, columns))}) "
             f"VALUES ({', '.join(['%s'] * len(columns))}) RETURNING {quote(meta.pk.column)}")

@@ -9,6 +9,7 @@ rating: nothing here hands a speaker page more than the item itself.
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from statistics import median
 from typing import Any
@@ -31,7 +32,7 @@ from django.db.models import (
 )
 from django.utils.translation import gettext as _
 
-from common.compiled import CompiledQuery
+from common.compiled import CompiledQuery, loaded
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
 from leaderboard.models import RunCard
@@ -153,12 +154,45 @@ def speaker_campaign(user, public_id) -> Campaign | None:
             .select_related("organization", "run_card__dataset_version__dataset").defer(*LARGE_CARD_FIELDS).first())
 
 
+# What the upcoming items need of their campaign; the other fields are deferred.
+ITEMS_CAMPAIGN_FIELDS = ("id", "public_id", "organization_id", "status", "show_reference",
+                         "device_may_hold_secret_items")
+_SPEAKER_CAMPAIGN_FOR_ITEMS = CompiledQuery(
+    lambda campaign, speaker: Campaign.objects.filter(speaking_in(speaker), public_id=campaign)
+    .exclude(status=Campaign.Status.PREPARING).order_by()
+    .annotate(serving_when_read=ExpressionWrapper(serving_filter(), output_field=BooleanField()))
+    .only(*ITEMS_CAMPAIGN_FIELDS)[:1],
+    campaign=uuid.UUID, speaker=int)
+
+
+def speaker_campaign_for_items(user, public_id: uuid.UUID) -> Campaign | None:
+    """`speaker_campaign` with only what the upcoming items need (one compiled query, no join to the card), and
+    `serving_when_read` (`serving_filter`) set on it; None for anyone but its pool's speakers."""
+    if not user.is_authenticated:
+        return None
+    found = _SPEAKER_CAMPAIGN_FOR_ITEMS.objects(campaign=public_id, speaker=user.pk)
+    return found[0] if found else None
+
+
 def is_serving(campaign: Campaign) -> bool:
     return Campaign.objects.filter(serving_filter(), pk=campaign.pk).exists()
 
 
 ITEM_PAGE_RELATED = ("item__entry", "item__result")
 ITEM_PAGE_DEFERRED = ("item__result__data",)
+
+
+_ITEM_PAGE_ASSIGNMENT = CompiledQuery(
+    lambda item, speaker: Assignment.objects.filter(public_id=item, speaker=speaker)
+    .exclude(state=Assignment.State.RELEASED).select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED)
+    .order_by()[:1],
+    item=uuid.UUID, speaker=int)
+_ITEM_PAGE_CAMPAIGN = CompiledQuery(
+    lambda campaign, speaker: Campaign.objects.filter(in_pool(speaker), pk=campaign)
+    .annotate(serving_when_read=ExpressionWrapper(serving_filter(), output_field=BooleanField()))
+    .select_related("organization__rating_examples", "run_card__dataset_version__dataset")
+    .defer(*LARGE_CARD_FIELDS).order_by()[:1],
+    campaign=int, speaker=int)
 
 
 def speaker_assignment(user, public_id) -> Assignment | None:
@@ -168,21 +202,22 @@ def speaker_assignment(user, public_id) -> Assignment | None:
     Two short queries, not one long join: the item with its texts, then its campaign with the card's version and
     dataset, the pool check (`in_pool`) and the serving rule (an EXISTS). PostgreSQL spent several times longer
     planning the join of twelve tables, and later of eight, than running it, on every rating request
-    (docs/performance.md). The membership half of the rule comes from the request's remembered memberships."""
+    (docs/performance.md); both are compiled once and prepared (common.compiled). The membership half of the rule
+    comes from the request's remembered memberships."""
     if not user.is_authenticated:
         return None
-    assignment = (Assignment.objects.filter(public_id=public_id, speaker=user)
-                  .exclude(state=Assignment.State.RELEASED)
-                  .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).first())
-    if assignment is None:
+    try:
+        item = public_id if isinstance(public_id, uuid.UUID) else uuid.UUID(str(public_id))
+    except ValueError:
         return None
-    campaign = (Campaign.objects.filter(in_pool(user), pk=assignment.campaign_id)
-                .annotate(serving_when_read=ExpressionWrapper(serving_filter(), output_field=BooleanField()))
-                .select_related("organization__rating_examples", "run_card__dataset_version__dataset")
-                .defer(*LARGE_CARD_FIELDS).first())
-    if campaign is None or not speaks_for(user, campaign.organization_id):
+    found = _ITEM_PAGE_ASSIGNMENT.objects(item=item, speaker=user.pk)
+    if not found:
         return None
-    assignment.campaign = campaign
+    assignment = found[0]
+    campaigns = _ITEM_PAGE_CAMPAIGN.objects(campaign=assignment.campaign_id, speaker=user.pk)
+    if not campaigns or not speaks_for(user, campaigns[0].organization_id):
+        return None
+    assignment.campaign = campaigns[0]
     return assignment
 
 
@@ -193,13 +228,15 @@ _RATING_TARGET = CompiledQuery(
     .order_by().values_list("pk", "state", "is_repeat", "item_id", "campaign_id", "campaign__public_id"),
     item=uuid.UUID, speaker=int)
 _RATING_CHECKS = CompiledQuery(
-    lambda campaign, speaker, assignment, client_id: Campaign.objects.filter(pk=campaign).order_by().annotate(
+    lambda campaign, speaker, assignment, client_id, since: Campaign.objects.filter(pk=campaign).order_by().annotate(
         may_rate=Exists(Campaign.objects.filter(speaking_in(speaker), pk=OuterRef("pk"))),
         serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("pk"))),
         rated_before=Exists(Rating.objects.filter(assignment=assignment)),
         sent_for=Subquery(Rating.objects.filter(client_id=client_id).order_by().values("assignment_id")[:1]),
-    ).values_list("may_rate", "serving", "rated_before", "sent_for"),
-    campaign=int, speaker=int, assignment=int, client_id=uuid.UUID)
+        counted_since=Subquery(Rating.objects.filter(assignment=assignment, created_at__gte=since).order_by()
+                               .values("assignment").annotate(total=Sum("active_seconds")).values("total")),
+    ).values_list("may_rate", "serving", "rated_before", "sent_for", "counted_since"),
+    campaign=int, speaker=int, assignment=int, client_id=uuid.UUID, since=datetime)
 _NEXT_ASSIGNMENT_ID = CompiledQuery(
     lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker,
                                                          state=Assignment.State.OPEN)
@@ -207,25 +244,17 @@ _NEXT_ASSIGNMENT_ID = CompiledQuery(
     campaign=int, speaker=int)
 
 
-@dataclass(frozen=True)
-class RatingTarget:
-    """The speaker's own assignment of an item, locked for a rating, with its campaign's public id."""
-
-    assignment: Assignment
-    campaign_public_id: uuid.UUID
-
-
-def lock_rating_target(speaker_id: int, item: uuid.UUID) -> RatingTarget | None:
-    """Lock the speaker's own assignment of `item` (inside the caller's transaction); None when it is not theirs."""
+def lock_rating_target(speaker_id: int, item: uuid.UUID) -> Assignment | None:
+    """Lock the speaker's own assignment of `item` (inside the caller's transaction); None when it is not theirs.
+    Its campaign comes with it, its id and public id loaded (the rest deferred)."""
     row = _RATING_TARGET.first(item=item, speaker=speaker_id)
     if row is None:
         return None
     pk, state, is_repeat, item_id, campaign_id, campaign_public_id = row
-    # As `.only()` would load it: the other fields are deferred, read if ever asked for.
-    assignment = Assignment.from_db("default", ["id", "public_id", "campaign_id", "item_id", "speaker_id", "state",
-                                                "is_repeat"],
-                                    [pk, item, campaign_id, item_id, speaker_id, state, is_repeat])
-    return RatingTarget(assignment, campaign_public_id)
+    assignment = loaded(Assignment, ["id", "public_id", "campaign_id", "item_id", "speaker_id", "state", "is_repeat"],
+                        [pk, item, campaign_id, item_id, speaker_id, state, is_repeat])
+    assignment.campaign = loaded(Campaign, ["id", "public_id"], [campaign_id, campaign_public_id])
+    return assignment
 
 
 @dataclass(frozen=True)
@@ -234,13 +263,18 @@ class RatingChecks:
     serving: bool  # the campaign serves its items now (`serving_filter`)
     rated_before: bool  # the assignment has ratings already (current or not)
     sent_for: int | None  # the assignment a rating with this client id was already stored for
+    counted_since: float  # working seconds the assignment's ratings made since `since` already count
 
 
-def rating_checks(assignment: Assignment, speaker_id: int, client_id: uuid.UUID) -> RatingChecks:
-    """What decides whether a rating of the locked `assignment` is stored: one query, after the lock."""
+def rating_checks(assignment: Assignment, speaker_id: int, client_id: uuid.UUID, since: datetime) -> RatingChecks:
+    """What decides whether a rating of the locked `assignment` is stored, and the working time its ratings since
+    `since` (the item's showing) already counted: one query, after the lock."""
     row = _RATING_CHECKS.first(campaign=assignment.campaign_id, speaker=speaker_id, assignment=assignment.pk,
-                               client_id=client_id)
-    return RatingChecks(*row) if row is not None else RatingChecks(False, False, False, None)
+                               client_id=client_id, since=since)
+    if row is None:
+        return RatingChecks(False, False, False, None, 0.0)
+    may_rate, serving, rated_before, sent_for, counted_since = row
+    return RatingChecks(may_rate, serving, rated_before, sent_for, counted_since or 0.0)
 
 
 def next_assignment_id(user, campaign: Campaign | int) -> uuid.UUID | None:
@@ -249,14 +283,22 @@ def next_assignment_id(user, campaign: Campaign | int) -> uuid.UUID | None:
     return row[0] if row else None
 
 
+def _open_items(limit: int) -> CompiledQuery:
+    return CompiledQuery(
+        lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker,
+                                                             state=Assignment.State.OPEN)
+        .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).order_by("position")[:limit],
+        campaign=int, speaker=int)
+
+
 def next_assignment(user, campaign: Campaign) -> Assignment | None:
     """The speaker's next open item, with what the rating page shows (a rating's answer may carry it); the
     campaign, already checked and loaded by the caller, is attached rather than fetched again."""
-    assignment = (Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
-                  .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).order_by("position").first())
-    if assignment is not None:
-        assignment.campaign = campaign
-    return assignment
+    found = _NEXT_OPEN_ITEM.objects(campaign=campaign.pk, speaker=user.pk)
+    if not found:
+        return None
+    found[0].campaign = campaign
+    return found[0]
 
 
 # How many upcoming items rate.js holds: a few minutes of rating without a connection, a small download.
@@ -269,11 +311,14 @@ def may_hold(campaign: Campaign, item: Item) -> bool:
     return campaign.device_may_hold_secret_items or not item.entry.is_secret
 
 
-def upcoming_assignments(user, campaign: Campaign, limit: int = UPCOMING_LIMIT) -> tuple[list[Assignment], bool]:
-    """The speaker's next open items in their order that the device may hold (`may_hold`), and whether the list
-    stopped before one it may not: what rate.js keeps on the device."""
-    assignments = list(Assignment.objects.filter(campaign=campaign, speaker=user, state=Assignment.State.OPEN)
-                       .select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED).order_by("position")[:limit])
+_NEXT_OPEN_ITEM = _open_items(1)
+_UPCOMING_ITEMS = _open_items(UPCOMING_LIMIT)
+
+
+def upcoming_assignments(user, campaign: Campaign) -> tuple[list[Assignment], bool]:
+    """The speaker's next UPCOMING_LIMIT open items in their order that the device may hold (`may_hold`), and
+    whether the list stopped before one it may not: what rate.js keeps on the device."""
+    assignments = _UPCOMING_ITEMS.objects(campaign=campaign.pk, speaker=user.pk)
     held: list[Assignment] = []
     for assignment in assignments:
         if not may_hold(campaign, assignment.item):

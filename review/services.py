@@ -322,19 +322,17 @@ def record_rating(*, actor: User, item: uuid.UUID, submission: Submission) -> tu
     """Store the rating of `item` (the public id of the actor's assignment) once: a submission whose `client_id` is
     already stored (a retry, a double tap, a concurrent duplicate) returns the stored rating and `False`. A new
     submission on a rated item retires the previous rating (kept, `is_current=False`). The returned rating's
-    `assignment` carries the ids of the item and its campaign (`campaign_public_id` too), its other fields
-    deferred."""
+    `assignment` and its `campaign` come with their ids and public ids (other fields deferred)."""
     check_submission(submission)
     try:
         with transaction.atomic():
             return store_rating(item, actor, submission)
     except IntegrityError:
         # Two first submissions raced past the lookup; the loser finds the winner's row.
-        existing = Rating.objects.select_related("assignment").filter(client_id=submission.client_id).first()
+        existing = (Rating.objects.select_related("assignment__campaign").filter(client_id=submission.client_id)
+                    .first())
         if existing is None or existing.assignment.public_id != item:
             raise
-        existing.assignment.campaign_public_id = Campaign.objects.values_list("public_id", flat=True).get(
-            pk=existing.assignment.campaign_id)
         return existing, False
 
 
@@ -344,12 +342,11 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
     rating of an item — the hot path of every speaker."""
     from .selectors import lock_rating_target, rating_checks
 
-    target = lock_rating_target(speaker.pk, item)
-    if target is None:
+    locked = lock_rating_target(speaker.pk, item)
+    if locked is None:
         raise NotAllowed(_("This item is not assigned to you."))
-    locked = target.assignment
-    locked.campaign_public_id = target.campaign_public_id
-    checks = rating_checks(locked, speaker.pk, submission.client_id)
+    shown_at = timezone.now() - timedelta(seconds=submission.shown_seconds_ago or 0)
+    checks = rating_checks(locked, speaker.pk, submission.client_id, shown_at)
     if checks.sent_for is not None:
         existing = Rating.objects.get(client_id=submission.client_id)
         if existing.assignment_id != locked.pk:
@@ -370,7 +367,7 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
     rating = Rating(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),
-        active_seconds=time_not_yet_counted(locked, submission, checks.rated_before), timed_by=submission.timed_by,
+        active_seconds=time_not_yet_counted(submission, checks.counted_since), timed_by=submission.timed_by,
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
     compiled.insert(rating)
@@ -385,16 +382,11 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
     return rating, True
 
 
-def time_not_yet_counted(assignment: Assignment, submission: Submission, rated_before: bool) -> float | None:
-    """The rating's working time, less what ratings of the same item since its showing already counted: one
+def time_not_yet_counted(submission: Submission, counted: float) -> float | None:
+    """The rating's working time, less what ratings of the same item since its showing already `counted`: one
     showing pays its wall time once, however many ratings are posted on it (the assignment row is locked)."""
     if submission.active_seconds is None or submission.shown_seconds_ago is None:
         return submission.active_seconds
-    counted = 0.0
-    if rated_before:
-        since = timezone.now() - timedelta(seconds=submission.shown_seconds_ago)
-        counted = Rating.objects.filter(assignment=assignment, created_at__gte=since).aggregate(
-            total=Sum("active_seconds"))["total"] or 0.0
     return max(0.0, min(submission.active_seconds, submission.shown_seconds_ago + CLOCK_SLACK_SECONDS - counted))
 
 

@@ -124,9 +124,12 @@ def campaign_done(request, public_id):
 def upcoming(request, public_id):
     """The speaker's next open items as data, for rate.js to show the next one without waiting and to keep
     rating without a connection. Secret items only when the campaign lets phones hold them."""
-    campaign = speaker_campaign_or_404(request, public_id)
-    if not selectors.is_serving(campaign):
-        return private(JsonResponse({"error": not_serving_message(campaign), "code": "not_serving"}, status=409))
+    campaign = selectors.speaker_campaign_for_items(request.user, public_id)
+    if campaign is None:
+        raise Http404(_("No such campaign among yours."))
+    if not campaign.serving_when_read:
+        message = not_serving_message(speaker_campaign_or_404(request, public_id))
+        return private(JsonResponse({"error": message, "code": "not_serving"}, status=409))
     items, held_back = selectors.shown_upcoming_items(request.user, campaign, where=request.path)
     return private(JsonResponse({"items": [
         {"id": str(assignment.public_id),
@@ -225,7 +228,7 @@ def rated(request, campaign: Campaign | None, rating, created: bool):
             response["X-Rating-Saved"] = "stored" if created else "duplicate"
             return response
     else:
-        next_url = item_url(rated_item.campaign_public_id,
+        next_url = item_url(rated_item.campaign.public_id,
                             selectors.next_assignment_id(request.user, rated_item.campaign_id))
     if wants_json(request) or wants_next_page(request):
         return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,

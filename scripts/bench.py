@@ -63,7 +63,8 @@ done = function(summary, latency, requests) report_line(summary, latency) end
 # POST each rating as JSON and show the next item from those held; when fewer than REFILL_BELOW are held, fetch
 # the upcoming items again (rate.js's REFILL_BELOW). MODE "page" is rate.js when the phone may not hold the
 # items (secret ones, by the campaign's choice): the POST asks for the next item's page as its answer
-# (X-Next-Item: page) and the next request is already the next rating's POST. Only ratings the server answered
+# (X-Next-Item: page) and the next request is already the next rating's POST. Every POST carries the item's signed
+# showing stamp (and, with rate.js, the time it was on screen), as the page does. Only ratings the server answered
 # as stored count.
 LOOP_SCRIPT = WRK_REPORT + """
 local REFILL_BELOW = 5
@@ -79,6 +80,7 @@ function init(args)
   current = me.first
   step = "page"
   held = 0
+  shown = {}
   ratings = 0
   failures = 0
   math.randomseed(id * 7919 + os.time())
@@ -97,6 +99,13 @@ function request()
   end
   if step == "post" then
     local headers = {["Cookie"] = me.cookie, ["Content-Type"] = "application/x-www-form-urlencoded"}
+    local timing = ""
+    if shown[current] then
+      -- The signed showing stamp the item came with (the form's hidden field, or rate.js's copy of it) and, with
+      -- rate.js, the time the item was on screen.
+      timing = "&shown=" .. string.gsub(shown[current], ":", "%%3A")
+      if MODE ~= "redirect" then timing = timing .. "&active_ms=" .. math.random(2000, 9000) end
+    end
     if MODE == "script" then
       headers["Accept"] = "application/json"
       headers["X-Requested-With"] = "fetch"
@@ -105,7 +114,7 @@ function request()
       headers["X-Requested-With"] = "fetch"
     end
     local body = "csrfmiddlewaretoken=" .. me.token .. "&value=acceptable&client_id=" .. hex(8) .. "-" .. hex(4)
-      .. "-4" .. hex(3) .. "-a" .. hex(3) .. "-" .. hex(12)
+      .. "-4" .. hex(3) .. "-a" .. hex(3) .. "-" .. hex(12) .. timing
     return wrk.format("POST", current, headers, body)
   end
   return wrk.format("GET", current, {["Cookie"] = me.cookie})
@@ -113,6 +122,7 @@ end
 function response(status, headers, body)
   if step == "page" then
     if status ~= 200 then failures = failures + 1 return end
+    shown[current] = string.match(body, 'data%-shown="([^"]+)"')
     step = MODE == "script" and "upcoming" or "post"
     return
   end
@@ -120,6 +130,7 @@ function response(status, headers, body)
     if status ~= 200 then failures = failures + 1 step = "page" current = me.first return end
     local _, items = string.gsub(body, '"url":', "")
     if items == 0 then failures = failures + 1 step = "page" current = me.first return end
+    for url, stamp in string.gmatch(body, '"url": "([^"]+)", "shown": "([^"]+)"') do shown[url] = stamp end
     held = items - 1
     step = "post"
     return
@@ -129,6 +140,7 @@ function response(status, headers, body)
   if MODE == "page" and status == 200 and next_item then
     ratings = ratings + 1
     current = next_item
+    shown[current] = string.match(body, 'data%-shown="([^"]+)"')
   elseif MODE == "script" and (status == 201 or status == 200) then
     local following = string.match(body, '"next_url": *"([^"]+)"')
     ratings = ratings + 1
@@ -542,6 +554,8 @@ def http_targets(args: argparse.Namespace, review: dict[str, Any]) -> list[Targe
     first = loop[0]["first"]
     targets = [
         Target("bare Django view", "/bench/bare/", args.connections, b"bench"),
+        # The floor of any request of the loop: a speaker's session and account read, nothing else.
+        Target("signed-in bare view", "/bench/signed-in/", args.connections, b"bench", cookie=loop[0]["cookie"]),
         # The bench's cards are legacy-composite: the ranking they fill (standard/1, the default, would be empty).
         Target("GET /leaderboard/", "/leaderboard/?standard=legacy-composite", args.connections,
                b'data-label="Rank"'),

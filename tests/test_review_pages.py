@@ -408,7 +408,8 @@ def test_a_reminder_goes_once_to_speakers_with_items_left_a_day_before_the_deadl
     )
     done = pool[0]
     for assignment in Assignment.objects.filter(campaign=campaign, speaker=done):
-        services.record_rating(item=assignment.public_id, actor=done, submission=services.Submission(uuid.uuid4(), "gist"))
+        services.record_rating(item=assignment.public_id, actor=done,
+                               submission=services.Submission(uuid.uuid4(), "gist"))
     assert send_deadline_reminders_task.delay().get() == 0, "three days before: not yet"
     Campaign.objects.filter(pk=campaign.pk).update(deadline=timezone.now() + timedelta(hours=20))
     mail.outbox.clear()

@@ -1,0 +1,356 @@
+"""The cheap rating request's machinery: compiled (and on PostgreSQL prepared) queries, prepared writes, the shared
+Redis client, the backends that read the signed-in user through a compiled query, and the cached-db sessions."""
+
+import os
+import threading
+import uuid
+from datetime import datetime, timedelta
+
+import pytest
+import redis
+from django.contrib.sessions.backends.cached_db import KEY_PREFIX as SESSION_CACHE_PREFIX
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection, connections
+from django.db.models import F
+from django.test.utils import CaptureQueriesContext
+
+from accounts.backends import AuthenticationBackend, ModelBackend, user_by_id
+from accounts.models import User
+from common import compiled
+from common.cache import SharedClientRedisCache, SharedClientRedisCacheClient
+from common.compiled import CompiledQuery
+from organizations.models import Organization
+from review import services
+from review.models import Assignment, Rating
+
+from .review_setup import gold_card, settings_for, speakers
+
+pytestmark = pytest.mark.django_db
+
+ASSIGNMENT_COLUMNS = ("pk", "public_id", "state", "is_repeat", "created_at")
+PROFILE = "/accounts/profile/"
+on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+
+
+@pytest.fixture
+def pool(steward):
+    return speakers(steward, 3)
+
+
+@pytest.fixture
+def campaign(steward, governance_user, pool):
+    return services.open_campaign(run_card=gold_card(steward, governance_user), actor=governance_user,
+                                  values=settings_for(pool, sample_size=12, control_count=2))
+
+
+def speaker_assignments(campaign, speaker):
+    return Assignment.objects.filter(campaign=campaign, speaker=speaker).order_by("position")
+
+
+def unused_user_id() -> int:
+    return (User.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1000
+
+
+def prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [statement for (statement,) in cursor.fetchall()]
+
+
+def probe_query() -> tuple[CompiledQuery, str]:
+    """A compiled query whose SQL no other test sends (its alias is new), to look for among prepared statements."""
+    alias = f"probe_{uuid.uuid4().hex}"
+    query = CompiledQuery(lambda pk: User.objects.filter(pk=pk).annotate(**{alias: F("pk")}).values_list(alias),
+                          pk=int)
+    return query, alias
+
+
+def test_compiled_rows_are_the_orms_rows_for_each_speaker(campaign, pool):
+    """Same SQL, new values: each speaker gets exactly their own assignments, converted as the ORM converts them."""
+    query = CompiledQuery(lambda campaign, speaker: speaker_assignments(campaign, speaker).values_list(
+        *ASSIGNMENT_COLUMNS), campaign=int, speaker=int)
+    for speaker in pool:
+        expected = list(speaker_assignments(campaign, speaker).values_list(*ASSIGNMENT_COLUMNS))
+        assert expected and query.rows(campaign=campaign.pk, speaker=speaker.pk) == expected
+    _, public_id, _, is_repeat, created_at = query.first(campaign=campaign.pk, speaker=pool[0].pk)
+    assert isinstance(public_id, uuid.UUID) and type(is_repeat) is bool and created_at.tzinfo is not None
+    assert query.rows(campaign=campaign.pk, speaker=unused_user_id()) == []
+    assert query.first(campaign=campaign.pk + 1000, speaker=pool[0].pk) is None
+
+
+def test_a_uuid_parameter_finds_only_its_own_row(campaign, pool):
+    """A UUID parameter (sent as the backend stores UUIDs) selects its row, and only for its own speaker."""
+    query = CompiledQuery(lambda item, speaker: Assignment.objects.filter(public_id=item, speaker=speaker)
+                          .values_list("pk", "campaign__public_id", "state"), item=uuid.UUID, speaker=int)
+    for assignment in Assignment.objects.filter(campaign=campaign).order_by("pk")[:5]:
+        assert query.first(item=assignment.public_id, speaker=assignment.speaker_id) == (
+            assignment.pk, campaign.public_id, assignment.state)
+        other = next(speaker for speaker in pool if speaker.pk != assignment.speaker_id)
+        assert query.first(item=assignment.public_id, speaker=other.pk) is None
+    assert query.first(item=uuid.uuid4(), speaker=pool[0].pk) is None
+
+
+def test_a_datetime_parameter_bounds_the_rows_as_the_orm_does(campaign, pool):
+    """A moment is sent as the backend stores it (a string on SQLite), to the microsecond."""
+    assignments = speaker_assignments(campaign, pool[0])
+    query = CompiledQuery(lambda speaker, since: Assignment.objects.filter(speaker=speaker, created_at__gte=since)
+                          .order_by("pk").values_list("pk"), speaker=int, since=datetime)
+    moments = sorted(assignments.values_list("created_at", flat=True))
+    counts = []
+    for since in (moments[0], moments[len(moments) // 2], moments[-1] + timedelta(microseconds=1)):
+        expected = list(assignments.filter(created_at__gte=since).order_by("pk").values_list("pk"))
+        assert query.rows(speaker=pool[0].pk, since=since) == expected
+        counts.append(len(expected))
+    assert counts[0] > counts[1] > counts[2] == 0
+
+
+def test_the_queryset_is_built_once_per_connection():
+    """Building the queryset is the cost saved: once for the connection, whatever the number of runs; a thread's
+    own connection compiles its own."""
+    built = []
+
+    def build(pk):
+        built.append(pk)
+        return User.objects.filter(pk=pk).values_list("pk", "email")
+
+    query = CompiledQuery(build, pk=int)
+    for pk in (1, 2, 3):
+        assert query.rows(pk=pk) == []
+    assert len(built) == 1
+
+    def in_another_thread():
+        try:
+            query.rows(pk=4)
+        finally:
+            connections["default"].close()
+
+    thread = threading.Thread(target=in_another_thread)
+    thread.start()
+    thread.join()
+    assert len(built) == 2
+
+
+def test_a_declared_parameter_missing_from_the_sql_is_a_configuration_error():
+    query = CompiledQuery(lambda pk, speaker: User.objects.filter(pk=pk).values_list("pk"), pk=int, speaker=int)
+    with pytest.raises(ImproperlyConfigured, match="speaker"):
+        query.rows(pk=1, speaker=2)
+
+
+def test_rows_refuse_missing_or_extra_values():
+    """A forgotten value must not silently run the sentinel."""
+    query = CompiledQuery(lambda pk: User.objects.filter(pk=pk).values_list("pk"), pk=int)
+    with pytest.raises(TypeError):
+        query.rows()
+    with pytest.raises(TypeError):
+        query.rows(pk=1, speaker=2)
+    with pytest.raises(TypeError):
+        query.first(speaker=2)
+
+
+def test_a_string_parameter_is_refused_when_the_query_is_declared():
+    """A string's place in the SQL can depend on its value (a LIKE, an empty string): not compilable, and said at
+    import time rather than inside a request."""
+    with pytest.raises(TypeError, match="str"):
+        CompiledQuery(lambda email: User.objects.filter(email=email).values_list("pk"), email=str)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_query_refuses_to_run_outside_a_transaction():
+    """Django checks `select_for_update` when it compiles; a compiled query checks on every run, or a later run
+    outside a transaction would silently lock nothing."""
+    from django.db import transaction
+    from django.db.transaction import TransactionManagementError
+
+    user = User.objects.create_user("locked@example.org")
+    query = CompiledQuery(lambda pk: User.objects.select_for_update().filter(pk=pk).values_list("pk"), pk=int)
+    with transaction.atomic():
+        assert query.first(pk=user.pk) == (user.pk,)
+    with pytest.raises(TransactionManagementError):
+        query.first(pk=user.pk)
+
+
+def test_objects_are_built_as_the_orm_builds_them(campaign, pool):
+    """`objects()` gives the instances iterating the queryset gives: the same fields, the `select_related` objects
+    already attached (no query to reach them), annotations, deferred fields left deferred."""
+    from django.db.models import Value
+
+    query = CompiledQuery(
+        lambda speaker: Assignment.objects.filter(speaker=speaker).select_related("item__entry", "campaign")
+        .defer("item__entry__source").annotate(marker=Value(7)).order_by("position"),
+        speaker=int)
+    for speaker in pool:
+        expected = list(Assignment.objects.filter(speaker=speaker).select_related("item__entry", "campaign")
+                        .order_by("position"))
+        with CaptureQueriesContext(connection) as captured:
+            found = query.objects(speaker=speaker.pk)
+            details = [(a.pk, a.public_id, a.state, a.item.pk, a.item.entry.reference, a.campaign.title, a.marker)
+                       for a in found]
+        assert len(captured.captured_queries) == 1
+        assert details == [(a.pk, a.public_id, a.state, a.item.pk, a.item.entry.reference, a.campaign.title, 7)
+                           for a in expected]
+        assert found and all("source" in a.item.entry.get_deferred_fields() for a in found)
+        assert found[0].item.entry.source == expected[0].item.entry.source, "a deferred field is read when asked"
+
+
+def test_loaded_defers_the_fields_it_was_not_given(campaign, pool):
+    """`loaded` is `.only()` for a row read by a compiled query: given fields in any order, the others deferred."""
+    assignment = speaker_assignments(campaign, pool[0]).first()
+    instance = compiled.loaded(Assignment, ["state", "id", "campaign_id"],
+                               [assignment.state, assignment.pk, assignment.campaign_id])
+    assert (instance.pk, instance.state, instance.campaign_id) == (assignment.pk, assignment.state,
+                                                                    assignment.campaign_id)
+    assert {"position", "public_id", "created_at"} <= instance.get_deferred_fields()
+    assert instance.position == assignment.position
+    with pytest.raises(ImproperlyConfigured):
+        compiled.loaded(Assignment, ["id", "nonsense"], [1, 2])
+
+
+@on_postgresql
+def test_on_postgresql_the_statement_is_prepared_on_its_connection(speaker):
+    query, alias = probe_query()
+    assert query.first(pk=speaker.pk) == (speaker.pk,)
+    assert any(alias in statement for statement in prepared_statements())
+
+
+@on_postgresql
+def test_integers_of_every_size_share_one_prepared_statement(speaker):
+    """psycopg sends an int as smallint, integer or bigint by its size: sent as bigint, the statement is prepared
+    (and planned) once per connection, not once per integer type."""
+    query, alias = probe_query()
+    for pk in (speaker.pk, 40_000, 3_000_000_000):
+        query.first(pk=pk)
+    assert sum(alias in statement for statement in prepared_statements()) == 1
+
+
+@on_postgresql
+def test_prepared_hot_path_off_prepares_nothing(settings, speaker):
+    """For a pooler in transaction mode, which cannot keep prepared statements."""
+    settings.PREPARED_HOT_PATH = False
+    query, alias = probe_query()
+    assert query.first(pk=speaker.pk) == (speaker.pk,)
+    assert not any(alias in statement for statement in prepared_statements())
+
+
+def test_query_capture_sees_the_sql_of_prepared_reads_and_writes(campaign, pool):
+    """Query counts and logs (CaptureQueriesContext, the debug toolbar) must see the hot path's statements."""
+    assignment = speaker_assignments(campaign, pool[0]).first()
+    query = CompiledQuery(lambda pk: Assignment.objects.filter(pk=pk).values_list("state"), pk=int)
+    rating = Rating(client_id=uuid.uuid4(), assignment=assignment, speaker=pool[0], value="gist")
+    with CaptureQueriesContext(connection) as captured:
+        query.rows(pk=assignment.pk)
+        compiled.execute(services.SET_ASSIGNMENT_STATE, ["rated", assignment.pk])
+        compiled.insert(rating)
+    sqls = [entry["sql"] for entry in captured.captured_queries]
+    assert len(sqls) == 3 and all(isinstance(sql, str) for sql in sqls)
+    assert sqls[0].startswith("SELECT") and Assignment._meta.db_table in sqls[0]
+    assert sqls[1].startswith("UPDATE") and Assignment._meta.db_table in sqls[1]
+    assert sqls[2].startswith("INSERT INTO") and Rating._meta.db_table in sqls[2]
+
+
+def test_insert_stores_what_create_stores(campaign, pool):
+    """A rating inserted on the hot path is the row `objects.create` would have written, defaults included."""
+    first, second = speaker_assignments(campaign, pool[0])[:2]
+    fields = {"value": "acceptable", "hallucination": True, "comment": "reads well", "active_seconds": 12.5}
+    inserted = Rating(client_id=uuid.uuid4(), assignment=first, speaker=pool[0], **fields)
+    compiled.insert(inserted)
+    created = Rating.objects.create(client_id=uuid.uuid4(), assignment=second, speaker=pool[0], **fields)
+    assert inserted.pk is not None and not inserted._state.adding and inserted._state.db == "default"
+    compared = [field.attname for field in Rating._meta.concrete_fields
+                if field.attname not in ("id", "client_id", "assignment_id", "created_at")]
+    stored = Rating.objects.values(*compared, "client_id", "assignment_id", "created_at").get(pk=inserted.pk)
+    assert {name: stored[name] for name in compared} == Rating.objects.values(*compared).get(pk=created.pk)
+    assert stored["is_current"] is True and stored["semantically_wrong"] is False and stored["timed_by"] == ""
+    assert (stored["client_id"], stored["assignment_id"], stored["created_at"]) == (
+        inserted.client_id, first.pk, inserted.created_at)
+
+
+def test_insert_stores_a_json_default():
+    """JSON values go through the field's own adaptation, as save() sends them."""
+    organization = Organization(name="Inserted Nation", slug="inserted")
+    compiled.insert(organization)
+    stored = Organization.objects.get(pk=organization.pk)
+    assert (stored.slug, stored.languages, stored.created_at) == ("inserted", [], organization.created_at)
+
+
+def test_execute_returns_the_number_of_rows_written(campaign, pool):
+    assignments = speaker_assignments(campaign, pool[0])
+    count = assignments.count()
+    statement = f"UPDATE {Assignment._meta.db_table} SET state = %s WHERE campaign_id = %s AND speaker_id = %s"
+    assert count > 1 and compiled.execute(statement, ["skipped", campaign.pk, pool[0].pk]) == count
+    assert set(assignments.values_list("state", flat=True)) == {"skipped"}
+    assert compiled.execute(services.SET_ASSIGNMENT_STATE, ["rated", assignments[0].pk]) == 1
+    assert compiled.execute(services.SET_ASSIGNMENT_STATE, ["rated", 0]) == 0
+
+
+def reachable_redis_url() -> str:
+    url = os.environ.get("REDIS_CACHE_URL") or "redis://127.0.0.1:6379/14"
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.exceptions.RedisError:
+        pytest.skip(f"no Redis at {url}")
+    return url
+
+
+def test_shared_client_redis_cache_round_trips_with_one_client():
+    """One `redis.Redis` per pool, not one per operation: reads and writes reuse the same client."""
+    backend = SharedClientRedisCache(reachable_redis_url(), {"KEY_PREFIX": f"hot-path-{uuid.uuid4().hex}"})
+    client = backend._cache
+    assert isinstance(client, SharedClientRedisCacheClient)
+    backend.set("key", {"value": 1}, timeout=30)
+    assert backend.get("key") == {"value": 1}
+    assert backend.delete("key") and backend.get("key") is None
+    assert client.get_client() is client.get_client()
+    assert client.get_client(write=True) is client.get_client(write=True)
+
+
+def test_a_signed_in_session_is_recognised(client, speaker):
+    client.force_login(speaker)
+    response = client.get(PROFILE)
+    assert response.status_code == 200 and response.wsgi_request.user.pk == speaker.pk
+
+
+def test_a_deactivated_user_is_signed_out_on_the_next_request(client, speaker):
+    client.force_login(speaker)
+    speaker.is_active = False
+    speaker.save()
+    response = client.get(PROFILE)
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_a_password_change_signs_out_the_other_sessions(client, speaker):
+    """Django's session hash check still runs on the user the compiled query read."""
+    client.force_login(speaker)
+    assert client.get(PROFILE).status_code == 200
+    speaker.set_password("a new passphrase for the hot path")
+    speaker.save()
+    response = client.get(PROFILE)
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_user_by_id_reads_the_user_or_nothing(speaker):
+    user = user_by_id(str(speaker.pk))
+    assert (user.pk, user.email, user.password, user.is_active) == (
+        speaker.pk, speaker.email, speaker.password, True)
+    assert not user._state.adding and user.get_deferred_fields() == set()
+    for user_id in ("abc", None, str(unused_user_id())):
+        assert user_by_id(user_id) is None
+
+
+@pytest.mark.parametrize("backend", [ModelBackend, AuthenticationBackend])
+def test_both_backends_refuse_an_inactive_user(backend, speaker):
+    assert backend().get_user(str(speaker.pk)).pk == speaker.pk
+    speaker.is_active = False
+    speaker.save()
+    assert backend().get_user(str(speaker.pk)) is None
+
+
+def test_a_session_outlives_a_cleared_cache(client, speaker):
+    """Sessions are cached for speed and kept in the database: losing the cache signs nobody out."""
+    client.force_login(speaker)
+    session_key = client.session.session_key
+    assert cache.get(SESSION_CACHE_PREFIX + session_key) is not None
+    cache.clear()
+    response = client.get(PROFILE)
+    assert response.status_code == 200 and response.wsgi_request.user.pk == speaker.pk
+    assert cache.get(SESSION_CACHE_PREFIX + session_key) is not None
