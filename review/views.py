@@ -499,12 +499,14 @@ def decision(request, public_id):
         else:
             messages.success(request, _("Decision recorded."))
             return redirect("review:decision", public_id=campaign.public_id)
-    aggregate = selectors.campaign_aggregate(campaign)
+    # The campaign's ratings counted once (per speaker): the evidence's state, who rated, what needs attention.
+    summary = selectors.rating_summary(campaign)
+    aggregate = selectors.campaign_aggregate(campaign, summary=summary)
     policy = selectors.gate_policy_for(campaign.organization)
     attention = selectors.shown_items_needing_attention(request.user, campaign, where=request.path,
-                                                        page_number=request.GET.get("page"))
+                                                        page_number=request.GET.get("page"), summary=summary)
     # Every list of speakers on the page names them as each chose to be credited.
-    speakers = selectors.rating_speakers(campaign)
+    speakers = selectors.rating_speakers(campaign, summary)
     names = selectors.campaign_speaker_labels(campaign, speakers)
     for rating in attention.object_list:
         rating.speaker_label = names.get(rating.speaker_id, "")
@@ -513,7 +515,7 @@ def decision(request, public_id):
     exclusions = selectors.excluded_speakers(campaign)
     for exclusion in exclusions:
         exclusion.speaker_label = names.get(exclusion.speaker_id, "")
-    every = selectors.campaign_aggregate(campaign, every_speaker=True) if exclusions else aggregate
+    every = selectors.campaign_aggregate(campaign, every_speaker=True, summary=summary) if exclusions else aggregate
     excluded = {exclusion.speaker_id: exclusion for exclusion in exclusions}
     return private(render(request, "review/decision.html", {
         "group_tables": [(_("Difficulty tiers"), _("Tier"), flagged_groups(aggregate.tiers)),
