@@ -30,6 +30,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, NullIf, RowNumber
 from django.utils.translation import gettext
 
+from common.compiled import CompiledQuery
 from corpus.language_pairs import pair_key, version_pair_key
 from corpus.models import ConsentUse, DatasetVersion, Entry
 from corpus.selectors import (
@@ -249,9 +250,14 @@ def shares_public_view(user) -> bool:
     return not secret_reader_org_ids(user) and not governance_org_ids(user)
 
 
+# Read on every view of the leaderboard, page or API, before anything else: compiled once (common.compiled).
+_STAMP = CompiledQuery(lambda: LeaderboardState.objects.filter(pk=1).order_by().values_list("stamp"))
+
+
 def leaderboard_stamp() -> str | None:
     """The state stamp (None when its row is missing, e.g. after a flush: then nothing is cached)."""
-    return LeaderboardState.objects.filter(pk=1).values_list("stamp", flat=True).first()
+    row = _STAMP.first()
+    return None if row is None else row[0]
 
 
 @dataclass(frozen=True)

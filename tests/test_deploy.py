@@ -80,9 +80,10 @@ def test_production_settings_in_process(monkeypatch):
     ]
     assert production["STORAGES"]["staticfiles"]["BACKEND"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
     assert production["CACHES"]["default"] == {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "common.cache.SharedClientRedisCache",  # Django's RedisCache, one client per pool
         "LOCATION": "redis://127.0.0.1:6379/1",
     }
+    assert production["SESSION_ENGINE"] == "django.contrib.sessions.backends.cached_db"
     assert production["LOGGING"]["handlers"]["console"]["stream"] == "ext://sys.stdout"
     assert production["CELERY_WORKER_HIJACK_ROOT_LOGGER"] is False
     assert production["ALLAUTH_TRUSTED_PROXY_COUNT"] == 1  # rate limits by client, not by proxy address
