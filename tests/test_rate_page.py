@@ -196,3 +196,24 @@ def test_a_secret_item_page_says_the_device_may_not_hold_it(client, public_campa
     for assignment in open_items(public_campaign, pool[0]):
         html = client.get(f"/review/items/{assignment.public_id}/").content.decode()
         assert ("data-may-hold" in html) is (not assignment.item.entry.is_secret)
+
+
+def test_upcoming_items_cost_the_same_queries_however_many_items_wait(client, steward, governance_user, pool,
+                                                                    django_assert_max_num_queries):
+    """rate.js fetches the next twenty items every fifteen ratings or so: the user (the session is in the cache), the
+    campaign with the serving rule (one query), the twenty items with their texts (one), and the audit of the
+    secret ones among them (its transaction, the chain's lock, the last link, the new event) — the
+    same count for a speaker with 6 items waiting as for one with 40 (the list holds twenty of them)."""
+    counts = []
+    card = gold_card(steward, governance_user, count=80)
+    for size, seed in ((12, 1), (80, 2)):
+        campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+            pool, sample_size=size, ratings_per_item=1, seed=seed, device_may_hold_secret_items=True))
+        client.force_login(pool[0])
+        with django_assert_max_num_queries(8) as captured:
+            answer = client.get(f"/review/c/{campaign.public_id}/upcoming/")
+        assert answer.status_code == 200 and answer.json()["items"]
+        assert len(answer.json()["items"]) == min(20, Assignment.objects.filter(
+            campaign=campaign, speaker=pool[0], state="open").count())
+        counts.append(len(captured.captured_queries))
+    assert counts[0] == counts[1]
