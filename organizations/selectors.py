@@ -11,6 +11,7 @@ from allauth.mfa.models import Authenticator
 from django.db.models import QuerySet, Subquery
 
 from accounts.second_factor import account_authenticators, second_factor_proven
+from common.compiled import CompiledQuery
 
 from .models import SECRET_READER_ROLES, Membership, Organization, Role, role_label
 
@@ -26,8 +27,14 @@ def _totp_of(user) -> QuerySet[Authenticator]:
     return Authenticator.objects.filter(user_id=user.pk, type=Authenticator.Type.TOTP)
 
 
-def _authenticator_ids(user) -> QuerySet:
-    return Authenticator.objects.filter(user_id=user.pk).values("pk")
+# Read on nearly every signed-in page: compiled once (common.compiled).
+_MEMBERSHIPS = CompiledQuery(
+    lambda user: Membership.objects.filter(user=user).annotate(
+        totp_id=Subquery(Authenticator.objects.filter(user_id=user, type=Authenticator.Type.TOTP).values("pk")[:1]),
+        codes_id=Subquery(Authenticator.objects.filter(user_id=user, type=Authenticator.Type.RECOVERY_CODES)
+                          .values("pk")[:1]),
+    ).values_list("organization_id", "role", "organization__slug", "organization__name", "totp_id", "codes_id"),
+    user=int)
 
 
 def _memberships(user) -> list[tuple[int, str, str, str]]:
@@ -37,10 +44,7 @@ def _memberships(user) -> list[tuple[int, str, str, str]]:
     recovery-code authenticators for role holders (the only users `mfa_enabled` matters for), so
     two-factor authentication costs no extra query."""
     if "_memberships" not in user.__dict__:
-        rows = list(Membership.objects.filter(user=user).annotate(
-            totp_id=Subquery(_totp_of(user).values("pk")[:1]),
-            codes_id=Subquery(_authenticator_ids(user).filter(type=Authenticator.Type.RECOVERY_CODES)[:1]),
-        ).values_list("organization_id", "role", "organization__slug", "organization__name", "totp_id", "codes_id"))
+        rows = _MEMBERSHIPS.rows(user=user.pk)
         user.__dict__["_memberships"] = [row[:4] for row in rows]
         if rows:
             user.__dict__.setdefault("_authenticators", (rows[0][4], rows[0][5]))

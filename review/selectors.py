@@ -361,10 +361,17 @@ def withdrawn_rating(assignment: Assignment) -> Rating | None:
     return assignment.ratings.filter(withdrawn_at__isnull=False).order_by("-withdrawn_at", "-pk").first()
 
 
+_PROGRESS = CompiledQuery(
+    lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker)
+    .exclude(state=Assignment.State.RELEASED).order_by().values("campaign")
+    .annotate(total=Count("pk"), left=Count("pk", filter=Q(state=Assignment.State.OPEN))).values_list("total", "left"),
+    campaign=int, speaker=int)
+
+
 def speaker_progress(user, campaign: Campaign) -> dict[str, int]:
-    counts = Assignment.objects.filter(campaign=campaign, speaker=user).exclude(
-        state=Assignment.State.RELEASED).aggregate(total=Count("pk"), left=Count("pk", filter=Q(state="open")))
-    return {"total": counts["total"], "done": counts["total"] - counts["left"], "left": counts["left"]}
+    """How many items the speaker has, has answered and has left (every rating page shows it)."""
+    total, left = _PROGRESS.first(campaign=campaign.pk, speaker=user.pk) or (0, 0)
+    return {"total": total, "done": total - left, "left": left}
 
 
 def current_rating(assignment: Assignment) -> Rating | None:

@@ -144,6 +144,12 @@ def wants_next_page(request) -> bool:
     return request.headers.get("X-Next-Item") == "page"
 
 
+def holds_next_item(request) -> bool:
+    """rate.js says it holds the item it shows next: its JSON answer need not name the next item (`next_url` is
+    null), which saves the rating a query."""
+    return request.headers.get("X-Next-Item") == "held" and wants_json(request)
+
+
 @login_required
 def rate(request, public_id):
     """One item: read, rate, next. Works as plain form posts (a rating answers with a redirect to the next item);
@@ -214,8 +220,8 @@ def speaker_campaign_or_404(request, public_id) -> Campaign:
 
 def rated(request, campaign: Campaign | None, rating, created: bool):
     """The answer to a stored rating: the next item's page itself when rate.js has nothing left to show (and the
-    campaign still serves; `campaign` is then the one read with the item), JSON for rate.js otherwise, a redirect to
-    the next item or the end screen without JavaScript."""
+    campaign still serves; `campaign` is then the one read with the item), JSON for rate.js otherwise (naming the
+    next item unless rate.js holds it), a redirect to the next item or the end screen without JavaScript."""
     rated_item = rating.assignment
     if campaign is not None:
         following = selectors.next_assignment(request.user, campaign)
@@ -227,6 +233,8 @@ def rated(request, campaign: Campaign | None, rating, created: bool):
             response["X-Item-Url"] = next_url
             response["X-Rating-Saved"] = "stored" if created else "duplicate"
             return response
+    elif holds_next_item(request):
+        next_url = None
     else:
         next_url = item_url(rated_item.campaign.public_id,
                             selectors.next_assignment_id(request.user, rated_item.campaign_id))

@@ -60,12 +60,12 @@ done = function(summary, latency, requests) report_line(summary, latency) end
 # A speaker's rating loop, one wrk thread and connection per speaker (CLIENTS and MODE are prepended). MODE
 # "redirect" is a browser without JavaScript: GET the item, POST a rating, follow the 302 to the next item.
 # MODE "script" is rate.js: GET the first item's page, fetch the upcoming items (as the page does on load), then
-# POST each rating as JSON and show the next item from those held; when fewer than REFILL_BELOW are held, fetch
-# the upcoming items again (rate.js's REFILL_BELOW). MODE "page" is rate.js when the phone may not hold the
-# items (secret ones, by the campaign's choice): the POST asks for the next item's page as its answer
-# (X-Next-Item: page) and the next request is already the next rating's POST. Every POST carries the item's signed
-# showing stamp (and, with rate.js, the time it was on screen), as the page does. Only ratings the server answered
-# as stored count.
+# POST each rating as JSON (saying it holds the next item, X-Next-Item: held, while it does) and show the next item
+# from those held; when fewer than REFILL_BELOW are held, fetch the upcoming items again (rate.js's REFILL_BELOW).
+# MODE "page" is rate.js when the phone may not hold the items (secret ones, by the campaign's choice): the POST
+# asks for the next item's page as its answer (X-Next-Item: page) and the next request is already the next
+# rating's POST. Every POST carries the item's signed showing stamp (and, with rate.js, the time it was on
+# screen), as the page does. Only ratings the server answered as stored count.
 LOOP_SCRIPT = WRK_REPORT + """
 local REFILL_BELOW = 5
 local threads = {}
@@ -79,7 +79,7 @@ function init(args)
   me = CLIENTS[id]
   current = me.first
   step = "page"
-  held = 0
+  held = {}
   shown = {}
   ratings = 0
   failures = 0
@@ -109,6 +109,7 @@ function request()
     if MODE == "script" then
       headers["Accept"] = "application/json"
       headers["X-Requested-With"] = "fetch"
+      if #held > 0 then headers["X-Next-Item"] = "held" end
     elseif MODE == "page" then
       headers["X-Next-Item"] = "page"
       headers["X-Requested-With"] = "fetch"
@@ -128,10 +129,12 @@ function response(status, headers, body)
   end
   if step == "upcoming" then
     if status ~= 200 then failures = failures + 1 step = "page" current = me.first return end
-    local _, items = string.gsub(body, '"url":', "")
-    if items == 0 then failures = failures + 1 step = "page" current = me.first return end
-    for url, stamp in string.gmatch(body, '"url": "([^"]+)", "shown": "([^"]+)"') do shown[url] = stamp end
-    held = items - 1
+    held = {}
+    for url, stamp in string.gmatch(body, '"url": "([^"]+)", "shown": "([^"]+)"') do
+      shown[url] = stamp
+      if url ~= current then table.insert(held, url) end
+    end
+    if #held == 0 and not shown[current] then failures = failures + 1 step = "page" current = me.first return end
     step = "post"
     return
   end
@@ -142,12 +145,12 @@ function response(status, headers, body)
     current = next_item
     shown[current] = string.match(body, 'data%-shown="([^"]+)"')
   elseif MODE == "script" and (status == 201 or status == 200) then
-    local following = string.match(body, '"next_url": *"([^"]+)"')
+    -- The next item from those held, as rate.js shows it; else where the answer says.
+    local following = table.remove(held, 1) or string.match(body, '"next_url": *"([^"]+)"')
     ratings = ratings + 1
-    held = held - 1
     if following and string.find(following, "/review/items/", 1, true) then
       current = following
-      if held < REFILL_BELOW then step = "upcoming" end
+      if #held < REFILL_BELOW then step = "upcoming" end
     else
       current = me.first
       step = "page"

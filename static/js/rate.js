@@ -437,8 +437,13 @@
     var controller = new AbortController();
     var timer = setTimeout(function () { controller.abort(); }, TIMEOUT_MS);
     var headers = { "Accept": "application/json", "X-Requested-With": "fetch" };
-    // Nothing held here to show next: the last rating's answer is the next item's page (one round trip).
-    if (!current && queue.length === 1 && !upcoming.length) { headers["X-Next-Item"] = "page"; }
+    // Nothing held here to show next: the last rating's answer is the next item's page (one round trip). An item
+    // held to show next: the answer need not name the next item (the server skips looking it up).
+    if (!current && queue.length === 1 && !upcoming.length) {
+      headers["X-Next-Item"] = "page";
+    } else if (current || upcoming.length) {
+      headers["X-Next-Item"] = "held";
+    }
     fetch(entry.url, {
       method: "POST", body: body(entry), credentials: "same-origin", signal: controller.signal, headers: headers
     }).then(function (response) {
