@@ -129,10 +129,10 @@ class CompiledQuery:
             raise ImproperlyConfigured(f"compiled query: the SQL carries no parameter for {sorted(missing)}")
         return _Compiled(compiler, sql, tuple(params), tuple(slots))
 
-    def _run(self, using: str, values: dict[str, Any]) -> tuple[_Compiled, list]:
+    def _statement(self, connection: BaseDatabaseWrapper, values: dict[str, Any]) -> tuple[_Compiled, list]:
+        """The compiled query for `connection` and its parameters with `values` in their places."""
         if set(values) != set(self.parameters):
             raise TypeError(f"expected the values of {sorted(self.parameters)}, got {sorted(values)}")
-        connection = connections[using]
         # Kept on the connection object itself: it goes with it (a dictionary keyed by connection would keep every
         # thread's connection alive through the compilers that refer to it).
         kept = connection.__dict__.setdefault("compiled_queries", {})
@@ -144,6 +144,11 @@ class CompiledQuery:
         params = list(compiled.params)
         for position, name, convert in compiled.slots:
             params[position] = convert(values[name])
+        return compiled, params
+
+    def _run(self, using: str, values: dict[str, Any]) -> tuple[_Compiled, list]:
+        connection = connections[using]
+        compiled, params = self._statement(connection, values)
         with _cursor(connection) as cursor:
             cursor.execute(compiled.sql, params)
             return compiled, cursor.fetchall()
@@ -172,6 +177,27 @@ class CompiledQuery:
                 setattr(obj, name, row[position])
             found.append(obj)
         return found
+
+
+def rows_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "default") -> list[list[tuple]]:
+    """The rows of several `values_list` compiled queries, sent to PostgreSQL in one round trip (a psycopg
+    pipeline): each statement still runs on its own and in order, with its own snapshot, so a query after one that
+    waits for a row lock sees what was committed meanwhile. Elsewhere (or with PREPARED_HOT_PATH off) they run one
+    after the other. A transaction begun by the caller begins in the same round trip."""
+    connection = connections[using]
+    if connection.vendor != "postgresql" or not settings.PREPARED_HOT_PATH:
+        return [query.rows(using, **values) for query, values in runs]
+    statements = [query._statement(connection, values) for query, values in runs]
+    cursors = [_cursor(connection) for _ in statements]
+    with connection.wrap_database_errors:
+        with connection.connection.pipeline():
+            for cursor, (compiled, params) in zip(cursors, statements, strict=True):
+                cursor.execute(compiled.sql, params)
+        found = []
+        for cursor, (compiled, _) in zip(cursors, statements, strict=True):
+            found.append(list(compiled.compiler.results_iter([cursor.fetchall()], tuple_expected=True)))
+            cursor.close()
+    return found
 
 
 def loaded(model: type[M], field_names: Sequence[str], values: Sequence, using: str = "default") -> M:

@@ -32,7 +32,7 @@ from django.db.models import (
 )
 from django.utils.translation import gettext as _
 
-from common.compiled import CompiledQuery, loaded
+from common.compiled import CompiledQuery, loaded, rows_together
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
 from leaderboard.models import RunCard
@@ -228,33 +228,21 @@ _RATING_TARGET = CompiledQuery(
     .order_by().values_list("pk", "state", "is_repeat", "item_id", "campaign_id", "campaign__public_id"),
     item=uuid.UUID, speaker=int)
 _RATING_CHECKS = CompiledQuery(
-    lambda campaign, speaker, assignment, client_id, since: Campaign.objects.filter(pk=campaign).order_by().annotate(
-        may_rate=Exists(Campaign.objects.filter(speaking_in(speaker), pk=OuterRef("pk"))),
-        serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("pk"))),
-        rated_before=Exists(Rating.objects.filter(assignment=assignment)),
+    lambda item, speaker, client_id, since: Assignment.objects.filter(public_id=item, speaker=speaker).order_by()
+    .annotate(
+        may_rate=Exists(Campaign.objects.filter(speaking_in(speaker), pk=OuterRef("campaign_id"))),
+        serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("campaign_id"))),
+        rated_before=Exists(Rating.objects.filter(assignment=OuterRef("pk"))),
         sent_for=Subquery(Rating.objects.filter(client_id=client_id).order_by().values("assignment_id")[:1]),
-        counted_since=Subquery(Rating.objects.filter(assignment=assignment, created_at__gte=since).order_by()
+        counted_since=Subquery(Rating.objects.filter(assignment=OuterRef("pk"), created_at__gte=since).order_by()
                                .values("assignment").annotate(total=Sum("active_seconds")).values("total")),
     ).values_list("may_rate", "serving", "rated_before", "sent_for", "counted_since"),
-    campaign=int, speaker=int, assignment=int, client_id=uuid.UUID, since=datetime)
+    item=uuid.UUID, speaker=int, client_id=uuid.UUID, since=datetime)
 _NEXT_ASSIGNMENT_ID = CompiledQuery(
     lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker,
                                                          state=Assignment.State.OPEN)
     .order_by("position").values_list("public_id")[:1],
     campaign=int, speaker=int)
-
-
-def lock_rating_target(speaker_id: int, item: uuid.UUID) -> Assignment | None:
-    """Lock the speaker's own assignment of `item` (inside the caller's transaction); None when it is not theirs.
-    Its campaign comes with it, its id and public id loaded (the rest deferred)."""
-    row = _RATING_TARGET.first(item=item, speaker=speaker_id)
-    if row is None:
-        return None
-    pk, state, is_repeat, item_id, campaign_id, campaign_public_id = row
-    assignment = loaded(Assignment, ["id", "public_id", "campaign_id", "item_id", "speaker_id", "state", "is_repeat"],
-                        [pk, item, campaign_id, item_id, speaker_id, state, is_repeat])
-    assignment.campaign = loaded(Campaign, ["id", "public_id"], [campaign_id, campaign_public_id])
-    return assignment
 
 
 @dataclass(frozen=True)
@@ -266,15 +254,24 @@ class RatingChecks:
     counted_since: float  # working seconds the assignment's ratings made since `since` already count
 
 
-def rating_checks(assignment: Assignment, speaker_id: int, client_id: uuid.UUID, since: datetime) -> RatingChecks:
-    """What decides whether a rating of the locked `assignment` is stored, and the working time its ratings since
-    `since` (the item's showing) already counted: one query, after the lock."""
-    row = _RATING_CHECKS.first(campaign=assignment.campaign_id, speaker=speaker_id, assignment=assignment.pk,
-                               client_id=client_id, since=since)
-    if row is None:
-        return RatingChecks(False, False, False, None, 0.0)
-    may_rate, serving, rated_before, sent_for, counted_since = row
-    return RatingChecks(may_rate, serving, rated_before, sent_for, counted_since or 0.0)
+def lock_rating_target(speaker_id: int, item: uuid.UUID, client_id: uuid.UUID,
+                       since: datetime) -> tuple[Assignment, RatingChecks] | None:
+    """Lock the speaker's own assignment of `item` (inside the caller's transaction) and read what decides whether
+    a rating of it is stored, and the working time its ratings since `since` (the item's showing) already counted;
+    None when it is not theirs. The lock and the checks go to PostgreSQL in one round trip, with the transaction's
+    BEGIN; the checks run after the lock is held, on what was committed until then. The assignment's campaign
+    comes with it, its id and public id loaded (the rest deferred)."""
+    targets, checks = rows_together((_RATING_TARGET, {"item": item, "speaker": speaker_id}),
+                                    (_RATING_CHECKS, {"item": item, "speaker": speaker_id, "client_id": client_id,
+                                                      "since": since}))
+    if not targets or not checks:
+        return None
+    pk, state, is_repeat, item_id, campaign_id, campaign_public_id = targets[0]
+    assignment = loaded(Assignment, ["id", "public_id", "campaign_id", "item_id", "speaker_id", "state", "is_repeat"],
+                        [pk, item, campaign_id, item_id, speaker_id, state, is_repeat])
+    assignment.campaign = loaded(Campaign, ["id", "public_id"], [campaign_id, campaign_public_id])
+    may_rate, serving, rated_before, sent_for, counted_since = checks[0]
+    return assignment, RatingChecks(may_rate, serving, rated_before, sent_for, counted_since or 0.0)
 
 
 def next_assignment_id(user, campaign: Campaign | int) -> uuid.UUID | None:

@@ -337,16 +337,16 @@ def record_rating(*, actor: User, item: uuid.UUID, submission: Submission) -> tu
 
 
 def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rating, bool]:
-    """The rating's transaction: lock the speaker's assignment, then one query for everything that decides (the
-    pool, the serving rule, an earlier rating, the client id), then the writes. Three statements for a first
+    """The rating's transaction: lock the speaker's assignment and read everything that decides (the pool, the
+    serving rule, an earlier rating, the client id) in one round trip, then the writes. Four statements for a first
     rating of an item — the hot path of every speaker."""
-    from .selectors import lock_rating_target, rating_checks
+    from .selectors import lock_rating_target
 
-    locked = lock_rating_target(speaker.pk, item)
-    if locked is None:
-        raise NotAllowed(_("This item is not assigned to you."))
     shown_at = timezone.now() - timedelta(seconds=submission.shown_seconds_ago or 0)
-    checks = rating_checks(locked, speaker.pk, submission.client_id, shown_at)
+    target = lock_rating_target(speaker.pk, item, submission.client_id, shown_at)
+    if target is None:
+        raise NotAllowed(_("This item is not assigned to you."))
+    locked, checks = target
     if checks.sent_for is not None:
         existing = Rating.objects.get(client_id=submission.client_id)
         if existing.assignment_id != locked.pk:

@@ -461,15 +461,17 @@ def loop_script(clients: list[dict[str, str]], mode: str) -> str:
 
 
 def reset_loop_campaign(database_url: str, campaign_id: int) -> None:
-    """Give every loop speaker all their items back (ratings retired, kept), so each loop run starts alike."""
+    """Give every loop speaker all their items back, unrated, so each loop run starts alike and each of its
+    ratings is a first rating of its item, as nearly all are. The bench's own throwaway database is the one place
+    ratings are ever deleted: the application keeps every rating."""
     import psycopg
 
     time.sleep(1)  # ratings a finished wrk run left in flight are stored first
     with psycopg.connect(**connection_params(database_url), autocommit=True) as conn:
         with conn.transaction():
             conn.execute("LOCK TABLE review_assignment IN SHARE ROW EXCLUSIVE MODE")
-            conn.execute("UPDATE review_rating r SET is_current = false FROM review_assignment a "
-                         "WHERE r.assignment_id = a.id AND a.campaign_id = %s AND r.is_current", [campaign_id])
+            conn.execute("DELETE FROM review_rating r USING review_assignment a "
+                         "WHERE r.assignment_id = a.id AND a.campaign_id = %s", [campaign_id])
             conn.execute("UPDATE review_assignment SET state = 'open' WHERE campaign_id = %s AND state <> 'open'",
                          [campaign_id])
         conn.execute("VACUUM ANALYZE review_rating")

@@ -354,3 +354,56 @@ def test_a_session_outlives_a_cleared_cache(client, speaker):
     response = client.get(PROFILE)
     assert response.status_code == 200 and response.wsgi_request.user.pk == speaker.pk
     assert cache.get(SESSION_CACHE_PREFIX + session_key) is not None
+
+
+def test_queries_sent_together_give_each_their_own_rows(campaign, pool):
+    """`rows_together` (one round trip on PostgreSQL) answers as the queries run one by one would, in order, and the
+    query log sees each statement."""
+    by_speaker = CompiledQuery(lambda speaker: Assignment.objects.filter(speaker=speaker).order_by("position")
+                               .values_list("pk", "public_id"), speaker=int)
+    by_id = CompiledQuery(lambda pk: User.objects.filter(pk=pk).values_list("email"), pk=int)
+    runs = [(by_speaker, {"speaker": pool[0].pk}), (by_id, {"pk": pool[1].pk}), (by_speaker, {"speaker": -1})]
+    with CaptureQueriesContext(connection) as captured:
+        together = compiled.rows_together(*runs)
+    assert together == [query.rows(**values) for query, values in runs]
+    assert together[0] and together[1] == [(pool[1].email,)] and together[2] == []
+    assert [bool(q["sql"]) for q in captured.captured_queries] == [True, True, True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rating_waiting_for_the_items_lock_sees_the_rating_stored_meanwhile(steward, governance_user):
+    """The lock and the checks of a rating go in one round trip, but the checks run once the lock is held: a rating
+    of the same item committed while this one waited is seen (and retired), not missed — else the new rating would
+    break the one-current-rating rule and fail."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's (SQLite serialises every write)")
+    from django.db import transaction
+
+    pool = speakers(steward, 3)
+    campaign = services.open_campaign(run_card=gold_card(steward, governance_user, count=12),
+                                      actor=governance_user, values=settings_for(pool, sample_size=6))
+    assignment = speaker_assignments(campaign, pool[0]).first()
+    holding, release = threading.Event(), threading.Event()
+
+    def rate_first_while_holding_the_lock():
+        try:
+            with transaction.atomic():
+                Assignment.objects.select_for_update().get(pk=assignment.pk)
+                Rating.objects.create(client_id=uuid.uuid4(), assignment_id=assignment.pk, speaker=pool[0],
+                                      value="gist")
+                Assignment.objects.filter(pk=assignment.pk).update(state="rated")
+                holding.set()
+                release.wait(10)
+        finally:
+            connections["default"].close()
+
+    first = threading.Thread(target=rate_first_while_holding_the_lock)
+    first.start()
+    assert holding.wait(10)
+    threading.Timer(0.5, release.set).start()  # commits while the rating below waits for the lock
+    rating, created = services.record_rating(actor=pool[0], item=assignment.public_id,
+                                             submission=services.Submission(uuid.uuid4(), "excellent"))
+    first.join()
+    assert created
+    assert list(Rating.objects.filter(assignment=assignment).order_by("created_at")
+                .values_list("value", "is_current")) == [("gist", False), ("excellent", True)]
