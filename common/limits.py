@@ -5,7 +5,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 
 READ_CHUNK_BYTES = 64 * 1024
 
@@ -52,3 +52,14 @@ class WriteRateThrottle(ScopedRateThrottle):
         if request.method in SAFE_METHODS:
             return True
         return super().allow_request(request, view)
+
+
+class SignedInRateThrottle(UserRateThrottle):
+    """The per-user rate, for signed-in users only. DRF's own counts anonymous clients by address too, a second
+    history beside the anonymous rate's with a looser limit: it never refused one and cost two cache round trips
+    on every anonymous request."""
+
+    def get_cache_key(self, request: Request, view) -> str | None:
+        if not (request.user and request.user.is_authenticated):
+            return None
+        return super().get_cache_key(request, view)

@@ -250,7 +250,7 @@ REST_FRAMEWORK = {
     # Counted in the cache (shared only with REDIS_CACHE_URL); a 429 answer carries Retry-After.
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "common.limits.SignedInRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "120/min"),

@@ -143,6 +143,12 @@ def test_signed_in_requests_are_throttled(client, token, rates):
     assert answers == [200, 200, 429]
 
 
+def test_anonymous_requests_count_against_the_anonymous_rate_only(client, rates):
+    rates(anon="3/min", user="1/min")
+    answers = [client.get("/api/v1/datasets/").status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+
+
 def load_settings(monkeypatch, **env: str) -> dict:
     for name in ("API_THROTTLE_ANON", "API_THROTTLE_USER", "API_THROTTLE_RUN_CARD_SUBMIT"):
         monkeypatch.delenv(name, raising=False)
@@ -152,7 +158,7 @@ def load_settings(monkeypatch, **env: str) -> dict:
 def test_throttle_rates_come_from_the_environment(monkeypatch):
     defaults = load_settings(monkeypatch)["REST_FRAMEWORK"]
     assert defaults["DEFAULT_THROTTLE_CLASSES"] == ["rest_framework.throttling.AnonRateThrottle",
-                                                   "rest_framework.throttling.UserRateThrottle"]
+                                                   "common.limits.SignedInRateThrottle"]
     assert set(defaults["DEFAULT_THROTTLE_RATES"]) == {"anon", "user", "run_card_submit"}
     assert defaults["NUM_PROXIES"] is None
     configured = load_settings(monkeypatch, API_THROTTLE_ANON="7/min", API_THROTTLE_USER="70/min",
