@@ -324,10 +324,11 @@ def bench_environment(database_url: str, cache_url: str = "") -> dict[str, str]:
         SECRET_KEY=secrets.token_hex(32), SECURE_SSL_REDIRECT="0", ALLOWED_HOSTS="127.0.0.1,localhost",
         LOG_LEVEL="WARNING", PYTHONPATH=os.pathsep.join([str(ROOT), str(SCRIPTS)]),
         EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend",  # campaign invitations go nowhere
-        # One load generator is one client: measure the views, not 429s (DRF's user rate also counts anonymous
-        # clients, by address). Per second, not per minute: DRF keeps a client's request times over the rate's
-        # period and reads and writes that list on every request, so a minute of this load (thousands of times,
-        # where a real client's list holds at most its 120) would measure the throttle's bookkeeping instead.
+        # One load generator is one client: measure the views, not 429s (anonymous requests count against the
+        # anonymous rate, signed-in ones against the per-user rate). Per second, not per minute: DRF keeps a
+        # client's request times over the rate's period and reads and writes that list on every request, so a
+        # minute of this load (thousands of times, where a real client's list holds at most its 120) would
+        # measure the throttle's bookkeeping instead.
         API_THROTTLE_ANON="1000000/s", API_THROTTLE_USER="1000000/s",
     )
     return env
