@@ -162,8 +162,6 @@ class RatingForm(forms.Form):
                           timed_by=timed_by, shown_seconds_ago=since)
 
 
-
-
 def shown_token(item: uuid.UUID) -> str:
     """When the server showed this item, signed: the form sends it back with the rating."""
     return signing.Signer(salt=SHOWN_SALT).sign(f"{item}:{int(time.time())}")
