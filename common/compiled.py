@@ -217,31 +217,40 @@ def execute(sql: str, params: Sequence, using: str = "default") -> int:
         return cursor.rowcount
 
 
-def insert(obj: Model, using: str = "default") -> None:
+def insert(obj: Model, using: str = "default", *, along: tuple[str, Sequence] | None = None) -> None:
     """INSERT a new model instance as `save()` would store it (`pre_save`, then each field's database value), as a
     prepared statement, and set its primary key. No `pre_save`/`post_save` signal is sent: for models nothing
-    listens to (a rating), like `bulk_create`."""
+    listens to (a rating), like `bulk_create`.
+
+    `along` is one more write (`%s` placeholders, its parameters) of another table: on PostgreSQL it goes in the same
+    statement, as a data-modifying WITH clause (one round trip, one statement, for both). Both run on the same
+    snapshot, so the other write must not depend on the inserted row; elsewhere it runs after the INSERT."""
     if obj.pk is not None:
         raise ValueError(f"insert() stores a new {type(obj).__name__}: its primary key comes from the database")
     connection = connections[using]
     meta = obj._meta
     fields = [field for field in meta.concrete_fields if field is not meta.auto_field and not field.generated]
-    sql = _insert_sql(type(obj), connection)
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
+    together = along is not None and connection.vendor == "postgresql"
+    sql = _insert_sql(type(obj), connection, along[0] if together else None)
     with _cursor(connection) as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [*params, *along[1]] if together else params)
         obj.pk = cursor.fetchone()[0]
     obj._state.adding = False
     obj._state.db = using
+    if along is not None and not together:
+        execute(*along, using=using)
 
 
-_insert_statements: dict[tuple[type[Model], str], str] = {}
+_insert_statements: dict[tuple[type[Model], str, str | None], str] = {}
 
 
-def _insert_sql(model: type[Model], connection: BaseDatabaseWrapper) -> str:
-    key = (model, connection.vendor)
+def _insert_sql(model: type[Model], connection: BaseDatabaseWrapper, along: str | None = None) -> str:
+    key = (model, connection.vendor, along)
     if key not in _insert_statements:
-        _insert_statements[key] = _build_insert_sql(model, connection.ops.quote_name)
+        insert_sql = _build_insert_sql(model, connection.ops.quote_name)
+        _insert_statements[key] = (insert_sql if along is None else
+                                   f"WITH inserted AS ({insert_sql}), along AS ({along}) SELECT * FROM inserted")
     return _insert_statements[key]
 
 

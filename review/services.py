@@ -338,8 +338,8 @@ def record_rating(*, actor: User, item: uuid.UUID, submission: Submission) -> tu
 
 def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rating, bool]:
     """The rating's transaction: lock the speaker's assignment and read everything that decides (the pool, the
-    serving rule, an earlier rating, the client id) in one round trip, then the writes. Four statements for a first
-    rating of an item — the hot path of every speaker."""
+    serving rule, an earlier rating, the client id) in one round trip, then the rating and its assignment's state in
+    one statement: two round trips and the commit for a first rating of an item — the hot path of every speaker."""
     from .selectors import lock_rating_target
 
     shown_at = timezone.now() - timedelta(seconds=submission.shown_seconds_ago or 0)
@@ -370,15 +370,17 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
         active_seconds=time_not_yet_counted(submission, checks.counted_since), timed_by=submission.timed_by,
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
-    compiled.insert(rating)
     skipped = submission.value == "cannot_judge"
-    # A repeated item is the speaker's own second look: skipping it leaves nothing uncovered to reassign.
-    if skipped and locked.state != Assignment.State.SKIPPED and not locked.is_repeat:
-        reassign_released(Campaign.objects.get(pk=locked.campaign_id), [locked.item_id])
-    elif not skipped and locked.state == Assignment.State.SKIPPED and not locked.is_repeat:
-        release_replacement(locked)
+    earlier_state = locked.state
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
-    compiled.execute(SET_ASSIGNMENT_STATE, [locked.state, locked.pk])
+    # The rating and its assignment's new state in one statement (the assignment row is locked: nothing else moved
+    # it); what follows reads neither.
+    compiled.insert(rating, along=(SET_ASSIGNMENT_STATE, [locked.state, locked.pk]))
+    # A repeated item is the speaker's own second look: skipping it leaves nothing uncovered to reassign.
+    if skipped and earlier_state != Assignment.State.SKIPPED and not locked.is_repeat:
+        reassign_released(Campaign.objects.get(pk=locked.campaign_id), [locked.item_id])
+    elif not skipped and earlier_state == Assignment.State.SKIPPED and not locked.is_repeat:
+        release_replacement(locked)
     return rating, True
 
 

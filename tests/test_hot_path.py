@@ -265,6 +265,39 @@ def test_insert_stores_what_create_stores(campaign, pool):
         inserted.client_id, first.pk, inserted.created_at)
 
 
+def test_insert_along_another_write_runs_both_in_one_statement(campaign, pool):
+    """A rating and its assignment's new state: one statement on PostgreSQL (a data-modifying WITH clause), the
+    INSERT then the UPDATE elsewhere; both written either way."""
+    assignment = speaker_assignments(campaign, pool[0]).first()
+    rating = Rating(client_id=uuid.uuid4(), assignment=assignment, speaker=pool[0], value="gist")
+    with CaptureQueriesContext(connection) as captured:
+        compiled.insert(rating, along=(services.SET_ASSIGNMENT_STATE, ["rated", assignment.pk]))
+    sqls = [entry["sql"] for entry in captured.captured_queries]
+    if connection.vendor == "postgresql":
+        assert len(sqls) == 1 and sqls[0].startswith("WITH") and "INSERT INTO" in sqls[0] and "UPDATE" in sqls[0]
+    else:
+        assert [sql.split()[0] for sql in sqls] == ["INSERT", "UPDATE"]
+    assert Rating.objects.get(pk=rating.pk).assignment_id == assignment.pk
+    assignment.refresh_from_db()
+    assert assignment.state == "rated"
+
+
+def test_a_rating_post_is_the_session_user_lock_checks_one_write_and_the_commit(client, campaign, pool,
+                                                                               django_assert_max_num_queries):
+    """rate.js's rating post, holding the next item: the user, then BEGIN with the lock and the checks (one round
+    trip on PostgreSQL), the rating with its assignment's state, COMMIT."""
+    client.force_login(pool[0])
+    assignment = speaker_assignments(campaign, pool[0]).first()
+    with django_assert_max_num_queries(6 if connection.vendor == "postgresql" else 7):
+        answer = client.post(f"/review/items/{assignment.public_id}/",
+                             {"client_id": str(uuid.uuid4()), "value": "acceptable"},
+                             headers={"Accept": "application/json", "X-Requested-With": "fetch",
+                                      "X-Next-Item": "held"})
+    assert answer.status_code == 201 and answer.json()["saved"] is True
+    assignment.refresh_from_db()
+    assert assignment.state == "rated" and assignment.ratings.get(is_current=True).value == "acceptable"
+
+
 def test_insert_stores_a_json_default():
     """JSON values go through the field's own adaptation, as save() sends them."""
     organization = Organization(name="Inserted Nation", slug="inserted")
