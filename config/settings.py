@@ -125,6 +125,8 @@ DATABASES = {
 # transaction mode that cannot keep them (PgBouncer before 1.21).
 PREPARED_HOT_PATH = env_bool("DATABASE_PREPARED_HOT_PATH", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check of a reused connection that costs no round trip (common/postgresql).
+    DATABASES["default"]["ENGINE"] = "common.postgresql"
     # Opt-in: parameters bound by the server, and a statement run five times on a connection prepared, so that
     # PostgreSQL reuses its plan (the rating page's joins cost more to plan than to run). Off by default: a
     # statement then carries at most 65,535 parameters, which an ORM delete of a 100,000-entry version exceeds.

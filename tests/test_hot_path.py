@@ -440,3 +440,52 @@ def test_a_rating_waiting_for_the_items_lock_sees_the_rating_stored_meanwhile(st
     assert created
     assert list(Rating.objects.filter(assignment=assignment).order_by("created_at")
                 .values_list("value", "is_current")) == [("gist", False), ("excellent", True)]
+
+
+@on_postgresql
+def test_the_health_check_of_a_kept_connection_costs_no_round_trip(monkeypatch):
+    """Before the first query of each request Django checks a kept connection; here that is a look at its socket,
+    not a `SELECT 1` sent to the server."""
+    kept = connections.create_connection("default")
+    try:
+        kept.ensure_connection()
+
+        def no_query(*args, **kwargs):
+            raise AssertionError("the health check queried the server")
+
+        monkeypatch.setattr(kept.connection, "cursor", no_query)
+        monkeypatch.setattr(kept.connection, "execute", no_query)
+        assert kept.is_usable() is True
+    finally:
+        monkeypatch.undo()
+        kept.close()
+
+
+@on_postgresql
+def test_the_health_check_finds_a_connection_the_server_dropped():
+    """A restart, an idle timeout or `pg_terminate_backend`: the server closed the connection, so the next request
+    opens a new one instead of failing on it."""
+    kept = connections.create_connection("default")
+    try:
+        kept.ensure_connection()
+        with kept.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            (pid,) = cursor.fetchone()
+        kept.close_if_unusable_or_obsolete()  # the end of a request: the connection is kept for the next
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s, 5000)", [pid])
+        assert kept.is_usable() is False
+        kept.close_if_health_check_failed()
+        assert kept.connection is None
+        with kept.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            assert cursor.fetchone()[0] != pid
+    finally:
+        kept.close()
+
+
+def test_every_postgresql_database_uses_the_backend_with_the_cheap_health_check():
+    from django.conf import settings
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    assert engine == ("common.postgresql" if connection.vendor == "postgresql" else "django.db.backends.sqlite3")
