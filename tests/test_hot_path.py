@@ -403,6 +403,49 @@ def test_queries_sent_together_give_each_their_own_rows(campaign, pool):
     assert [bool(q["sql"]) for q in captured.captured_queries] == [True, True, True]
 
 
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_begins_in_the_same_round_trip_as_the_queries_sent_together(monkeypatch, pool):
+    """psycopg would wait for the answer to its BEGIN (a sync of the pipeline of its own) before sending the
+    queries: the BEGIN goes with them instead, one sync in all, and the transaction is the caller's."""
+    from django.db import transaction
+    from psycopg._pipeline_base import BasePipeline
+
+    syncs = []
+    enqueue_sync = BasePipeline._enqueue_sync
+    monkeypatch.setattr(BasePipeline, "_enqueue_sync", lambda self: (syncs.append(1), enqueue_sync(self))[1])
+    by_id = CompiledQuery(lambda pk: User.objects.filter(pk=pk).values_list("email"), pk=int)
+    with transaction.atomic():
+        assert compiled.rows_together((by_id, {"pk": pool[0].pk}), (by_id, {"pk": pool[1].pk})) == [
+            [(pool[0].email,)], [(pool[1].email,)]]
+        assert len(syncs) == 1 and connection.connection.pgconn.transaction_status == 2  # INTRANS
+        assert connection.connection.autocommit is False
+        compiled.execute(f"UPDATE {User._meta.db_table} SET first_name = %s WHERE id = %s", ["Begun", pool[0].pk])
+        transaction.set_rollback(True)
+    assert User.objects.get(pk=pool[0].pk).first_name != "Begun"  # the whole transaction was rolled back
+    syncs.clear()
+    with transaction.atomic():
+        User.objects.filter(pk=pool[1].pk).exists()  # begun already: nothing more to send
+        assert compiled.rows_together((by_id, {"pk": pool[0].pk})) == [[(pool[0].email,)]]
+        assert len(syncs) == 1
+    assert connection.connection.autocommit is True
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_query_sent_together_rolls_its_transaction_back_and_leaves_the_connection_usable(pool):
+    from django.db import DatabaseError, transaction
+
+    failing = CompiledQuery(lambda pk: User.objects.filter(pk=pk).extra(select={"boom": "1 / (id - id)"})
+                            .values_list("boom"), pk=int)
+    by_id = CompiledQuery(lambda pk: User.objects.filter(pk=pk).values_list("email"), pk=int)
+    with pytest.raises(DatabaseError, match="division by zero"):
+        with transaction.atomic():
+            compiled.rows_together((by_id, {"pk": pool[0].pk}), (failing, {"pk": pool[0].pk}))
+    assert connection.connection.autocommit is True and connection.connection.pgconn.transaction_status == 0
+    assert by_id.rows(pk=pool[1].pk) == [(pool[1].email,)]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_rating_waiting_for_the_items_lock_sees_the_rating_stored_meanwhile(steward, governance_user):
     """The lock and the checks of a rating go in one round trip, but the checks run once the lock is held: a rating
