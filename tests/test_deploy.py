@@ -55,6 +55,14 @@ def test_production_refuses_to_start_without_secret_key():
     )
 
 
+def test_a_web_worker_keeps_what_it_loaded_out_of_full_collections():
+    """gunicorn imports the WSGI module in each worker: what is loaded by then is frozen (gc.freeze)."""
+    result = run(["-c", "import gc, config.wsgi; print(gc.get_freeze_count())"],
+                 production_env(SECRET_KEY="x" * 50, REDIS_CACHE_URL="redis://127.0.0.1:6379/1"))
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.strip()) > 10_000
+
+
 def load_settings(monkeypatch, **env) -> dict:
     """Evaluate config/settings.py under `env` without touching the settings this test run uses."""
     for name in SETTINGS_VARIABLES:
