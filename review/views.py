@@ -2,6 +2,7 @@
 decision and threshold pages. Thin: parse, call a selector or service, render."""
 
 import uuid
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.contrib import messages
@@ -94,6 +95,16 @@ def item_url(campaign_public_id: uuid.UUID, following: uuid.UUID | None) -> str:
     return reverse("review:rate", kwargs={"public_id": following})
 
 
+ANY_ITEM = uuid.UUID(int=0)
+
+
+def rate_url_maker() -> Callable[[uuid.UUID], str]:
+    """The rating page's address of any item from one `reverse` (the addresses differ only in the item's id): a
+    `reverse` per item was a sixth of the upcoming items' answer."""
+    template, placeholder = reverse("review:rate", kwargs={"public_id": ANY_ITEM}), str(ANY_ITEM)
+    return lambda public_id: template.replace(placeholder, str(public_id))
+
+
 def not_serving(request, campaign: Campaign):
     withdrawn = selectors.consent_withdrawn(campaign)
     return render(request, "review/not_serving.html", {"campaign": campaign, "withdrawn": withdrawn}, status=409)
@@ -131,9 +142,10 @@ def upcoming(request, public_id):
         message = not_serving_message(speaker_campaign_or_404(request, public_id))
         return private(JsonResponse({"error": message, "code": "not_serving"}, status=409))
     items, held_back = selectors.shown_upcoming_items(request.user, campaign, where=request.path)
+    rate_url = rate_url_maker()
     return private(JsonResponse({"items": [
         {"id": str(assignment.public_id),
-         "url": reverse("review:rate", kwargs={"public_id": assignment.public_id}),
+         "url": rate_url(assignment.public_id),
          "shown": shown_token(assignment.public_id), **texts}
         for assignment, texts in items
     ], "held_back": held_back}))

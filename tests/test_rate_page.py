@@ -217,3 +217,17 @@ def test_upcoming_items_cost_the_same_queries_however_many_items_wait(client, st
             campaign=campaign, speaker=pool[0], state="open").count())
         counts.append(len(captured.captured_queries))
     assert counts[0] == counts[1]
+
+
+def test_each_upcoming_item_carries_the_address_of_its_own_rating_page(client, steward, governance_user, pool):
+    from django.urls import reverse
+
+    campaign = services.open_campaign(run_card=gold_card(steward, governance_user), actor=governance_user,
+                                      values=settings_for(pool, sample_size=8, ratings_per_item=1,
+                                                          device_may_hold_secret_items=True))
+    client.force_login(pool[0])
+    items = client.get(f"/review/c/{campaign.public_id}/upcoming/").json()["items"]
+    assert items and len({item["url"] for item in items}) == len(items)
+    for item in items:
+        assert item["url"] == reverse("review:rate", kwargs={"public_id": uuid.UUID(item["id"])})
+        assert client.get(item["url"]).status_code == 200
