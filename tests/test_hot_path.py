@@ -505,6 +505,30 @@ def test_the_health_check_of_a_kept_connection_costs_no_round_trip(monkeypatch):
 
 
 @on_postgresql
+def test_a_connection_idle_for_a_while_is_checked_with_a_query():
+    """A firewall or NAT that silently forgot an idle connection sends nothing: after a few idle seconds only
+    Django's `SELECT 1` can tell."""
+    from common.postgresql.base import POLL_CHECK_SECONDS
+
+    kept = connections.create_connection("default")
+    try:
+        kept.ensure_connection()
+        real_cursor, queried = kept.connection.cursor, []
+
+        def counted_cursor(*args, **kwargs):
+            queried.append(1)
+            return real_cursor(*args, **kwargs)
+
+        kept.connection.cursor = counted_cursor
+        assert kept.is_usable() is True and queried == []
+        kept.known_usable_at -= POLL_CHECK_SECONDS + 1
+        assert kept.is_usable() is True and queried == [1]
+        assert kept.is_usable() is True and queried == [1]  # found usable just now: the socket is enough again
+    finally:
+        kept.close()
+
+
+@on_postgresql
 def test_the_health_check_finds_a_connection_the_server_dropped():
     """A restart, an idle timeout or `pg_terminate_backend`: the server closed the connection, so the next request
     opens a new one instead of failing on it."""
