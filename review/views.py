@@ -99,8 +99,8 @@ ANY_ITEM = uuid.UUID(int=0)
 
 
 def rate_url_maker() -> Callable[[uuid.UUID], str]:
-    """The rating page's address of any item from one `reverse` (the addresses differ only in the item's id): a
-    `reverse` per item was a sixth of the upcoming items' answer."""
+    """The rating page's address of any item from one `reverse` (the addresses differ only in the item's id): twenty
+    `reverse` calls cost about 0.3 ms of the upcoming items' 4.25 ms of CPU."""
     template, placeholder = reverse("review:rate", kwargs={"public_id": ANY_ITEM}), str(ANY_ITEM)
     return lambda public_id: template.replace(placeholder, str(public_id))
 
