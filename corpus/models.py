@@ -102,7 +102,8 @@ class FileLayout(models.TextChoices):
 class DatasetVersion(models.Model):
     """One version of a dataset; frozen once anything (a run card) depends on its exact content."""
 
-    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="versions")
+    # Indexed as the first column of dataset_version_unique.
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="versions", db_index=False)
     version = models.CharField(max_length=50)
     language_pair = models.CharField(max_length=100)
     source_language = models.CharField(max_length=35)
@@ -156,7 +157,8 @@ class DatasetVersion(models.Model):
 class Entry(models.Model):
     """One translation challenge of a dataset version."""
 
-    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries")
+    # Indexed as the first column of entry_unique_position_per_version, among others.
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries", db_index=False)
     position = models.PositiveIntegerField(help_text="Index in the corpus file's entries list.")
     entry_id = models.CharField(max_length=200, help_text="The entry's `id`, as text.")
     source = models.TextField()

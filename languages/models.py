@@ -41,7 +41,9 @@ class InterfaceTranslation(models.Model):
     """One interface string in a community language, keyed like a message catalog entry (context + English
     text). A string without a row shows in English."""
 
-    language = models.ForeignKey(InterfaceLanguage, on_delete=models.CASCADE, related_name="translations")
+    # Indexed as the first column of interfacetranslation_unique.
+    language = models.ForeignKey(InterfaceLanguage, on_delete=models.CASCADE,
+                                 related_name="translations", db_index=False)
     msgctxt = models.CharField(max_length=200, blank=True)
     msgid = models.TextField()
     msgstr = models.TextField()

@@ -177,7 +177,8 @@ class RunCard(models.Model):
 class RunCardResult(models.Model):
     """One `results[]` row, linked to the corpus entry it scores."""
 
-    run_card = models.ForeignKey(RunCard, on_delete=models.CASCADE, related_name="results")
+    # Indexed as the first column of runcardresult_one_per_entry.
+    run_card = models.ForeignKey(RunCard, on_delete=models.CASCADE, related_name="results", db_index=False)
     entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="+")
     position = models.PositiveIntegerField()
     predicted = models.TextField(blank=True)
@@ -197,7 +198,8 @@ class RunCardResult(models.Model):
 class DomainScore(models.Model):
     """Scores of one card over the entries of one domain, computed on arrival for domain-filtered ranking."""
 
-    run_card = models.ForeignKey(RunCard, on_delete=models.CASCADE, related_name="domain_scores")
+    # Indexed as the first column of domainscore_unique.
+    run_card = models.ForeignKey(RunCard, on_delete=models.CASCADE, related_name="domain_scores", db_index=False)
     domain = models.CharField(max_length=20)
     result_count = models.PositiveIntegerField()
     composite = models.FloatField(null=True)

@@ -58,7 +58,9 @@ class Organization(models.Model):
 class Membership(models.Model):
     """One role of one user in one organization; a user with several roles has several rows."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    # Indexed as the first column of membership_unique_role.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="memberships", db_index=False)
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=20, choices=Role.choices)
     created_at = models.DateTimeField(default=timezone.now)
@@ -172,8 +174,9 @@ class AuditEvent(AppendOnlyModel):
     chain, and site-wide events (and every event logged before chains were split) form the `site` chain, so
     that two communities' writers never wait for each other."""
 
+    # Indexed as the first column of auditevent_org_action.
     organization = models.ForeignKey(
-        Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events"
+        Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_events", db_index=False
     )
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="+")

@@ -108,7 +108,8 @@ class Campaign(models.Model):
 class CampaignSpeaker(models.Model):
     """A speaker in a campaign's pool; `left_at` set when they leave (their open items are reassigned)."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool")
+    # Indexed as the first column of campaignspeaker_unique.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     added_at = models.DateTimeField(default=timezone.now)
     left_at = models.DateTimeField(null=True, blank=True)
@@ -122,7 +123,8 @@ class CampaignSpeaker(models.Model):
 class Item(models.Model):
     """One sampled output to rate; a control item shows the entry's human reference as the candidate."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    # Indexed as the first column of item_unique_per_campaign.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items", db_index=False)
     result = models.ForeignKey(RunCardResult, on_delete=models.PROTECT, related_name="+")
     entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="+")
     is_control = models.BooleanField(default=False)
@@ -151,8 +153,11 @@ class Assignment(models.Model):
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
-    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_assignments")
+    # Indexed as the first column of assignment_one_per_item_speaker.
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments", db_index=False)
+    # Indexed as the first column of assignment_queue_order.
+    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                related_name="review_assignments", db_index=False)
     position = models.PositiveIntegerField()
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
     created_at = models.DateTimeField(default=timezone.now)
@@ -197,6 +202,7 @@ class Rating(models.Model):
     timed_by = models.CharField(max_length=6, blank=True, choices=[("device", "device"), ("server", "server")])
     withdrawal = models.ForeignKey(
         "RatingWithdrawal", null=True, blank=True, on_delete=models.PROTECT, related_name="withdrawn_ratings",
+        db_index=False,  # rating_withdrawn: only withdrawn ratings, not every new rating's empty value
         help_text="Set when the speaker withdrew their ratings of the campaign: kept, never counted again.")
 
     class Meta:
@@ -215,6 +221,7 @@ class Rating(models.Model):
                 | Q(active_seconds__gte=0, active_seconds__lte=MAX_RATING_SECONDS),
                 name="rating_active_seconds_in_range"),
         ]
+        indexes = [models.Index(fields=["withdrawal"], condition=Q(withdrawal__isnull=False), name="rating_withdrawn")]
 
     @property
     def flags(self) -> list[str]:
@@ -400,7 +407,9 @@ class SpeakerCredit(models.Model):
         DISPLAY_NAME = "display_name", gettext_lazy("By a name I choose")
         ANONYMOUS = "anonymous", gettext_lazy("Anonymously")
 
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="speaker_credits")
+    # Indexed as the first column of speakercredit_one_per_organization.
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="speaker_credits",
+                                     db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     choice = models.CharField(max_length=12, choices=Choice.choices, default=Choice.ANONYMOUS)
     display_name = models.CharField(max_length=100, blank=True)

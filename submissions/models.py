@@ -41,7 +41,9 @@ class ParticipationTerms(AppendOnlyModel):
     the exact text that was accepted. The ownership-transfer clause is a field of its own (required) so
     that no version can be published without it and pages can show it apart."""
 
-    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="participation_terms")
+    # Indexed as the first column of terms_unique_version.
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT,
+                                     related_name="participation_terms", db_index=False)
     version = models.CharField(max_length=40, help_text="A label such as 1, 2025-1 or 1.1.")
     text = models.TextField(help_text="The terms a submitter accepts.")
     transfer_clause = models.TextField(help_text="The ownership-transfer clause (SPEC §5).")
@@ -66,7 +68,8 @@ class ParticipationTerms(AppendOnlyModel):
 class TermsAcceptance(AppendOnlyModel):
     """A user accepted one exact version of an organization's terms, at this moment."""
 
-    terms = models.ForeignKey(ParticipationTerms, on_delete=models.PROTECT, related_name="acceptances")
+    # Indexed as the first column of terms_accepted_once.
+    terms = models.ForeignKey(ParticipationTerms, on_delete=models.PROTECT, related_name="acceptances", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="terms_acceptances")
     accepted_at = models.DateTimeField(default=timezone.now)
 
@@ -112,7 +115,9 @@ class MethodSubmission(models.Model):
     (a mismatch is refused), so both are constraints."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="method_submissions")
+    # Indexed as the first column of submission_org_state.
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="method_submissions",
+                                     db_index=False)
     submitter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="method_submissions")
     terms_acceptance = models.ForeignKey(TermsAcceptance, on_delete=models.PROTECT, related_name="submissions")
     method_id = models.CharField(max_length=200, help_text="From the method card.")
@@ -246,7 +251,8 @@ class HarnessIntake(models.Model):
 class HarnessIntakeEntry(models.Model):
     """One per-entry row of a harness card, as posted; one per (card, entry id): a batch sent again is ignored."""
 
-    intake = models.ForeignKey(HarnessIntake, on_delete=models.CASCADE, related_name="entries")
+    # Indexed as the first column of harness_intake_entry_once.
+    intake = models.ForeignKey(HarnessIntake, on_delete=models.CASCADE, related_name="entries", db_index=False)
     entry_id = models.CharField(max_length=200)
     row = models.JSONField(help_text="The row as posted, without `run_card_id`.")
 
