@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from common.indexes import ForeignKeyIndexDropped
+
 
 class Migration(migrations.Migration):
 
@@ -11,12 +13,12 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='datasetversion',
             name='dataset',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='corpus.dataset'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='entry',
             name='version',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='corpus.datasetversion'),

@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from common.indexes import ForeignKeyIndexDropped
+
 
 class Migration(migrations.Migration):
 
@@ -11,12 +13,12 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='domainscore',
             name='run_card',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='domain_scores', to='leaderboard.runcard'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='runcardresult',
             name='run_card',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='results', to='leaderboard.runcard'),

@@ -4,6 +4,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from common.indexes import ForeignKeyIndexDropped
+
 
 class Migration(migrations.Migration):
 
@@ -14,32 +16,32 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='assignment',
             name='item',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='review.item'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='assignment',
             name='speaker',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='review_assignments', to=settings.AUTH_USER_MODEL),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='campaignspeaker',
             name='campaign',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='pool', to='review.campaign'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='item',
             name='campaign',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='items', to='review.campaign'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='rating',
             name='withdrawal',
             field=models.ForeignKey(blank=True, db_index=False, help_text='Set when the speaker withdrew their ratings of the campaign: kept, never counted again.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='withdrawn_ratings', to='review.ratingwithdrawal'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='speakercredit',
             name='organization',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='speaker_credits', to='organizations.organization'),

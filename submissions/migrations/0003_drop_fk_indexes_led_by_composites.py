@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from common.indexes import ForeignKeyIndexDropped
+
 
 class Migration(migrations.Migration):
 
@@ -12,22 +14,22 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='harnessintakeentry',
             name='intake',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='submissions.harnessintake'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='methodsubmission',
             name='organization',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='method_submissions', to='organizations.organization'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='participationterms',
             name='organization',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='participation_terms', to='organizations.organization'),
         ),
-        migrations.AlterField(
+        ForeignKeyIndexDropped(
             model_name='termsacceptance',
             name='terms',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='acceptances', to='submissions.participationterms'),
