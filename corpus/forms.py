@@ -69,14 +69,17 @@ class CorpusUploadForm(forms.Form):
         return [self[name] for name in self.SUPPLIED]
 
     def require_missing(self, problems) -> None:
-        """Mark each field the file lacked (or gave otherwise) as required, its problem beside it."""
+        """Mark each field the file lacked (or gave otherwise) as required, its problem beside it: for a field left
+        empty, what to do on this page (the problem's own text also names the command's option and the API's
+        parameter)."""
         for problem in problems:
             name = getattr(problem, "parameter", "")
             if name in self.fields and name not in self.missing:
                 self.missing.append(name)
                 self.fields[name].required = True
                 self.fields[name].widget.attrs["required"] = True
-                self.errors.setdefault(name, self.error_class()).append(problem.message)
+                message = problem.message if self.data.get(name) else _("The file does not give it: fill it in here.")
+                self.errors.setdefault(name, self.error_class()).append(message)
 
 
 class EntryForm(forms.Form):

@@ -391,7 +391,11 @@ def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str
     if "language_pair" not in resolved and isinstance(resolved.get("source_language", (0, None))[1], str) \
             and isinstance(resolved.get("target_language", (0, None))[1], str):
         resolved["language_pair"] = ("", f"{resolved['source_language'][1]}→{resolved['target_language'][1]}")
+    # A pair label follows from the two languages: while one is missing, only the language is asked for.
+    languages_missing = not {"source_language", "target_language"} <= resolved.keys()
     for name, parameter in SUPPLIED_FIELDS.items():
+        if name == "language_pair" and languages_missing:
+            continue
         if name not in resolved and not any(problem.parameter == parameter for problem in problems):
             problems.append(Problem(
                 _("not in the file; give it as %(parameter)s: a field of the import page, the option %(option)s of "

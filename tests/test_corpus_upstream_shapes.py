@@ -5,6 +5,7 @@ builders and corpus_loader read."""
 
 import hashlib
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -167,8 +168,9 @@ def test_bare_list_is_numbered_like_the_harness_and_exported_as_a_list(steward, 
     data = as_bytes(BARE_LIST)
     with pytest.raises(CorpusFileError) as refused:
         import_corpus(data=data, organization=steward, actor=None)
+    # The pair label follows from the two languages: only they are asked for.
     assert [problem.parameter for problem in refused.value.problems] == [
-        "dataset_id", "dataset_version", "language_pair", "source_language", "target_language", "created", "license"]
+        "dataset_id", "dataset_version", "source_language", "target_language", "created", "license"]
     outcome = import_corpus(data=data, organization=steward, actor=None, supplied=SUPPLIED_FOR_LIST)
     version = outcome.version
     assert version.layout == FileLayout.LIST and version.language_pair == "en→crk"
@@ -245,7 +247,8 @@ def test_import_page_shows_and_requires_the_missing_fields(client, curator, stew
     assert refused.status_code == 400
     form = refused.context["form"]
     assert form.missing == ["created", "license"]
-    assert form.fields["created"].required and "give it as created" in form.errors["created"][0]
+    assert form.fields["created"].required
+    assert form.errors["created"] == ["The file does not give it: fill it in here."]
     assert DatasetVersion.objects.count() == 0
     html = refused.content.decode()
     assert "Fields this file lacks" in html and 'name="created"' in html
@@ -253,6 +256,32 @@ def test_import_page_shows_and_requires_the_missing_fields(client, curator, stew
                                                  "file": SimpleUploadedFile("b.json", as_bytes(BUILDER))})
     assert accepted.status_code == 302
     assert DatasetVersion.objects.get().license == "CC-BY-NC-SA-4.0"
+
+
+def test_import_page_without_the_languages_asks_for_them_not_for_the_pair_label(client, curator, steward):
+    """The pair label is optional (the two languages make it): a file without languages leaves it optional, so the
+    corrected upload can be sent without one."""
+    client.force_login(curator)
+    upload = {"organization": "steward", "file": SimpleUploadedFile("l.json", as_bytes(BARE_LIST))}
+    refused = client.post("/datasets/import/", upload)
+    assert refused.status_code == 400
+    form = refused.context["form"]
+    assert "language_pair" not in form.missing and {"source_language", "target_language"} <= set(form.missing)
+    assert not form.fields["language_pair"].required
+    assert not re.search(r'<input[^>]*name="language_pair"[^>]*required', refused.content.decode())
+    given = {name: value for name, value in SUPPLIED_FOR_LIST.items() if name != "language_pair"}
+    accepted = client.post("/datasets/import/", {"organization": "steward", **given,
+                                                 "file": SimpleUploadedFile("l.json", as_bytes(BARE_LIST))})
+    assert accepted.status_code == 302
+    assert DatasetVersion.objects.get().language_pair == f"{given['source_language']}→{given['target_language']}"
+
+
+def test_a_value_given_on_the_page_that_the_file_contradicts_shows_the_contradiction(client, curator, steward):
+    client.force_login(curator)
+    refused = client.post("/datasets/import/", {"organization": "steward", "dataset_version": "4",
+                                                "file": SimpleUploadedFile("f.json", as_bytes(FLAT))})
+    assert refused.status_code == 400
+    assert 'the file gives "3" but dataset_version gives "4"' in refused.context["form"].errors["dataset_version"][0]
 
 
 def test_api_takes_missing_fields_as_query_or_form_parameters(client, curator, steward):
