@@ -365,6 +365,10 @@ def campaign_new(request, public_id):
     if planned:
         initial["ratings_per_item"] = planned["plan_ratings"]
     form = CampaignForm(request.POST or None, organization=organization, initial=initial)
+    pool_size = form.fields["speakers"].queryset.count()
+    if not planned:
+        # Never more ratings per item than the pool has speakers: the default would only be refused.
+        form.initial["ratings_per_item"] = max(1, min(CampaignForm.base_fields["ratings_per_item"].initial, pool_size))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         values = services.CampaignSettings(
@@ -385,11 +389,11 @@ def campaign_new(request, public_id):
     if not plan.is_bound:
         plan = PlanForm(outputs=run_card.result_count, initial={
             "plan_size": form["sample_size"].value(), "plan_ratings": form["ratings_per_item"].value(),
-            "plan_speakers": form.fields["speakers"].queryset.count()})
+            "plan_speakers": max(1, pool_size)})
     chances = (selectors.planned_pass_chances(organization, planned["plan_size"], planned["plan_ratings"],
                                               planned["plan_speakers"]) if planned else None)
     size, per_item = ((planned["plan_size"], planned["plan_ratings"]) if planned
-                      else (initial["sample_size"], CampaignForm.base_fields["ratings_per_item"].initial))
+                      else (initial["sample_size"], form.initial["ratings_per_item"]))
     return render(request, "review/campaign_new.html", {
         "run_card": run_card, "form": form, "plan": plan, "chances": chances,
         "cost": selectors.estimated_cost(organization, size * per_item),

@@ -88,3 +88,39 @@ def test_the_caps_never_go_below_the_policys_own_minimums(monkeypatch):
     strict = replace(GatePolicy(), min_rated_items=500, min_distinct_speakers=25)
     pass_chances(1000, 3, 30, strict, simulations=1)
     assert set(seen) == {(500, 25)}
+
+
+@pytest.mark.django_db
+def test_the_defaults_fit_a_small_pool_and_one_speaker_is_one_speaker(client, steward, governance_user, monkeypatch):
+    card = gold_card(steward, governance_user, count=60)
+    speakers(steward, 1)
+    client.force_login(governance_user)
+    url = f"/review/campaigns/new/{card.public_id}/"
+    page = client.get(url).content.decode()
+    assert 'name="ratings_per_item" value="1"' in page, "never more ratings per item than speakers in the pool"
+    assert 'name="plan_speakers" value="1"' in page
+    monkeypatch.setattr("review.selectors.pass_chances",
+                        lambda *args, **kwargs: planning.pass_chances(*args, simulations=4))
+    planned = client.get(url, {"plan_size": "10", "plan_ratings": "1", "plan_speakers": "1"}).content.decode()
+    assert "10 items, 1 ratings each, 1 speaker (" in planned
+
+
+@pytest.mark.django_db
+def test_a_refused_campaign_lists_its_errors_at_the_top_with_links_to_the_fields(client, steward, governance_user):
+    card = gold_card(steward, governance_user, count=60)
+    [speaker] = speakers(steward, 1)
+    client.force_login(governance_user)
+    answer = client.post(f"/review/campaigns/new/{card.public_id}/", {
+        "title": "", "sample_size": "20", "ratings_per_item": "3", "speakers": [speaker.pk], "seed": "1",
+        "control_count": "0"})
+    html = answer.content.decode()
+    assert answer.status_code == 400
+    summary = html[html.index('id="error-summary"'):]
+    assert html.index('id="error-summary"') < html.index('id="plan-h"'), "before the long plan section"
+    assert '<a href="#id_title">Title</a>: This field is required.' in summary
+    assert 'id="id_speakers"' in html, "the speakers' fieldset is a link target"
+    too_few = client.post(f"/review/campaigns/new/{card.public_id}/", {
+        "title": "Spring review", "sample_size": "20", "ratings_per_item": "3", "speakers": [speaker.pk], "seed": "1",
+        "control_count": "0"}).content.decode()
+    summary = too_few[too_few.index('id="error-summary"'):too_few.index('id="plan-h"')]
+    assert "Each item needs 3 different speakers, but the pool has 1." in summary
