@@ -1,3 +1,4 @@
+from allauth.mfa.base import forms as mfa_forms
 from django import forms
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -19,3 +20,23 @@ class ApiTokenForm(forms.Form):
     lifetime_days = forms.TypedChoiceField(
         label=gettext_lazy("Expires after"), coerce=int, initial=DEFAULT_TOKEN_LIFETIME_DAYS,
         choices=lifetime_choices)
+
+
+class SecondFactorCodeMixin:
+    """The second factor's code field as a phone should offer it: a number pad (authenticator and recovery codes are
+    digits only), and a help text that says a recovery code works too."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        code = self.fields["code"]
+        code.widget.attrs.update(inputmode="numeric", spellcheck="false")
+        code.help_text = gettext_lazy("The six-digit code your authenticator app shows now, or one of your unused "
+                                      "recovery codes.")
+
+
+class AuthenticateForm(SecondFactorCodeMixin, mfa_forms.AuthenticateForm):
+    pass
+
+
+class ReauthenticateForm(SecondFactorCodeMixin, mfa_forms.ReauthenticateForm):
+    pass

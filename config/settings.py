@@ -221,6 +221,7 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 # TOTP secrets are encrypted at rest (accounts/mfa_adapter.py) with this key, or one derived from SECRET_KEY.
 MFA_ADAPTER = "accounts.mfa_adapter.MFAAdapter"
+MFA_FORMS = {"authenticate": "accounts.forms.AuthenticateForm", "reauthenticate": "accounts.forms.ReauthenticateForm"}
 MFA_ENCRYPTION_KEY = os.environ.get("MFA_ENCRYPTION_KEY", "")
 MFA_ENCRYPTION_KEY_FALLBACKS = env_list("MFA_ENCRYPTION_KEY_FALLBACKS", "")
 

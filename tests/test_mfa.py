@@ -6,6 +6,7 @@ have one they see their community's secrets, and signing in asks for the code. S
 
 import datetime
 import io
+import re
 import uuid
 
 import pytest
@@ -293,6 +294,10 @@ def test_signing_in_through_the_form_asks_for_the_totp_code(client, public_versi
     gold = Entry.objects.get(version=public_version, segment="gold_standard")
     assert client.get(f"/datasets/entries/{gold.pk}/").status_code == 404  # not signed in yet
 
+    asked = client.get("/accounts/2fa/authenticate/").content.decode()
+    # A phone offers its number pad for the code, and the page says a recovery code works too.
+    assert re.search(r'<input[^>]*name="code"[^>]*inputmode="numeric"', asked)
+    assert "or one of your unused recovery codes" in asked
     wrong = client.post("/accounts/2fa/authenticate/", {"code": "000000" if totp_code(curator) != "000000"
                                                         else "111111"})
     assert wrong.status_code == 200 and b"Incorrect code" in wrong.content
@@ -300,6 +305,9 @@ def test_signing_in_through_the_form_asks_for_the_totp_code(client, public_versi
     assert signed_in.status_code == 302 and signed_in["Location"] == reverse("accounts:profile")
     entry_page = client.get(f"/datasets/entries/{gold.pk}/")
     assert entry_page.status_code == 200 and SECRET_MARK.encode() in entry_page.content
+    again = client.get("/accounts/2fa/reauthenticate/")
+    assert again.status_code == 200
+    assert re.search(r'<input[^>]*name="code"[^>]*inputmode="numeric"', again.content.decode())
 
 
 def test_signing_in_without_totp_goes_straight_in_and_shows_the_banner(client, curator_without_mfa):
