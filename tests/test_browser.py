@@ -156,7 +156,13 @@ def test_curator_signs_in_sees_every_problem_then_imports(live_server, page, cur
 
 
 def test_anonymous_visitor_sees_public_entries_but_no_secret_text(live_server, page, public_version):
+    failed = []
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
     page.goto(f"{live_server.url}/datasets/")
+    # Every file the page names is there, its icon too (a browser asks for /favicon.ico, a 404, without one).
+    icon = page.locator('link[rel="icon"]').get_attribute("href")
+    assert icon and page.request.get(f"{live_server.url}{icon}").ok
+    assert failed == []
     page.get_by_role("link", name="test-en-crk").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("test-en-crk")
     expect(page.locator("main")).to_contain_text("Gold-standard and held-out entries are secret")
