@@ -542,10 +542,26 @@ def reassign_released(campaign: Campaign, item_pks: list[int]) -> int:
     return len(rows)
 
 
+REASON_LIMIT = 500
+
+
+def checked_reason(reason: str) -> str:
+    """A reason written for the audit log, which keeps it for ever: trimmed, without NUL characters (PostgreSQL
+    stores none), at most REASON_LIMIT characters."""
+    text = reason.strip()
+    if "\x00" in text:
+        raise ReviewError(_("The reason contains a NUL character, which cannot be stored: remove it."), "reason")
+    if len(text) > REASON_LIMIT:
+        raise ReviewError(_("The reason is limited to %(limit)s characters (it has %(length)s).")
+                          % {"limit": REASON_LIMIT, "length": len(text)}, "reason")
+    return text
+
+
 @transaction.atomic
 def set_campaign_status(*, actor: User, campaign: Campaign, status: str, reason: str = "") -> Campaign:
     """Pause, resume or close a campaign; a closed campaign takes no more ratings and stays closed."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    reason = checked_reason(reason)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     allowed: dict[str, set[str]] = {
         Campaign.Status.PAUSED: {Campaign.Status.OPEN},
@@ -562,7 +578,7 @@ def set_campaign_status(*, actor: User, campaign: Campaign, status: str, reason:
     action = {"paused": AuditAction.CAMPAIGN_PAUSED, "open": AuditAction.CAMPAIGN_RESUMED,
               "closed": AuditAction.CAMPAIGN_CLOSED}[status]
     record_event(action, actor=actor, organization=campaign.organization, obj=campaign,
-                 details={"reason": reason.strip()} if reason.strip() else {})
+                 details={"reason": reason} if reason else {})
     refresh_summary_after_commit(campaign)
     return campaign
 
@@ -784,8 +800,9 @@ def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: s
     """Leave a speaker's ratings out of the campaign's figures and recommendation, with governance staff's written
     reason (audited). The ratings are kept; the decision page shows the recommendation both ways."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
+    reason = checked_reason(reason)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    if not reason.strip():
+    if not reason:
         raise ReviewError(_("Write why this speaker's ratings are left out: it is kept in the audit log."), "reason")
     if campaign.decisions.exists():
         raise ReviewError(_("The campaign is decided: its evidence no longer changes."))
@@ -793,7 +810,7 @@ def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: s
         raise ReviewError(_("This speaker has no ratings in the campaign."), "speaker")
     if SpeakerExclusion.objects.filter(campaign=campaign, speaker=speaker, included_at__isnull=True).exists():
         raise ReviewError(_("This speaker's ratings are already left out."), "speaker")
-    exclusion = SpeakerExclusion.objects.create(campaign=campaign, speaker=speaker, reason=reason.strip(),
+    exclusion = SpeakerExclusion.objects.create(campaign=campaign, speaker=speaker, reason=reason,
                                                 excluded_by=actor)
     record_event(AuditAction.SPEAKER_EXCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
                  details={"speaker": speaker.email, "reason": exclusion.reason})

@@ -8,7 +8,7 @@ from django.core import mail
 from organizations.models import AuditEvent
 from review import services
 from review.gate import GatePolicy, evaluate_gate
-from review.models import Decision, Rating, SpeakerExclusion
+from review.models import Campaign, Decision, Rating, SpeakerExclusion
 from review.selectors import campaign_aggregate
 
 from .conftest import SECRET_MARK, publish
@@ -263,3 +263,27 @@ def test_the_decision_page_reads_the_campaigns_ratings_once_whatever_their_numbe
                        for q in captured.captured_queries), "the flagged ratings are counted in the same pass"
         assert page.context["attention"].paginator.count == 3
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("reason, message", [
+    ("resume\x00now", "The reason contains a NUL character"),
+    ("x" * 501, "The reason is limited to 500 characters (it has 501)."),
+])
+def test_a_reason_the_audit_log_cannot_keep_is_refused_naming_it_and_nothing_changes(
+        client, card, governance_user, pool, reason, message):
+    """The audit log keeps a reason for ever: a NUL character (which PostgreSQL refuses: it was a server error) or
+    more than 500 characters are refused with a message, the campaign's status and figures untouched."""
+    campaign = opened(card, governance_user, pool, sample_size=20)
+    harsh = pool[0]
+    rate_everything(campaign, lambda a: "reject" if a.speaker_id == harsh.pk else "excellent")
+    client.force_login(governance_user)
+    events = AuditEvent.objects.count()
+    paused = client.post(f"/review/campaigns/{campaign.public_id}/status/", {"status": "paused", "reason": reason},
+                         follow=True)
+    assert paused.status_code == 200 and message in paused.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.status == Campaign.Status.OPEN
+    left_out = client.post(f"/review/campaigns/{campaign.public_id}/speakers/{harsh.pk}/exclusion/",
+                           {"reason": reason}, follow=True)
+    assert left_out.status_code == 200 and message in left_out.content.decode()
+    assert not SpeakerExclusion.objects.exists() and AuditEvent.objects.count() == events
