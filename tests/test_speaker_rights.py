@@ -13,6 +13,7 @@ import pytest
 from django.core import mail, signing
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.utils import dateformat, timezone
 from openpyxl import load_workbook
 
 from organizations.models import AuditEvent, Membership
@@ -374,6 +375,9 @@ def test_withdrawal_changes_the_figures_reassigns_and_keeps_every_row(client, ca
     client.force_login(leaving)
     confirmation = client.get(f"/review/me/campaigns/{campaign.public_id}/withdraw/").content.decode()
     assert "Your pay is unaffected" in confirmation and "leave every figure" in confirmation
+    # Named with its opening time too: two campaigns of one community and pair opened the same day differ.
+    opened = dateformat.format(timezone.localtime(campaign.opened_at), "j N Y, H:i")
+    assert f"opened {opened}" in confirmation and f"opened {opened}" in client.get("/review/me/").content.decode()
     assert client.post(f"/review/me/campaigns/{campaign.public_id}/withdraw/").status_code == 302
 
     after = selectors.campaign_aggregate(campaign)
