@@ -1,6 +1,6 @@
 """The one text normalisation of entry search, for stored text and queries alike (docs/corpus.md, "Search").
 
-Speakers type without the diacritics of a written standard (Plains Cree SRO "niwapamaw" for "niwâpamâw"),
+Speakers type without the diacritics of a written standard (Plains Cree SRO "tanisi" for "tânisi"),
 on keyboards that lack precomposed syllabics. `Entry.search_text` holds `fold()` of the searchable fields,
 written with every entry (corpus.services.entry_values and Entry.save), and a query is folded the same way,
 so a plain substring test finds it on PostgreSQL and SQLite alike, without the unaccent extension.

@@ -4,6 +4,8 @@ the visibility selector, with `search_text` kept current by every write path."""
 import csv
 import importlib
 import io
+import json
+from pathlib import Path
 
 import pytest
 from django.apps import apps as django_apps
@@ -105,7 +107,23 @@ def test_search_matches_with_and_without_diacritics(client, cree_version, query,
 def test_the_search_form_says_diacritics_are_optional(client, cree_version):
     page = client.get(f"/datasets/versions/{cree_version.pk}/entries/", {"q": "niwapamaw"}).content.decode()
     assert 'type="search" name="q" id="id_q" value="niwapamaw" aria-describedby="id_q_helptext"' in page
-    assert "niwapamaw finds niwâpamâw" in page
+    assert "Tanisi finds tânisi" in page
+
+
+def test_no_fixed_text_of_the_interface_quotes_a_word_of_the_demos_secret_entries():
+    """The demo's secret entries stay secret on a demo site: no template or translation gives away a word of them
+    (the search help once quoted the first word of its gold-standard reference, to every visitor)."""
+    root = Path(__file__).resolve().parent.parent
+    demo = json.loads((root / "corpus" / "demo" / "demo-en-crk.json").read_text(encoding="utf-8"))
+    words = {word for item in demo["entries"] if item["segment"] in ("gold_standard", "held_out")
+             for text in (item["source"], item["reference"]) for word in fold(text).split() if len(word) >= 5}
+    assert words
+    public = {word for item in demo["entries"] if item["segment"] not in ("gold_standard", "held_out")
+              for text in (item["source"], item["reference"]) for word in fold(text).split()}
+    interface = [*root.glob("templates/**/*.html"), *root.glob("locale/*/LC_MESSAGES/*.po")]
+    for path in interface:
+        text = fold(path.read_text(encoding="utf-8"))
+        assert not {word for word in words - public if word in text}, path
 
 
 @pytest.mark.parametrize("persona", ["anonymous", "speaker", "outsider", "curator_without_mfa"])
