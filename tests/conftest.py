@@ -26,6 +26,13 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def uploads_in_a_temporary_folder(settings, tmp_path_factory):
+    """Uploaded files (submission packages, consent documents) go to a folder of the test run, never to the
+    checkout's media/ folder."""
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(autouse=True)
 def force_login_proves_the_second_factor(monkeypatch):
     """`client.force_login(user)` stands for a complete sign-in: password, then the authenticator code when
     the account has one (recorded in the session as allauth's sign-in records it). Tests of sessions that
