@@ -15,6 +15,7 @@ class ErrorKind(StrEnum):
     CONFLICT = "conflict"  # the input is fine, the current state refuses it (already stored, frozen, closed)
     GONE = "gone"  # the community withdrew its consent; nothing was deleted
     TOO_LARGE = "too_large"  # over a size limit; nothing was read or stored
+    THROTTLED = "throttled"  # the actor used up an allowance; the message says until when
 
 
 HTTP_STATUS = {
@@ -24,6 +25,7 @@ HTTP_STATUS = {
     ErrorKind.CONFLICT: HTTPStatus.CONFLICT,
     ErrorKind.GONE: HTTPStatus.GONE,
     ErrorKind.TOO_LARGE: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+    ErrorKind.THROTTLED: HTTPStatus.TOO_MANY_REQUESTS,
 }
 
 

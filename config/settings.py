@@ -333,6 +333,9 @@ if PRODUCTION:
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Run cards: bodies up to this size; cards with more results than this are verified by a Celery task.
+# A refusal by the secret-text scan tells a submitter who may not read the secrets that a string of theirs holds
+# one: after this many in 24 hours, their cards are refused unscanned until the oldest is a day old.
+RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY = int(os.environ.get("RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY", "3"))
 RUN_CARD_MAX_BYTES = int(os.environ.get("RUN_CARD_MAX_BYTES", str(100 * 1024 * 1024)))
 RUN_CARD_INLINE_MAX_RESULTS = int(os.environ.get("RUN_CARD_INLINE_MAX_RESULTS", "2000"))
 # The upstream harness's doors under /supabase/ (docs/run-cards.md): its anonymous lane is closed unless an

@@ -41,8 +41,11 @@ SubmissionSerializer = inline_serializer("RunCardSubmission", {
 def rejection(error: services.RunCardRejected) -> Response:
     detail = error.detail or {ErrorKind.INVALID: "the run card was refused", ErrorKind.NOT_ALLOWED: "not allowed",
                               ErrorKind.CONFLICT: "already stored"}[error.kind]
-    return Response({"detail": f"{detail}; nothing was stored",
-                     "problems": [p.as_dict() for p in error.problems]}, status=error.http_status)
+    response = Response({"detail": f"{detail}; nothing was stored",
+                         "problems": [p.as_dict() for p in error.problems]}, status=error.http_status)
+    if isinstance(error, services.SecretTextRefusalsUsedUp):
+        response["Retry-After"] = str(error.retry_after_seconds)
+    return response
 
 
 def visible_card_or_error(request, public_id) -> RunCard:
@@ -90,8 +93,8 @@ class RunCardListView(APIView):
         "`results[]`, or `{\"run_card\": {...}, \"entries\": [...]}`: the card as the harness seals it and its "
         "per-entry rows beside it (the hash is of the card as sent). Small cards are "
         "verified before the answer (201); large ones answer 202 and are verified by a background task: poll "
-        "`status_url`. A body over RUN_CARD_MAX_BYTES answers 413; too many submissions answer 429 with "
-        "Retry-After.",
+        "`status_url`. A body over RUN_CARD_MAX_BYTES answers 413; too many submissions, or too many cards "
+        "refused for secret text in 24 hours (RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY), answer 429 with Retry-After.",
     )
     def post(self, request):
         body = read_capped_body(request, settings.RUN_CARD_MAX_BYTES, "the run card")

@@ -2,8 +2,9 @@
 
 import itertools
 import json
+import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from django.conf import settings
@@ -36,7 +37,7 @@ from corpus.validation import (
     unstorable_text,
 )
 from organizations.audit import record_event
-from organizations.models import AuditAction
+from organizations.models import AuditAction, AuditEvent
 from organizations.permissions import permitted
 from organizations.selectors import needs_mfa_for_secrets
 
@@ -53,6 +54,15 @@ class RunCardRejected(ApplicationError):
         super().__init__("; ".join(str(p) for p in problems[:5]), kind=kind)
         self.problems = problems
         self.detail = detail
+
+
+class SecretTextRefusalsUsedUp(RunCardRejected):
+    """Too many refusals by the secret-text scan lately (refuse_after_too_many_secret_text_refusals): nothing is
+    scanned until `retry_after_seconds` have passed."""
+
+    def __init__(self, problems: list[FieldProblem], retry_after_seconds: int):
+        super().__init__(ErrorKind.THROTTLED, problems, "too many of your run cards were refused for secret text")
+        self.retry_after_seconds = retry_after_seconds
 
 
 class SecretTextRefused(RunCardRejected):
@@ -308,13 +318,37 @@ def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[st
         raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
     if isinstance(card.get("method_card"), dict):
         owned_method(method_id_of(card["method_card"]), user)
+    reader = permitted(user, "dataset.see_secret", version.dataset)
+    if not reader:
+        refuse_after_too_many_secret_text_refusals(user)
     leaking = public_secret_text(card, version, scored)
     if leaking:
-        # Someone who may not read the secrets learns from a refusal that a string of theirs is one: one path
-        # per request, so that a card full of guesses confirms one at most (submissions are throttled, and
-        # every refusal is audited).
-        shown = leaking if permitted(user, "dataset.see_secret", version.dataset) else leaking[:1]
+        # Someone who may not read the secrets learns from a refusal that a string of theirs holds one: one path
+        # per request (every refusal is audited, and only a few a day are answered at all).
+        shown = leaking if reader else leaking[:1]
         raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
+
+
+SECRET_TEXT_REFUSAL_WINDOW = timedelta(days=1)
+
+
+def refuse_after_too_many_secret_text_refusals(user) -> None:
+    """Each refusal by the scan answers a guess — or as many guesses as the refused string holds — at the text of
+    the secret entries. After RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY of them in 24 hours, every card of the submitter
+    is refused before the scan, whatever it holds (so the refusal says nothing of the card), until the oldest of
+    them is a day old."""
+    limit = settings.RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY
+    since = timezone.now() - SECRET_TEXT_REFUSAL_WINDOW
+    times = list(AuditEvent.objects.filter(action=AuditAction.RUN_CARD_SECRET_TEXT_REFUSED, actor_id=user.pk,
+                                           created_at__gte=since)
+                 .order_by("-created_at").values_list("created_at", flat=True)[:limit])
+    if len(times) < limit:
+        return
+    until = times[-1] + SECRET_TEXT_REFUSAL_WINDOW
+    raise SecretTextRefusalsUsedUp([FieldProblem("", (
+        f"{limit} of your run cards were refused in the last 24 hours for holding the text of secret entries (the "
+        f"steward's governance staff see each refusal): your cards are not accepted until "
+        f"{until.astimezone(UTC):%Y-%m-%d %H:%M} UTC"))], max(1, math.ceil((until - timezone.now()).total_seconds())))
 
 
 def store_card(card: dict, parsed: ParsedCard, version: DatasetVersion, dependency_class: str | None, user,

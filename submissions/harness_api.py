@@ -28,9 +28,17 @@ SIGN_IN_HINT = ("set MT_EVAL_REFRESH_TOKEN (or the Bearer token) to a personal A
 NO_TOKEN = {"", "none", "null", "undefined"}
 
 
+def retry_after(error: intake.HarnessError) -> int | None:
+    """The seconds a 429 asks to wait (its details carry them as JSON)."""
+    return json.loads(error.details)["retry_after_seconds"] if error.status == 429 and error.details else None
+
+
 def error_response(error: intake.HarnessError) -> JsonResponse:
     response = JsonResponse(error.as_dict(), status=error.status)
     response["Cache-Control"] = "no-store"
+    seconds = retry_after(error)
+    if seconds is not None:
+        response["Retry-After"] = str(seconds)
     return response
 
 
@@ -211,7 +219,7 @@ def anonymous_submit(request: HttpRequest) -> HttpResponse:
         check_rate("anonymous", f"address:{request.META.get('REMOTE_ADDR', '')}")
         published, batch = intake.submit_anonymously(body_of(request, "the anonymous submission"))
     except intake.HarnessError as error:
-        retry = json.loads(error.details)["retry_after_seconds"] if error.status == 429 and error.details else None
+        retry = retry_after(error)
         body: dict[str, Any] = {"ok": False, "error": error.message, **error.as_dict()}
         if retry is not None:
             body["retry_after_seconds"] = retry

@@ -28,8 +28,10 @@ FOREIGN_KEY = "23503"
 UNIQUE = "23505"
 CHECK = "23514"
 PRIVILEGE = "42501"
-STATUS_OF_KIND = {ErrorKind.INVALID: 400, ErrorKind.NOT_ALLOWED: 403, ErrorKind.CONFLICT: 409}
-CODE_OF_KIND = {ErrorKind.INVALID: CHECK, ErrorKind.NOT_ALLOWED: PRIVILEGE, ErrorKind.CONFLICT: UNIQUE}
+STATUS_OF_KIND = {ErrorKind.INVALID: 400, ErrorKind.NOT_ALLOWED: 403, ErrorKind.CONFLICT: 409,
+                  ErrorKind.THROTTLED: 429}
+CODE_OF_KIND = {ErrorKind.INVALID: CHECK, ErrorKind.NOT_ALLOWED: PRIVILEGE, ErrorKind.CONFLICT: UNIQUE,
+                ErrorKind.THROTTLED: "PGRST429"}
 ANONYMOUS_SUBMITTER = "anonymous-harness@intake.invalid"
 
 
@@ -55,6 +57,9 @@ class HarnessError(Exception):
 def refused(error: run_cards.RunCardRejected, what: str, outcome: str = "nothing was stored") -> HarnessError:
     """A run-card refusal (every problem, with its JSON path) as PostgREST writes an error."""
     problems = [problem.as_dict() for problem in error.problems]
+    if isinstance(error, run_cards.SecretTextRefusalsUsedUp):
+        return HarnessError(429, CODE_OF_KIND[error.kind], f"{what} was refused: {problems[0]['message']}; {outcome}",
+                            json.dumps({"retry_after_seconds": error.retry_after_seconds}), None, problems)
     details = "; ".join(f"{p['path'] or '(body)'}: {p['message']}" for p in problems[:20])
     if len(problems) > 20:
         details += f"; and {len(problems) - 20} more"

@@ -513,6 +513,28 @@ def test_secret_text_in_the_rows_of_an_unverified_card_is_refused_and_audited(cl
     assert event.details["paths"] == ["results[3].predicted"]
 
 
+def test_once_the_secret_text_refusals_are_used_up_the_harness_is_answered_429(client, version, token, settings):
+    settings.RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY = 1
+    secret = Entry.objects.get(version=version, segment="gold_standard")
+    from .cards import seal
+
+    card, rows = harness_card(version, public_entries(version)[:10])
+    card["dataset"]["entry_count"] = card["scores"]["total"] = 10
+    seal(card)
+    rows[3] = {**rows[3], "predicted": secret.source}
+    row = card_row(card)
+    assert post(client, "run_cards", row, token).status_code == 201
+    assert post(client, "run_card_entries", entry_batches(row["id"], rows)[0], token).status_code == 400
+    clean, _rows = harness_card(version, public_entries(version)[:10], run_suffix="after")
+    clean["dataset"]["entry_count"] = clean["scores"]["total"] = 10
+    seal(clean)
+    answer = post(client, "run_cards", card_row(clean), token)
+    assert answer.status_code == 429 and answer.json()["code"] == "PGRST429"
+    assert "not accepted until" in answer.json()["message"]
+    assert 0 < int(answer["Retry-After"]) == json.loads(answer.json()["details"])["retry_after_seconds"]
+    assert RunCard.objects.count() == 1
+
+
 def test_the_install_reads_query_count_does_not_grow_with_the_cards(client, version, token):
     from django.core.cache import cache
     from django.db import connection

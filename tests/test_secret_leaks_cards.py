@@ -266,3 +266,41 @@ def test_a_steward_reader_is_audited_too_and_the_event_outlives_the_refusal(vers
     [event] = refusals()
     assert event.actor == governance_user and event.details["paths"] == ["method_config.guesses[0]"]
     assert RunCard.objects.count() == 0
+
+
+# --- a few refusals a day --------------------------------------------------------------------------------------
+
+def test_after_three_refusals_in_a_day_every_card_is_refused_unscanned_until_the_first_is_a_day_old(
+        client, version, speaker, settings, monkeypatch):
+    """A refused string may hold any number of guesses, so it is the refusals that are counted: after
+    RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY of them, a card is refused with 429 whether or not it holds a secret — the
+    answer then says nothing of what the card holds — and nothing is stored or audited."""
+    assert settings.RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY == 3
+    many_guesses = " | ".join([*(f"guess {n}" for n in range(2000)), GOLD_TEXT])
+    for _ in range(3):
+        assert post(client, speaker, guessing(version, many_guesses)).status_code == 400
+    assert len(refusals()) == 3
+    for card in (guessing(version), make_card(version, of(version, "development"))):
+        answer = post(client, speaker, card)
+        assert answer.status_code == 429, answer.content
+        assert "not accepted until" in answer.json()["problems"][0]["message"]
+        assert 0 < int(answer["Retry-After"]) <= 24 * 3600
+    assert RunCard.objects.count() == 0 and len(refusals()) == 3
+
+    # The window slides: once the oldest refusal is more than a day old, a card is scanned (and stored) again.
+    a_day_later = refusals()[0].created_at + datetime.timedelta(days=1, seconds=1)
+    monkeypatch.setattr("django.utils.timezone.now", lambda: a_day_later)
+    assert post(client, speaker, make_card(version, of(version, "development"))).status_code == 201
+
+
+def test_the_refusals_of_a_steward_reader_are_not_counted_against_them(version, governance_user, settings):
+    """Someone who may read the secrets learns nothing from a refusal: their cards are always scanned and told
+    every path."""
+    settings.RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY = 1
+    for _ in range(2):
+        card = guessing(version)
+        card["dataset"]["sha256"] = version_hash(governance_user, version).value
+        with pytest.raises(RunCardRejected) as refused:
+            submit_run_card(body=body(seal(card)), actor=governance_user)
+        assert refused.value.http_status == 400
+    assert len(refusals()) == 2
