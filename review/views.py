@@ -405,19 +405,23 @@ def campaign_new(request, public_id):
 @login_required
 @secret_holder_required(Role.GOVERNANCE)
 def campaign_detail(request, public_id):
-    campaign = governed_or_404(request, public_id)
+    return campaign_page(request, governed_or_404(request, public_id))
+
+
+def campaign_page(request, campaign: Campaign, guidance_form: CampaignGuidanceForm | None = None, status: int = 200):
+    """The campaign's page; with a refused `guidance_form`, that form as it was sent, its errors beside it."""
     pool = selectors.pool_progress(campaign)
     active = [row["member"].user_id for row in pool if row["member"].left_at is None]
     return render(request, "review/campaign_detail.html", {
         "campaign": campaign, "pool": pool, "serving": selectors.is_serving(campaign),
         "withdrawn": selectors.consent_withdrawn(campaign),
         "speaker_form": SpeakerForm(organization=campaign.organization, exclude=active),
-        "guidance_form": CampaignGuidanceForm(initial={
+        "guidance_form": guidance_form or CampaignGuidanceForm(initial={
             "instructions": campaign.instructions,
             "device_may_hold_secret_items": campaign.device_may_hold_secret_items}),
         "decision": selectors.decision_in_force(campaign),
         "strata": [{**stratum, "label": stratum_name(stratum.get("difficulty"))} for stratum in campaign.strata],
-    })
+    }, status=status)
 
 
 def stratum_name(difficulty: int | None) -> str:
@@ -432,23 +436,22 @@ def campaign_guidance(request, public_id):
     """Change the speakers' instructions (and whether phones may keep secret items) while the campaign runs."""
     campaign = governed_or_404(request, public_id)
     form = CampaignGuidanceForm(request.POST)
-    if not form.is_valid():
-        for errors in form.errors.values():
-            for error in errors:
-                messages.error(request, error)
-        return redirect("review:campaign", public_id=campaign.public_id)
-    try:
-        services.set_campaign_guidance(
-            campaign=campaign,
-            actor=request.user,
-            instructions=form.cleaned_data["instructions"],
-            device_may_hold_secret_items=form.cleaned_data["device_may_hold_secret_items"],
-        )
-    except services.ReviewError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, _("Instructions saved: speakers see them from their next item."))
-    return redirect("review:campaign", public_id=campaign.public_id)
+    if form.is_valid():
+        try:
+            services.set_campaign_guidance(
+                campaign=campaign,
+                actor=request.user,
+                instructions=form.cleaned_data["instructions"],
+                device_may_hold_secret_items=form.cleaned_data["device_may_hold_secret_items"],
+            )
+        except services.ReviewError as error:
+            # At the top of the page: a closed campaign's page shows its instructions without the form.
+            messages.error(request, str(error))
+        else:
+            messages.success(request, _("Instructions saved: speakers see them from their next item."))
+            return redirect("review:campaign", public_id=campaign.public_id)
+    # Refused: the page again with what was typed, each error beside its field.
+    return campaign_page(request, campaign, guidance_form=form, status=400)
 
 
 @login_required

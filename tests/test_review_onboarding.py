@@ -252,3 +252,21 @@ def test_e_mails_are_written_in_each_speakers_language(card, governance_user, po
 
 
 UTC_NAME = "UTC"
+
+
+@pytest.mark.parametrize("instructions, message", [
+    ("My careful instructions \x00 typed", "Null characters are not allowed."),
+    ("y" * 10_001, "Ensure this value has at most 10000 characters (it has 10001)."),
+])
+def test_refused_instructions_come_back_as_typed_with_the_error_beside_them(client, campaign, governance_user,
+                                                                          instructions, message):
+    client.force_login(governance_user)
+    response = client.post(reverse("review:campaign_guidance", args=[campaign.public_id]),
+                           {"instructions": instructions})
+    assert response.status_code == 400
+    html = response.content.decode()
+    errors = html[html.index('id="id_instructions_error"'):]
+    assert message in errors[:errors.index("</ul>")]
+    assert instructions.split("\x00")[0] in html, "what was typed is still in the form"
+    campaign.refresh_from_db()
+    assert campaign.instructions == "Accept both spellings of ê."
