@@ -267,26 +267,36 @@ def decode_corpus_bytes(data: bytes, max_bytes: int) -> tuple[Any, bool]:
     return parsed, bool(UNSTORABLE_ESCAPE.search(text))
 
 
-def unstorable_text(value: Any) -> str | None:
-    """Why a string can't be stored faithfully (NUL, unpaired surrogate), scanning nested values."""
+def unstorable_string(value: str) -> str | None:
+    """Why a string can't be stored faithfully (NUL, unpaired surrogate)."""
+    if "\x00" in value:
+        return _("contains a NUL character (\\u0000), which cannot be stored")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return _("contains an unpaired UTF-16 surrogate escape, which is not valid Unicode text")
+    return None
+
+
+def unstorable_text(value: Any, path: str = "") -> tuple[str, str] | None:
+    """The first string, nested at any depth in `value`, that can't be stored faithfully: its path below `path`
+    (a member name at its object's path, described as a member name) and why."""
     if isinstance(value, str):
-        if "\x00" in value:
-            return _("contains a NUL character (\\u0000), which cannot be stored")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return _("contains an unpaired UTF-16 surrogate escape, which is not valid Unicode text")
-        return None
+        reason = unstorable_string(value)
+        return None if reason is None else (path, reason)
     if isinstance(value, dict):
-        items = list(value.keys()) + list(value.values())
+        for key, item in value.items():
+            reason = unstorable_string(key) if isinstance(key, str) else None
+            if reason:
+                return path, _("a member name %(reason)s") % {"reason": reason}
+            found = unstorable_text(item, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
     elif isinstance(value, list):
-        items = value
-    else:
-        return None
-    for item in items:
-        reason = unstorable_text(item)
-        if reason:
-            return reason
+        for position, item in enumerate(value):
+            found = unstorable_text(item, f"{path}[{position}]")
+            if found:
+                return found
     return None
 
 
@@ -472,9 +482,10 @@ def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str
         where = "dataset.segment" if inner.get("segment") is not None else "segment"
         problems.append(Problem(_("unknown value %(found)s; expected one of: %(choices)s")
                                 % {"found": describe(segment), "choices": CHOICE_LISTS["segment"]}, field=where))
-    reason = unstorable_text(stored_envelope(document, layout)) or unstorable_text(list(given.values()))
-    if reason:
-        problems.append(Problem(reason, field="dataset" if layout == FileLayout.DATASET else ""))
+    found = (unstorable_text(stored_envelope(document, layout), "dataset" if layout == FileLayout.DATASET else "")
+             or unstorable_text(given))
+    if found:
+        problems.append(Problem(found[1], field=found[0]))
     return fields
 
 
@@ -566,9 +577,9 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
             problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
     if isinstance(raw.get("variant_class"), str) and len(raw["variant_class"]) > 200:
         problem("variant_class", _("expected at most %(limit)s characters") % {"limit": 200})
-    reason = unstorable_text(raw) if scan_text else None
-    if reason:
-        problem("", reason)
+    found = unstorable_text(raw) if scan_text else None
+    if found:
+        problem(*found)
     return len(problems) == before
 
 

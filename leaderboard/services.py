@@ -34,7 +34,7 @@ from corpus.validation import (
     NotStreamed,
     describe,
     refuse_constant,
-    unstorable_text,
+    unstorable_string,
 )
 from organizations.audit import record_event
 from organizations.models import AuditAction, AuditEvent
@@ -77,7 +77,7 @@ class SecretTextRefused(RunCardRejected):
 
 def unstorable_strings(card: dict | list) -> list[tuple[str, str]]:
     """Where the card holds text that cannot be stored faithfully (NUL, unpaired surrogates)."""
-    return [(path, reason) for path, text in strings_of(card) if (reason := unstorable_text(text))]
+    return [(path, reason) for path, text in strings_of(card) if (reason := unstorable_string(text))]
 
 
 @dataclass

@@ -133,7 +133,26 @@ def test_file_over_the_size_limit_is_refused(steward, settings):
 def test_text_that_cannot_be_stored_is_refused(steward, hostile):
     raw = corpus_bytes([entry(1)]).replace(b"source public-1", b"source " + hostile.encode())
     messages = problems_of(raw, steward)
-    assert any("entry #0, id 1" in m and ("NUL" in m or "surrogate" in m) for m in messages), messages
+    assert any("entry #0, id 1, field 'source'" in m and ("NUL" in m or "surrogate" in m) for m in messages), messages
+    assert_nothing_stored()
+
+
+@pytest.mark.parametrize("extra, located", [
+    ({"notes": "a\x00b"}, "field 'notes'"),
+    ({"metadata": {"speaker": {"village": "x\x00y"}}}, "field 'metadata.speaker.village'"),
+    ({"metadata": {"a\x00b": 1}}, "field 'metadata': a member name contains a NUL"),
+])
+def test_a_nul_character_is_located_at_its_field(steward, extra, located):
+    messages = problems_of(corpus_bytes([{**entry(1), **extra}]), steward)
+    assert any(m.startswith(f"entry #0, id 1, {located}") for m in messages), messages
+    assert_nothing_stored()
+
+
+def test_a_nul_character_in_the_envelope_names_its_field(steward):
+    document = json.loads(corpus_bytes([entry(1)]))
+    document["dataset"]["description"] = "a\x00b"
+    messages = problems_of(json.dumps(document).encode(), steward)
+    assert any(m.startswith("field 'dataset.description'") and "NUL" in m for m in messages), messages
     assert_nothing_stored()
 
 
