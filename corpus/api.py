@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.downloads import as_download
+from common.limits import PayloadTooLarge, read_capped_body
 from organizations.models import Organization
 from organizations.permissions import Permitted
 
@@ -32,6 +33,9 @@ from .serializers import (
     ImportResultSerializer,
 )
 from .validation import SUPPLIED_FIELDS, CorpusFileError, Problem
+
+# What a multipart body may carry besides the file itself: its boundaries, headers and the supplied fields.
+MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 
 class Withdrawn(APIException):
@@ -214,9 +218,11 @@ class CorpusImportView(APIView):
         request={"multipart/form-data": inline_serializer("CorpusUpload", {"file": serializers.FileField()}),
                  "application/json": OpenApiTypes.OBJECT},
         responses={201: ImportResultSerializer, 200: ImportResultSerializer, 400: PolymorphicProxySerializer(
-            # The file's problems, or (no file, too large) which request field was wrong.
+            # The file's problems, or (no file) which request field was wrong.
             component_name="CorpusImportRejection", resource_type_field_name=None, serializers=[
-                ImportErrorSerializer, inline_serializer("CorpusUploadProblem", {"file": serializers.CharField()})])},
+                ImportErrorSerializer, inline_serializer("CorpusUploadProblem", {"file": serializers.CharField()})]),
+            413: inline_serializer("CorpusTooLarge", {"detail": serializers.CharField()})},
+        description="A file over CORPUS_MAX_UPLOAD_BYTES answers 413, from its Content-Length before it is read.",
     )
     def post(self, request):
         organization = self.permission_object(request)
@@ -249,20 +255,20 @@ class CorpusImportView(APIView):
         return given
 
     def read_body(self, request) -> bytes:
-        """The upload's bytes, refusing oversized ones before reading them."""
+        """The upload's bytes; over CORPUS_MAX_UPLOAD_BYTES, 413 as soon as that is known: from the declared
+        Content-Length before anything is read (a multipart body may add MULTIPART_OVERHEAD_BYTES to the file), or
+        while a body without one is read."""
         limit = settings.CORPUS_MAX_UPLOAD_BYTES
-        if request.content_type.startswith("multipart/"):
-            upload = request.FILES.get("file")
-            if upload is None:
-                raise ValidationError({"file": "attach the corpus file as the multipart field 'file'"})
-            size = upload.size
-        else:
-            length = request.META.get("CONTENT_LENGTH") or "0"
-            size = int(length) if length.isdigit() else 0
-            upload = None
-        if size > limit:
-            raise ValidationError({"file": f"the file is {size:,} bytes; the limit is {limit:,} bytes"})
-        if upload is not None:
-            return upload.read()
-        # Read the stream, not request.body, which caps at DATA_UPLOAD_MAX_MEMORY_SIZE for form posts.
-        return request.stream.read() if request.stream is not None else b""
+        if not request.content_type.startswith("multipart/"):
+            return read_capped_body(request, limit, "the corpus file")
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        if declared.isdigit() and int(declared) > limit + MULTIPART_OVERHEAD_BYTES:
+            raise PayloadTooLarge(f"the request is {int(declared):,} bytes (Content-Length); the corpus file's limit "
+                                  f"is {limit:,} bytes; nothing was read or stored")
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise ValidationError({"file": "attach the corpus file as the multipart field 'file'"})
+        if upload.size > limit:
+            raise PayloadTooLarge(f"the corpus file is {upload.size:,} bytes; the limit is {limit:,} bytes; nothing "
+                                  "was stored")
+        return upload.read()

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from corpus.models import DatasetVersion, Entry
 
@@ -67,7 +68,15 @@ def test_api_import_size_limit(client, curator, steward, settings):
     client.force_login(curator)
     response = client.post("/api/v1/corpus-imports/?org=steward", corpus_bytes([entry(1)]),
                            content_type="application/json")
-    assert response.status_code == 400 and "the limit is 50 bytes" in response.json()["file"]
+    assert response.status_code == 413 and "the limit is 50 bytes" in response.json()["detail"]
+    upload = client.post("/api/v1/corpus-imports/?org=steward",
+                         {"file": SimpleUploadedFile("c.json", corpus_bytes([entry(1)]))})
+    assert upload.status_code == 413 and "the corpus file is" in upload.json()["detail"]
+    settings.CORPUS_MAX_UPLOAD_BYTES = 10_000
+    huge = client.post("/api/v1/corpus-imports/?org=steward", {"file": SimpleUploadedFile("c.json", b"x")},
+                       CONTENT_LENGTH=str(10_000 + 64 * 1024 + 1))
+    assert huge.status_code == 413 and "(Content-Length)" in huge.json()["detail"]
+    assert not DatasetVersion.objects.exists()
 
 
 def test_api_import_permissions(client, steward, speaker, outsider):
