@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
+from corpus.labels import DOMAIN_LABELS
 from review.bootstrap import REPLICATES, cluster_bootstrap_intervals
 from review.statistics import krippendorff_alpha_ordinal, lower_median, weighted_wilson_interval, wilson_interval
 
@@ -305,7 +306,8 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
         campaign=_with_interval(_weighted(_summarise_group(CAMPAIGN_LABEL, None, pairs), tier_summaries, weights),
                                 whole),
         tiers=tier_summaries,
-        domains=tuple(_summarise_group(key or NO_DOMAIN_LABEL, key, domains[key]) for key in domain_keys),
+        domains=tuple(_summarise_group(DOMAIN_LABELS.get(key, key) if key else NO_DOMAIN_LABEL, key, domains[key])
+                      for key in domain_keys),
         alpha=krippendorff_alpha_ordinal(units, categories=len(RATING_VALUES)),
         alpha_pairable_ratings=sum(len(unit) for unit in units if len(unit) >= 2),
         items=summaries,

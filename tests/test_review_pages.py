@@ -236,6 +236,10 @@ def test_hostile_text_is_rendered_escaped(client, campaign, pool, governance_use
     assert b"<script>alert(1)</script>" not in page.content and b"&lt;script&gt;" in page.content
     flag_cells = page.content.decode().count('<td data-label="Flags">hallucination 1</td>')
     assert flag_cells == 2, "the flag is counted in its difficulty tier's row and in its domain's row"
+    # Domains by their names, as the leaderboard's filter names them, not their codes.
+    # Domains by their names, as the leaderboard's filter names them, not by their codes.
+    html = page.content.decode()
+    assert 'data-label="Group">Medical</th>' in html and 'data-label="Group">medical</th>' not in html
     export = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv")
     assert export.status_code == 200 and "'=HYPERLINK" in export.content.decode("utf-8-sig")
 
