@@ -290,6 +290,7 @@ def test_a_speaker_sees_their_own_hours_and_amount_owed(client, campaign, pool, 
     client.force_login(pool[0])
     page = client.get("/review/me/").content.decode()
     assert "36.00 CAD" in page and "0.50" in page
+    assert "including one you undid or changed" in page, "why this count can exceed the items rated"
     assert "72.00" not in page.replace("36.00", "")  # the other speaker's amount owed is not there
 
 
