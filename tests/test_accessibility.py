@@ -148,6 +148,12 @@ def test_governance_pages(live_server, page, steward, governance_user):  # noqa:
     audit.visit("campaign", f"/review/campaigns/{campaign.public_id}/", "Spring review of clinic phrases")
     audit.visit("decision", f"/review/campaigns/{campaign.public_id}/decision/", "Evidence and decision")
     audit.submit_refused("decision-refused", "Record the decision", "Evidence and decision", errors=2)
+    audit.visit("decision-360", f"/review/campaigns/{campaign.public_id}/decision/", "Evidence and decision",
+                PHONE_360)
+    # On a phone the charts scroll sideways rather than shrink their labels out of reading.
+    label_heights = page.locator("svg.svg-chart text").evaluate_all(
+        "texts => texts.map(t => t.getBoundingClientRect().height)")
+    assert label_heights and min(label_heights) >= 10, label_heights
     audit.visit("campaign-new", f"/review/campaigns/new/{card.public_id}/", "Open a review campaign")
     page.get_by_label("Title").fill("")
     audit.submit_refused("campaign-new-refused", "Open the campaign", "Open a review campaign", errors=2)
