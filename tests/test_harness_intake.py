@@ -4,6 +4,7 @@ PostgREST's errors."""
 
 import json
 import uuid
+from typing import Any
 
 import pytest
 
@@ -492,20 +493,33 @@ def test_a_claim_nothing_recomputed_never_comes_before_a_verified_score(client, 
     assert [(r["model"], r["unverified"]) for r in ranked] == [("acme/mt-small", False), ("acme/boast", True)]
 
 
+def ten_row_card(version, run_suffix: str = "") -> tuple[dict, list[dict]]:
+    """A sealed card of ten public entries and its rows."""
+    from .cards import seal
+
+    card, rows = harness_card(version, public_entries(version)[:10], run_suffix=run_suffix)
+    card["dataset"]["entry_count"] = card["scores"]["total"] = 10
+    seal(card)
+    return card, rows
+
+
+def rows_with_a_secret(client, version, token) -> Any:
+    """A card published without rows, then its rows, one output holding a secret entry's text: the answer."""
+    secret = Entry.objects.get(version=version, segment="gold_standard")
+    card, rows = ten_row_card(version)
+    rows[3] = {**rows[3], "predicted": secret.source}
+    row = card_row(card)
+    assert post(client, "run_cards", row, token).status_code == 201
+    return post(client, "run_card_entries", entry_batches(row["id"], rows)[0], token)
+
+
 def test_secret_text_in_the_rows_of_an_unverified_card_is_refused_and_audited(client, version, token):
     """The rows complete a card stored unverified; one output holds a secret entry's text: refused, the card stays
     as published, and the refusal is in the steward's audit log (recorded after the refused rows rolled back)."""
     from organizations.models import AuditAction, AuditEvent
 
     secret = Entry.objects.get(version=version, segment="gold_standard")
-    card, rows = harness_card(version, public_entries(version)[:10])
-    card["dataset"]["entry_count"] = card["scores"]["total"] = 10
-    from .cards import seal
-    seal(card)
-    rows[3] = {**rows[3], "predicted": secret.source}
-    row = card_row(card)
-    assert post(client, "run_cards", row, token).status_code == 201
-    refusal = post(client, "run_card_entries", entry_batches(row["id"], rows)[0], token)
+    refusal = rows_with_a_secret(client, version, token)
     assert refusal.status_code == 400 and "results[3].predicted" in refusal.json()["details"]
     assert secret.source not in refusal.content.decode()
     assert RunCard.objects.get().status == "unverified"
@@ -515,19 +529,8 @@ def test_secret_text_in_the_rows_of_an_unverified_card_is_refused_and_audited(cl
 
 def test_once_the_secret_text_refusals_are_used_up_the_harness_is_answered_429(client, version, token, settings):
     settings.RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY = 1
-    secret = Entry.objects.get(version=version, segment="gold_standard")
-    from .cards import seal
-
-    card, rows = harness_card(version, public_entries(version)[:10])
-    card["dataset"]["entry_count"] = card["scores"]["total"] = 10
-    seal(card)
-    rows[3] = {**rows[3], "predicted": secret.source}
-    row = card_row(card)
-    assert post(client, "run_cards", row, token).status_code == 201
-    assert post(client, "run_card_entries", entry_batches(row["id"], rows)[0], token).status_code == 400
-    clean, _rows = harness_card(version, public_entries(version)[:10], run_suffix="after")
-    clean["dataset"]["entry_count"] = clean["scores"]["total"] = 10
-    seal(clean)
+    assert rows_with_a_secret(client, version, token).status_code == 400
+    clean, _rows = ten_row_card(version, run_suffix="after")
     answer = post(client, "run_cards", card_row(clean), token)
     assert answer.status_code == 429 and answer.json()["code"] == "PGRST429"
     assert "not accepted until" in answer.json()["message"]

@@ -3,29 +3,18 @@ nothing else: on SQLite the tables keep their triggers (the leaderboard's cache 
 would rebuild the tables without them), on PostgreSQL the foreign key constraints are the same ones, not dropped and
 checked again over every row. Each database is a scratch one, migrated by `manage.py migrate` as an operator would."""
 
-import os
 import sqlite3
-import subprocess
-import sys
-import uuid
 from pathlib import Path
 
 import psycopg
-import pytest
-from django.db import connection
 
-ROOT = Path(__file__).resolve().parent.parent
+from .scratch import manage, scratch_database  # noqa: F401 - fixture
+
 BEFORE = [("corpus", "0011"), ("languages", "0001"), ("leaderboard", "0007"), ("organizations", "0006"),
           ("review", "0012"), ("submissions", "0002")]
 DROPPED = {"review_assignment_item_id_36233156", "review_assignment_speaker_id_75145a0d",
            "review_rating_withdrawal_id_3ee8f273", "corpus_entry_version_id_690a593d",
            "leaderboard_runcardresult_run_card_id_72156fa8", "governance_auditevent_organization_id_81a16bd2"}
-
-
-def manage(url: str, *args: str) -> None:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**os.environ, "DATABASE_URL": url},
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def migrate_to_before(url: str) -> None:
@@ -70,27 +59,8 @@ def test_on_sqlite_the_indexes_go_and_come_back_and_the_tables_keep_their_trigge
     assert sqlite_schema(path, "trigger") == triggers
 
 
-@pytest.fixture
-def scratch_postgresql():
-    if connection.vendor != "postgresql":
-        pytest.skip("foreign key constraints as PostgreSQL keeps them")
-    params = connection.settings_dict
-    name = f"champollion_indexes_{uuid.uuid4().hex[:8]}"
-    server = dict(host=params["HOST"] or "127.0.0.1", port=params["PORT"] or 5432, user=params["USER"] or "postgres",
-                  password=params["PASSWORD"] or None, autocommit=True)
-    with psycopg.connect(dbname="postgres", **server) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    password = f":{server['password']}" if server["password"] else ""
-    try:
-        yield (f"postgres://{server['user']}{password}@{server['host']}:{server['port']}/{name}",
-               dict(dbname=name, **server))
-    finally:
-        with psycopg.connect(dbname="postgres", **server) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def test_on_postgresql_only_the_indexes_change(scratch_postgresql):
-    url, database = scratch_postgresql
+def test_on_postgresql_only_the_indexes_change(scratch_database):  # noqa: F811
+    url, database = scratch_database
     migrate_to_before(url)
     catalog = ("SELECT conname, oid FROM pg_constraint WHERE contype = 'f'",
                "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")

@@ -6,17 +6,11 @@ The test builds that database for real: a scratch PostgreSQL database migrated t
 move (today's schema, when `governance` owned the tables), filled with rows through SQL, then migrated to the end
 by `manage.py migrate` in a child process, as an operator would."""
 
-import os
-import subprocess
-import sys
-import uuid
-from pathlib import Path
-
 import psycopg
 import pytest
-from django.db import connection
 
-ROOT = Path(__file__).resolve().parent.parent
+from .scratch import manage, scratch_database  # noqa: F401 - fixture
+
 BEFORE_THE_MOVE = [("accounts", "0003"), ("governance", "0004"), ("corpus", "0008"), ("leaderboard", "0001"),
                    ("review", "0002")]
 MOVED = {"organizations": ["organization", "membership", "invitation", "auditevent"],
@@ -24,35 +18,7 @@ MOVED = {"organizations": ["organization", "membership", "invitation", "auditeve
                          "ownershiptransfer"]}
 
 
-@pytest.fixture
-def scratch_database():
-    if connection.vendor != "postgresql":
-        pytest.skip("the moved tables keep PostgreSQL triggers and constraints: runs against PostgreSQL")
-    params = connection.settings_dict
-    name = f"champollion_history_{uuid.uuid4().hex[:8]}"
-    server = dict(host=params["HOST"] or "127.0.0.1", port=params["PORT"] or 5432, user=params["USER"] or "postgres",
-                  password=params["PASSWORD"] or None, autocommit=True)
-    with psycopg.connect(dbname="postgres", **server) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = f"postgres://{server['user']}@{server['host']}:{server['port']}/{name}"
-    if server["password"]:
-        url = f"postgres://{server['user']}:{server['password']}@{server['host']}:{server['port']}/{name}"
-    try:
-        yield url, dict(dbname=name, **server)
-    finally:
-        with psycopg.connect(dbname="postgres", **server) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def manage(url: str, *args: str) -> str:
-    env = {**os.environ, "DATABASE_URL": url}
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
-
-
-def test_a_database_from_before_the_move_keeps_its_rows_constraints_and_triggers(scratch_database):
+def test_a_database_from_before_the_move_keeps_its_rows_constraints_and_triggers(scratch_database):  # noqa: F811
     url, database = scratch_database
     for app, migration in BEFORE_THE_MOVE:
         manage(url, "migrate", app, migration, "--noinput")

@@ -44,12 +44,17 @@ def test_a_large_sample_and_a_large_pool_are_planned_at_the_caps(monkeypatch):
     assert set(seen) == {(planning.MAX_PLANNED_ITEMS, planning.MAX_PLANNED_SPEAKERS)}
 
 
+def campaign_form_url(client, steward, governance_user, pool_size: int) -> str:
+    """The new-campaign page of a 60-output gold card, for governance staff signed in, with a pool of `pool_size`."""
+    card = gold_card(steward, governance_user, count=60)
+    speakers(steward, pool_size)
+    client.force_login(governance_user)
+    return f"/review/campaigns/new/{card.public_id}/"
+
+
 @pytest.mark.django_db
 def test_the_campaign_form_shows_the_plan_and_prefills_its_numbers(client, steward, governance_user, monkeypatch):
-    card = gold_card(steward, governance_user, count=60)
-    speakers(steward, 5)
-    client.force_login(governance_user)
-    url = f"/review/campaigns/new/{card.public_id}/"
+    url = campaign_form_url(client, steward, governance_user, 5)
     page = client.get(url).content.decode()
     assert "Before opening: the chance of a pass" in page and 'name="plan_speakers" value="5"' in page
     assert "Chance the gate recommends a pass" not in page, "nothing is simulated until asked"
@@ -92,10 +97,7 @@ def test_the_caps_never_go_below_the_policys_own_minimums(monkeypatch):
 
 @pytest.mark.django_db
 def test_the_defaults_fit_a_small_pool_and_one_speaker_is_one_speaker(client, steward, governance_user, monkeypatch):
-    card = gold_card(steward, governance_user, count=60)
-    speakers(steward, 1)
-    client.force_login(governance_user)
-    url = f"/review/campaigns/new/{card.public_id}/"
+    url = campaign_form_url(client, steward, governance_user, 1)
     page = client.get(url).content.decode()
     assert 'name="ratings_per_item" value="1"' in page, "never more ratings per item than speakers in the pool"
     assert 'name="plan_speakers" value="1"' in page
