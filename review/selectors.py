@@ -394,6 +394,13 @@ def governed_campaigns(user) -> QuerySet[Campaign]:
             .defer(*LARGE_CARD_FIELDS))
 
 
+def with_last_rating(campaigns: QuerySet[Campaign]) -> QuerySet[Campaign]:
+    """Each campaign with `last_rated_at`, the time of its newest rating (services.figures_stale), in the same
+    query."""
+    newest = Rating.objects.filter(assignment__campaign=OuterRef("pk")).order_by("-created_at").values("created_at")
+    return campaigns.annotate(last_rated_at=Subquery(newest[:1]))
+
+
 def governed_campaign(user, public_id) -> Campaign | None:
     """A campaign for its organization's governance staff; None (404) for everybody else."""
     return governed_campaigns(user).filter(public_id=public_id).first()

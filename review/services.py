@@ -2,12 +2,14 @@
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import partial
 
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
@@ -816,6 +818,44 @@ def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: s
                  details={"speaker": speaker.email, "reason": exclusion.reason})
     refresh_summary_after_commit(campaign)
     return exclusion
+
+
+FIGURES_REQUEST_SECONDS = 60
+FIGURES_REQUESTED_PER_VIEW = 3
+
+
+def figures_stale(campaign: Campaign) -> bool:
+    """No figures were stored since the sample was drawn, or ratings arrived after they were (`last_rated_at`, from
+    selectors.with_last_rating)."""
+    if campaign.status == Campaign.Status.PREPARING:
+        return False
+    if campaign.summary_at is None:
+        return True
+    rated_at = getattr(campaign, "last_rated_at", None)
+    return rated_at is not None and rated_at > campaign.summary_at
+
+
+def request_fresh_figures(campaigns: Sequence[Campaign]) -> None:
+    """Ask for the figures of the campaigns whose stored ones are stale (`refresh_campaign_summary_task`, after the
+    current transaction commits), the oldest first, at most FIGURES_REQUESTED_PER_VIEW, and give those campaigns
+    the figures stored by then. With a worker they arrive for a later view; with no broker (a laptop's `make run`,
+    no Celery beat either) the task runs in-process, so this view shows them already. The cache remembers each
+    request for FIGURES_REQUEST_SECONDS: views meanwhile neither ask again nor recompute."""
+    stale = sorted((campaign for campaign in campaigns if figures_stale(campaign)),
+                   key=lambda campaign: (campaign.summary_at is not None, campaign.summary_at or 0))
+    requested = [campaign.pk for campaign in stale[:FIGURES_REQUESTED_PER_VIEW]
+                 if cache.add(f"campaign-figures-requested:{campaign.pk}", True, FIGURES_REQUEST_SECONDS)]
+    if not requested:
+        return
+    from .tasks import refresh_campaign_summary_task
+
+    for pk in requested:
+        transaction.on_commit(partial(refresh_campaign_summary_task.delay, pk), robust=True)
+    stored = {pk: (summary, summary_at) for pk, summary, summary_at in
+              Campaign.objects.filter(pk__in=requested).values_list("pk", "summary", "summary_at")}
+    for campaign in campaigns:
+        if campaign.pk in stored:
+            campaign.summary, campaign.summary_at = stored[campaign.pk]
 
 
 def refresh_summary_after_commit(campaign: Campaign) -> None:

@@ -346,7 +346,9 @@ def governed_or_404(request, public_id) -> Campaign:
 @login_required
 @secret_holder_required(Role.GOVERNANCE)
 def campaigns(request):
-    return render(request, "review/campaigns.html", {"campaigns": selectors.governed_campaigns(request.user)})
+    listed = list(selectors.with_last_rating(selectors.governed_campaigns(request.user)))
+    services.request_fresh_figures(listed)
+    return render(request, "review/campaigns.html", {"campaigns": listed})
 
 
 @login_required

@@ -3,21 +3,18 @@ method submissions to move on, review campaigns to decide, the latest audit even
 or two queries whatever the amount of data (stale campaign figures add a bounded refresh, `request_fresh_figures`);
 nothing here reads an entry's text."""
 
-import functools
 from dataclasses import dataclass
 
-from django.core.cache import cache
-from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils.translation import gettext, gettext_lazy
 
 from corpus.models import CONSENT_USE_SHORT_LABELS, ConsentUse, Dataset
 from organizations.models import AuditEvent, Organization
 from organizations.selectors import audit_log
+from review import services as review_services
 from review.gate import OUTCOME_LABELS
-from review.models import Campaign, Decision, Rating
-from review.selectors import governed_campaigns
-from review.tasks import refresh_campaign_summary_task
+from review.models import Campaign, Decision
+from review.selectors import governed_campaigns, with_last_rating
 
 from .models import MethodSubmission, SubmissionState
 from .selectors import governed_submissions
@@ -27,8 +24,6 @@ WAITING_SHOWN = 10
 # Celery beat refreshes the stored figures of open campaigns every five minutes; without beat (`make run`) nothing
 # would, so the dashboard asks for the figures it shows when none are stored or ratings arrived after they were: at
 # most once a minute per campaign, and for a few campaigns per view, so that a view never recomputes much.
-FIGURES_REQUEST_SECONDS = 60
-FIGURES_REQUESTED_PER_VIEW = 3
 
 # What governance staff do next with a submission in each state that is not final (docs/submissions.md).
 NEXT_STEPS = {
@@ -124,16 +119,6 @@ class UndecidedCampaign:
         return str(OUTCOME_LABELS.get((self.campaign.summary or {}).get("gate"), ""))
 
     @property
-    def figures_stale(self) -> bool:
-        """No figures were stored since the sample was drawn, or ratings arrived after they were."""
-        if self.campaign.status == Campaign.Status.PREPARING:
-            return False
-        if self.campaign.summary_at is None:
-            return True
-        rated_at = getattr(self.campaign, "last_rated_at", None)
-        return rated_at is not None and rated_at > self.campaign.summary_at
-
-    @property
     def situation(self) -> str:
         if self.fully_covered:
             return gettext("Every item has its ratings — ready for a decision")
@@ -157,31 +142,15 @@ def campaigns_needing_decision(user, organization: Organization) -> list[Undecid
     """The organization's campaigns without a decision in force (none recorded: `decision_in_force` would
     answer None), those ready for one first; one query, however many campaigns."""
     decided = Decision.objects.filter(campaign=OuterRef("pk"))
-    last_rating = Rating.objects.filter(assignment__campaign=OuterRef("pk")).order_by("-created_at").values(
-        "created_at")[:1]
-    campaigns = (governed_campaigns(user).filter(organization=organization).filter(~Exists(decided))
-                 .annotate(last_rated_at=Subquery(last_rating)).defer("strata").order_by("-opened_at"))
+    campaigns = (with_last_rating(governed_campaigns(user).filter(organization=organization).filter(~Exists(decided)))
+                 .defer("strata").order_by("-opened_at"))
     return sorted((UndecidedCampaign(campaign) for campaign in campaigns), key=lambda row: row.priority)
 
 
 def request_fresh_figures(rows: list[UndecidedCampaign]) -> list[UndecidedCampaign]:
-    """Ask for the figures of the campaigns whose stored ones are stale (`refresh_campaign_summary_task`, after the
-    current transaction commits), and return the rows with the figures stored by then. With a worker they arrive
-    for a later view; with no broker the task runs in-process, so this view shows them already. The cache
-    remembers each request for a minute: views meanwhile neither ask again nor recompute."""
-    stale = sorted((row for row in rows if row.figures_stale),
-                   key=lambda row: (row.campaign.summary_at is not None, row.campaign.summary_at or 0))
-    requested = [row.campaign.pk for row in stale[:FIGURES_REQUESTED_PER_VIEW]
-                 if cache.add(f"campaign-figures-requested:{row.campaign.pk}", True, FIGURES_REQUEST_SECONDS)]
-    if not requested:
-        return rows
-    for pk in requested:
-        transaction.on_commit(functools.partial(refresh_campaign_summary_task.delay, pk), robust=True)
-    stored = {pk: (summary, summary_at) for pk, summary, summary_at in
-              Campaign.objects.filter(pk__in=requested).values_list("pk", "summary", "summary_at")}
-    for row in rows:
-        if row.campaign.pk in stored:
-            row.campaign.summary, row.campaign.summary_at = stored[row.campaign.pk]
+    """The rows after asking for their campaigns' stale figures (review.services.request_fresh_figures), in order
+    again: fresh figures may make a campaign ready."""
+    review_services.request_fresh_figures([row.campaign for row in rows])
     return sorted(rows, key=lambda row: row.priority)
 
 

@@ -7,6 +7,7 @@ from django.core.cache import cache
 
 from review import services as review_services
 from review.models import Assignment, Campaign
+from review.services import figures_stale
 
 from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
 
@@ -51,7 +52,7 @@ def test_stale_figures_are_asked_for_once_then_shown(client, campaign, governanc
     assert callbacks == [] and (row.covered_items, row.item_count, row.gate_label) == (0, 4, "Insufficient evidence")
 
     rate_everything(campaign)
-    assert campaign_row(client.get(DASHBOARD)).figures_stale
+    assert figures_stale(campaign_row(client.get(DASHBOARD)).campaign)
     cache.delete(f"campaign-figures-requested:{campaign.pk}")  # a minute later
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         client.get(DASHBOARD)
@@ -62,7 +63,7 @@ def test_stale_figures_are_asked_for_once_then_shown(client, campaign, governanc
 
     assignment = Assignment.objects.filter(campaign=campaign).first()
     submit(assignment, "excellent")  # a changed rating, after the figures were stored
-    assert campaign_row(client.get(DASHBOARD)).figures_stale
+    assert figures_stale(campaign_row(client.get(DASHBOARD)).campaign)
     with django_capture_on_commit_callbacks() as callbacks:
         client.get(DASHBOARD)
     assert callbacks == [], "asked for less than a minute ago: not again"
@@ -70,24 +71,22 @@ def test_stale_figures_are_asked_for_once_then_shown(client, campaign, governanc
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         client.get(DASHBOARD)
     assert len(callbacks) == 1
-    assert not campaign_row(client.get(DASHBOARD)).figures_stale
+    assert not figures_stale(campaign_row(client.get(DASHBOARD)).campaign)
 
 
 @pytest.mark.django_db
 def test_a_view_asks_for_a_few_campaigns_at_most(client, steward, governance_user, eager_tasks,
                                                  django_capture_on_commit_callbacks):
-    from submissions.dashboard import FIGURES_REQUESTED_PER_VIEW
-
     card = gold_card(steward, governance_user, count=12)
     pool = speakers(steward, 2)
-    for number in range(FIGURES_REQUESTED_PER_VIEW + 2):
+    for number in range(review_services.FIGURES_REQUESTED_PER_VIEW + 2):
         opened = review_services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
             pool, title=f"Campaign {number}", sample_size=2, ratings_per_item=1))
         rate_everything(opened)
     client.force_login(governance_user)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         client.get(DASHBOARD)
-    assert len(callbacks) == FIGURES_REQUESTED_PER_VIEW
+    assert len(callbacks) == review_services.FIGURES_REQUESTED_PER_VIEW
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         client.get(DASHBOARD)
     assert len(callbacks) == 2

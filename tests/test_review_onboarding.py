@@ -270,3 +270,23 @@ def test_refused_instructions_come_back_as_typed_with_the_error_beside_them(clie
     assert instructions.split("\x00")[0] in html, "what was typed is still in the form"
     campaign.refresh_from_db()
     assert campaign.instructions == "Accept both spellings of ê."
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_campaigns_list_shows_figures_computed_since_the_last_rating(client, campaign, governance_user,
+                                                                         eager_tasks, monkeypatch):
+    """Without Celery beat (a laptop's `make run`) the list's figures were refreshed only when a campaign changed
+    status: after ratings it showed dashes for ever. It now asks for the figures older than the newest rating, as
+    the governance dashboard does (review.services.request_fresh_figures) — in-process without a broker, so this
+    very view shows them — and asks once a minute at most, however often the list is viewed."""
+    rate_everything(campaign, lambda assignment: "acceptable")
+    Campaign.objects.filter(pk=campaign.pk).update(summary={}, summary_at=None)
+    refreshed = []
+    real = services.refresh_summary
+    monkeypatch.setattr(services, "refresh_summary", lambda pk: refreshed.append(pk) or real(pk))
+    client.force_login(governance_user)
+    page = client.get("/review/campaigns/").content.decode()
+    assert refreshed == [campaign.pk]
+    assert '<td data-label="Coverage">1.00</td>' in page, "drawn with the figures just computed"
+    client.get("/review/campaigns/")
+    assert refreshed == [campaign.pk], "fresh: not asked again"
