@@ -395,10 +395,20 @@ def governed_campaigns(user) -> QuerySet[Campaign]:
 
 
 def with_last_rating(campaigns: QuerySet[Campaign]) -> QuerySet[Campaign]:
-    """Each campaign with `last_rated_at`, the time of its newest rating (services.figures_stale), in the same
-    query."""
+    """Each campaign with `last_rated_at`, the time of its newest rating (figures_stale), in the same query."""
     newest = Rating.objects.filter(assignment__campaign=OuterRef("pk")).order_by("-created_at").values("created_at")
     return campaigns.annotate(last_rated_at=Subquery(newest[:1]))
+
+
+def figures_stale(campaign: Campaign) -> bool:
+    """No figures were stored since the sample was drawn, or ratings arrived after they were (`last_rated_at`, from
+    with_last_rating)."""
+    if campaign.status == Campaign.Status.PREPARING:
+        return False
+    if campaign.summary_at is None:
+        return True
+    rated_at = getattr(campaign, "last_rated_at", None)
+    return rated_at is not None and rated_at > campaign.summary_at
 
 
 def governed_campaign(user, public_id) -> Campaign | None:

@@ -21,6 +21,7 @@ from common import compiled, errors
 from common.errors import ApplicationError
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
+from corpus.validation import unstorable_string
 from leaderboard.models import RunCard, RunCardResult
 from organizations.audit import record_event
 from organizations.models import AuditAction, Membership, Organization, Role
@@ -548,11 +549,12 @@ REASON_LIMIT = 500
 
 
 def checked_reason(reason: str) -> str:
-    """A reason written for the audit log, which keeps it for ever: trimmed, without NUL characters (PostgreSQL
-    stores none), at most REASON_LIMIT characters."""
+    """A reason written for the audit log, which keeps it for ever: trimmed, text PostgreSQL can store
+    (corpus.validation.unstorable_string), at most REASON_LIMIT characters."""
     text = reason.strip()
-    if "\x00" in text:
-        raise ReviewError(_("The reason contains a NUL character, which cannot be stored: remove it."), "reason")
+    unstorable = unstorable_string(text)
+    if unstorable:
+        raise ReviewError(_("The reason %(problem)s.") % {"problem": unstorable}, "reason")
     if len(text) > REASON_LIMIT:
         raise ReviewError(_("The reason is limited to %(limit)s characters (it has %(length)s).")
                           % {"limit": REASON_LIMIT, "length": len(text)}, "reason")
@@ -820,19 +822,12 @@ def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: s
     return exclusion
 
 
+# Celery beat refreshes the stored figures of open campaigns every five minutes; without beat (`make run`) nothing
+# would, so the pages that show them (the governance dashboard, the list of campaigns) ask for the figures when none
+# are stored or ratings arrived after they were: at most once a minute per campaign, and for a few campaigns per
+# view, so that a view never recomputes much.
 FIGURES_REQUEST_SECONDS = 60
 FIGURES_REQUESTED_PER_VIEW = 3
-
-
-def figures_stale(campaign: Campaign) -> bool:
-    """No figures were stored since the sample was drawn, or ratings arrived after they were (`last_rated_at`, from
-    selectors.with_last_rating)."""
-    if campaign.status == Campaign.Status.PREPARING:
-        return False
-    if campaign.summary_at is None:
-        return True
-    rated_at = getattr(campaign, "last_rated_at", None)
-    return rated_at is not None and rated_at > campaign.summary_at
 
 
 def request_fresh_figures(campaigns: Sequence[Campaign]) -> None:
@@ -841,6 +836,8 @@ def request_fresh_figures(campaigns: Sequence[Campaign]) -> None:
     the figures stored by then. With a worker they arrive for a later view; with no broker (a laptop's `make run`,
     no Celery beat either) the task runs in-process, so this view shows them already. The cache remembers each
     request for FIGURES_REQUEST_SECONDS: views meanwhile neither ask again nor recompute."""
+    from .selectors import figures_stale
+
     stale = sorted((campaign for campaign in campaigns if figures_stale(campaign)),
                    key=lambda campaign: (campaign.summary_at is not None, campaign.summary_at or 0))
     requested = [campaign.pk for campaign in stale[:FIGURES_REQUESTED_PER_VIEW]

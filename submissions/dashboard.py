@@ -21,9 +21,6 @@ from .selectors import governed_submissions
 
 RECENT_EVENTS = 10
 WAITING_SHOWN = 10
-# Celery beat refreshes the stored figures of open campaigns every five minutes; without beat (`make run`) nothing
-# would, so the dashboard asks for the figures it shows when none are stored or ratings arrived after they were: at
-# most once a minute per campaign, and for a few campaigns per view, so that a view never recomputes much.
 
 # What governance staff do next with a submission in each state that is not final (docs/submissions.md).
 NEXT_STEPS = {

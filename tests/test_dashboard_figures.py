@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from review import services as review_services
 from review.models import Assignment, Campaign
-from review.services import figures_stale
+from review.selectors import figures_stale
 
 from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
 
