@@ -132,6 +132,14 @@ class DatasetVersion(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     imported_at = models.DateTimeField(default=timezone.now)
+    note = models.TextField(blank=True, help_text=(
+        "The version's note, shown with it: what changed from the version it came from (a rotation says only that "
+        "one happened, never which entries moved)."))
+    held_out_activated_at = models.DateTimeField(null=True, blank=True, help_text=(
+        "When governance staff made the held_out entries scorable (benchmark specification §2.3: reserved for "
+        "future evaluation). Until then a run card scoring one is refused as if the entry did not exist."))
+    held_out_activated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         ordering = ["dataset__identifier", "-imported_at"]
@@ -148,6 +156,10 @@ class DatasetVersion(models.Model):
     @property
     def is_frozen(self) -> bool:
         return self.frozen_at is not None
+
+    @property
+    def held_out_active(self) -> bool:
+        return self.held_out_activated_at is not None
 
     @property
     def public_hash_is_keyed(self) -> bool:

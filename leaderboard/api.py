@@ -117,14 +117,16 @@ class RunCardDetailView(APIView):
 class RunCardResultsView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT, **WITHDRAWN_RESPONSE},
                    description="Per-entry results you may see: public entries' results to whoever sees the entry, "
-                   "secret entries' results to the steward's governance staff only.")
+                   "secret entries' results to the steward's governance staff only. Each row is the card's row as "
+                   "sent, and `recomputed`: its exact match (NFC) and sentence chrF++ against the stored reference.")
     def get(self, request, public_id):
         card = visible_card_or_error(request, public_id)
         paginator = PageNumberPagination()
         page = selectors.shown_results(request.user, paginator.paginate_queryset(
             selectors.visible_results(request.user, card), request, view=self) or [], where=request.path)
         return paginator.get_paginated_response([
-            {"entry_id": r.entry.entry_id, "position": r.position, **r.data} for r in page])
+            {**r.data, "entry_id": r.entry.entry_id, "position": r.position,
+             "recomputed": {"exact_match": r.exact_match, "chrf_score": r.chrf_score}} for r in page])
 
 
 class GdsVerificationView(APIView):

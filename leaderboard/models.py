@@ -4,7 +4,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -134,6 +134,23 @@ class RunCard(models.Model):
         null=True, blank=True,
         help_text="Per-entry chrF++ statistics (entry ids and n-gram counts, compressed) for rank clusters. Never "
                   "shown: those of secret entries derive from their references.")
+    # What verification found against the stored corpus (leaderboard/verification.py, against_corpus).
+    corpus_mismatches = models.PositiveIntegerField(
+        default=0, help_text="Results whose source or expected text differs from the stored entry: a card with any is "
+                             "never shown as verified (its scores are computed against the stored entries).")
+    recomputed_exact_match_rate = models.FloatField(
+        null=True, blank=True, help_text="Exact-match rate against the stored references (NFC), shown and ranked.")
+    recomputed_bleu = models.FloatField(null=True, blank=True,
+                                        help_text="Corpus BLEU against the stored references, when the card reports "
+                                                  "BLEU.")
+    recomputed_ter = models.FloatField(null=True, blank=True,
+                                       help_text="Corpus TER against the stored references, when the card reports TER.")
+    variant_lint = models.JSONField(
+        null=True, blank=True, help_text="The variant-class lint (verification.variant_class_lint); null when it does "
+                                         "not apply.")
+    development_data = models.JSONField(
+        null=True, blank=True, help_text="The card's declaration of the development entries its method used "
+                                         "(docs/run-cards.md, \"Declarations\"); null when it declares nothing.")
 
     class Meta:
         ordering = ["-submitted_at"]
@@ -163,9 +180,15 @@ class RunCard(models.Model):
         return f"{self.model_slug} on {self.dataset_version} ({self.run_id})"
 
     @property
+    def matches_corpus(self) -> bool:
+        """Verified against the stored corpus: every per-entry row came and none contradicts the stored entries."""
+        return self.status == self.Status.READY and self.corpus_mismatches == 0
+
+    @property
     def verification_tier(self) -> str:
-        """§9.4. An unsealed card never shows above Self-benchmarked."""
-        if self.hash_status != self.HashStatus.VERIFIED:
+        """§9.4. An unsealed card, or one whose texts contradict the stored corpus, never shows above
+        Self-benchmarked."""
+        if self.hash_status != self.HashStatus.VERIFIED or self.corpus_mismatches:
             return "Self-benchmarked"
         if self.community_validated_at is not None:
             return "Community Validated"
@@ -212,6 +235,77 @@ class DomainScore(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run_card", "domain"], name="domainscore_unique")]
         indexes = [models.Index(fields=["domain"], name="domainscore_domain")]
+
+
+class Disqualification(models.Model):
+    """A run card or a method taken out of every ranking, with the written reason (benchmark specification §9.2). The
+    card stays reachable at its page, marked; lifting it is recorded beside it, never by deleting it."""
+
+    run_card = models.ForeignKey(RunCard, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="disqualifications")
+    method = models.ForeignKey(Method, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="disqualifications")
+    reason = models.TextField()
+    disqualified_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    disqualified_at = models.DateTimeField(default=timezone.now)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="+")
+    lift_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-disqualified_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(run_card__isnull=False, method__isnull=True)
+                                   | Q(run_card__isnull=True, method__isnull=False),
+                                   name="disqualification_one_target"),
+            models.CheckConstraint(condition=~Q(reason=""), name="disqualification_reason_given"),
+            models.CheckConstraint(condition=Q(lifted_at__isnull=True, lifted_by__isnull=True, lift_reason="")
+                                   | (Q(lifted_at__isnull=False, lifted_by__isnull=False) & ~Q(lift_reason="")),
+                                   name="disqualification_lifted_with_reason"),
+            models.UniqueConstraint(fields=["run_card"], condition=Q(lifted_at__isnull=True, run_card__isnull=False),
+                                    name="disqualification_one_active_per_card"),
+            models.UniqueConstraint(fields=["method"], condition=Q(lifted_at__isnull=True, method__isnull=False),
+                                    name="disqualification_one_active_per_method"),
+        ]
+
+    @property
+    def target(self) -> str:
+        return "method" if self.method_id else "card"
+
+
+# The bands of the quality tiers on the composite (benchmark specification §5): the lower bound of each tier above
+# Baseline. Governance staff may set other bands for their language pairs (TierBands).
+DEFAULT_TIER_BANDS = {"emerging": 0.30, "functional": 0.50, "deployable": 0.70, "fluent": 0.85}
+
+
+class TierBands(models.Model):
+    """An organization's quality-tier bands for one language pair (benchmark specification §5: the bands may differ
+    by language and are recalibrated from human review). Used by the leaderboard's quality tier and the review
+    trigger for cards on the organization's datasets of that pair."""
+
+    # Indexed as the first column of tierbands_one_per_pair.
+    organization = models.ForeignKey("organizations.Organization", on_delete=models.CASCADE, related_name="+",
+                                     db_index=False)
+    language_pair = models.CharField(max_length=100, help_text="The pair's key (corpus.language_pairs.pair_key).")
+    emerging = models.FloatField(default=DEFAULT_TIER_BANDS["emerging"])
+    functional = models.FloatField(default=DEFAULT_TIER_BANDS["functional"])
+    deployable = models.FloatField(default=DEFAULT_TIER_BANDS["deployable"])
+    fluent = models.FloatField(default=DEFAULT_TIER_BANDS["fluent"])
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "language_pair"], name="tierbands_one_per_pair"),
+            models.CheckConstraint(condition=Q(emerging__gt=0, emerging__lt=F("functional"),
+                                               functional__lt=F("deployable"), deployable__lt=F("fluent"),
+                                               fluent__lt=1),
+                                   name="tierbands_strictly_increasing_within_0_1"),
+        ]
+
+    def bounds(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in DEFAULT_TIER_BANDS}
 
 
 class LeaderboardState(models.Model):

@@ -179,7 +179,9 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
         shown = {name: F(name) for name in DOMAIN_METRICS} | {
             # Verification's leaderboard values: the claimed score, or the recomputed one when they disagree.
             "chrf_plus_plus": Coalesce(F("leaderboard_chrf_plus_plus"), F("chrf_plus_plus")),
-            "composite": Coalesce(F("leaderboard_composite"), F("composite"))}
+            "composite": Coalesce(F("leaderboard_composite"), F("composite")),
+            # Against the stored references; a card without per-entry rows has only its claim.
+            "exact_match_rate": Coalesce(F("recomputed_exact_match_rate"), F("exact_match_rate"))}
         cards = cards.annotate(domain_count=F("result_count"), ranked_domain=Value(""),
                                **{f"shown_{name}": value for name, value in shown.items()})
     score_order = F(f"shown_{metric}").desc(nulls_last=True)
@@ -363,7 +365,8 @@ def row_view(card: RunCard, rank: int | None, cluster: int | None = None) -> dic
         "recomputed_score": recomputed_score(card) if whole_card else None,
         "rank_cluster": cluster,
         "fst_acceptance_rate": getattr(card, "shown_fst_acceptance_rate", card.fst_acceptance_rate),
-        "exact_match_rate": getattr(card, "shown_exact_match_rate", card.exact_match_rate),
+        "exact_match_rate": getattr(card, "shown_exact_match_rate", card.recomputed_exact_match_rate
+                                    if card.recomputed_exact_match_rate is not None else card.exact_match_rate),
         "semantic_score": getattr(card, "shown_semantic_score", card.semantic_score),
         "cost_per_entry_usd": card.cost_per_entry_usd,
         "avg_latency_seconds": card.avg_latency_seconds,
@@ -385,6 +388,9 @@ def row_view(card: RunCard, rank: int | None, cluster: int | None = None) -> dic
         "withdrawn": getattr(card, "evaluation_withdrawn", False),
         # Published without its per-entry rows: its scores are its own claims, nothing recomputed them.
         "unverified": card.status == RunCard.Status.UNVERIFIED,
+        # Scored against the stored corpus, but some of its rows' texts are not the stored ones: never verified.
+        "corpus_mismatches": card.corpus_mismatches,
+        "verified_against_corpus": card.matches_corpus,
     }
 
 

@@ -209,6 +209,13 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
     return version
 
 
+def pins_hash_kept_from_public(card: dict, version: DatasetVersion) -> bool:
+    """Whether the card pins the version's real hash while the public is shown a keyed one: neither the hash everyone
+    is shown nor the public download's (whose hash is public), so its own fingerprint, computed over that hash, must
+    not be shown or used as its setup's key."""
+    return card["dataset"]["sha256"] not in (public_hash(version).value, public_download_hash(version))
+
+
 def pins_public_download(card: dict, version: DatasetVersion) -> bool:
     """Whether the card pins the download of the version's public segments (corpus.selectors.public_download_hash)
     rather than the version's own hash: such a run saw public entries only."""
@@ -279,7 +286,7 @@ def record_claims(run_card: RunCard, card: dict) -> None:
     from . import ranking
 
     _, discrepancies = verification.check_fingerprint(card)
-    pins_hidden_hash = card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value
+    pins_hidden_hash = pins_hash_kept_from_public(card, run_card.dataset_version)
     if pins_hidden_hash:
         discrepancies = verification.without_dataset_hash(discrepancies)
     shown = ranking.headline(card["scores"], {}, ranking.statistics_matrix([])[0], standard=run_card.scoring_standard)
@@ -386,18 +393,6 @@ def split_submission(body: bytes) -> tuple[bytes, list | None]:
     return card_text.encode("utf-8"), entries
 
 
-def with_entry_fields(results: list[dict], entries: dict[str, tuple[int, str, str]]) -> list[dict]:
-    """The results as verification reads them: a result whose `segment` or `domain` is empty (the harness writes
-    "" when the corpus gives none) takes its corpus entry's own. The rows as sent are what is stored."""
-    filled = []
-    for result in results:
-        _, segment, domain = entries[str(result["entry_id"])]
-        if not result.get("segment") or not result.get("domain"):
-            result = {**result, "segment": result.get("segment") or segment, "domain": result.get("domain") or domain}
-        filled.append(result)
-    return filled
-
-
 @transaction.atomic
 def accept_run_card(body: bytes, user, entries: list | None = None, replacing: RunCard | None = None) -> RunCard:
     """Accept a run card: every problem at once (400), secret segments for steward governance only (403),
@@ -441,7 +436,6 @@ def accept_run_card(body: bytes, user, entries: list | None = None, replacing: R
                      if scored[str(result["entry_id"])][1] in SECRET_SEGMENTS]
         if problems:
             raise RunCardRejected(ErrorKind.INVALID, problems)
-    card["results"] = with_entry_fields(sent_results, scored)
     segments = sorted({scored[str(r["entry_id"])][1] for r in sent_results})
     is_secret = claimed_secret or any(segment in SECRET_SEGMENTS for segment in segments)
     if is_secret and not permitted(user, "dataset.govern", version.dataset):
@@ -455,7 +449,7 @@ def accept_run_card(body: bytes, user, entries: list | None = None, replacing: R
         run_card.public_id = replacing.public_id
     store_results(run_card, sent_results, scored)
     if len(sent_results) <= settings.RUN_CARD_INLINE_MAX_RESULTS:
-        verify_run_card(run_card.pk, card)
+        verify_run_card(run_card.pk, card, rows_name)
         run_card.refresh_from_db()
     else:
         from .tasks import verify_run_card_task
@@ -609,11 +603,11 @@ RESULT_FIELDS = ("run_card", "entry", "position", "predicted", "exact_match", "c
 
 
 def store_results(run_card: RunCard, results: list[dict], entries: dict) -> None:
-    """One row per results[] entry, linked to the corpus entry it scores (COPY on PostgreSQL)."""
+    """One row per results[] entry, linked to the corpus entry it scores (COPY on PostgreSQL). Its exact match and
+    chrF++ are left empty until verification scores it against the stored entry (record_entry_scores)."""
     bulk_insert(RunCardResult, RESULT_FIELDS, (
         (run_card.pk, entries[str(result["entry_id"])][0], position, result.get("predicted") or "",
-         result.get("exact_match"), clamped(result.get("chrf_score"), 0, 100), result.get("latency_s"),
-         str(result.get("error") or ""), result)
+         None, None, result.get("latency_s"), str(result.get("error") or ""), result)
         for position, result in enumerate(results)
     ))
 
@@ -634,35 +628,86 @@ def domain_score(run_card: RunCard, domain: str, subset: list[dict], statistics:
                        **scores)
 
 
+def card_to_verify(run_card_pk: int) -> tuple[dict, str]:
+    """(the stored card with its rows, the name its rows were sent under): parsed from the stored text; rows that
+    came beside the card (the harness publishes them apart) are read back as they were stored."""
+    card = json.loads(RunCard.objects.values_list("raw", flat=True).get(pk=run_card_pk))
+    if "results" in card:
+        return card, "results"
+    card["results"] = stored_results(run_card_pk)
+    return card, "entries"
+
+
+def corpus_entries(run_card: RunCard) -> tuple[list[int], list[verification.StoredEntry]]:
+    """(entry pks, stored entries) of the card's rows in results[] order: what every score is computed against."""
+    rows = run_card.results.order_by("position").values_list(
+        "entry_id", "entry__entry_id", "entry__source", "entry__reference", "entry__segment", "entry__domain",
+        "entry__difficulty", "entry__variant_class")
+    pks: list[int] = []
+    entries: list[verification.StoredEntry] = []
+    for pk, entry_id, source, reference, segment, domain, difficulty, variant_class in rows.iterator(chunk_size=2000):
+        pks.append(pk)
+        entries.append(verification.StoredEntry(entry_id, source, reference, segment, domain, difficulty,
+                                                variant_class))
+    return pks, entries
+
+
+RESULT_SCORE_COLUMNS = ("chrf_score", "exact_match")
+
+
+def record_entry_scores(run_card: RunCard, scored: list[dict], statistics: list) -> None:
+    """Each row's exact match and sentence chrF++ against its stored reference (what its page shows; the row as
+    sent keeps the card's own claims). One statement on PostgreSQL."""
+    positions = list(range(len(scored)))
+    chrf = [None if stats is None else verification.sentence_chrf(stats) for stats in statistics]
+    exact = [result.get("exact_match") for result in scored]
+    connection = connections[router.db_for_write(RunCardResult)]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE leaderboard_runcardresult AS result SET chrf_score = given.chrf, exact_match = given.exact "
+                "FROM unnest(%s::integer[], %s::double precision[], %s::boolean[]) AS given(position, chrf, exact) "
+                "WHERE result.run_card_id = %s AND result.position = given.position",
+                [positions, chrf, exact, run_card.pk])
+        return
+    rows = list(run_card.results.order_by("position").only("pk", "position"))
+    for row in rows:
+        row.chrf_score, row.exact_match = chrf[row.position], exact[row.position]
+    RunCardResult.objects.bulk_update(rows, RESULT_SCORE_COLUMNS, batch_size=500)
+
+
 @transaction.atomic
-def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
-    """Recompute what results[] determines, record disagreements, and score each domain's subset; store what the
+def verify_run_card(run_card_pk: int, card: dict | None = None, rows: str = "results") -> RunCard:
+    """Score the card against the stored corpus, record disagreements, and score each domain's subset; store what the
     leaderboard groups, shows and ranks by (leaderboard/ranking.py): the setup's fingerprint, the score shown
     (recomputed when the claim disagrees), chrF++'s interval and signature, and the per-entry statistics rank
-    clusters pair. `card` is the card as parse_card read it when verification runs inline, so that it is not read
-    back and parsed again; otherwise the stored text is parsed, and not kept once it has been."""
+    clusters pair.
+
+    Every score comes from the predictions and the entries the site holds (verification.against_corpus), never from
+    the card's own `expected` or `exact_match`; a result whose source or expected text differs from the stored entry
+    is named, and the card is never shown as verified (RunCard.matches_corpus). `card` is the card as parse_card read
+    it when verification runs inline (`rows`: the name its rows came under), so that it is not read back and parsed
+    again; otherwise the stored text is parsed, and not kept once it has been. Corpus BLEU and TER, when the card
+    reports them, are left to a task of their own (verify_secondary_scores)."""
     from . import ranking
 
     run_card = RunCard.objects.select_for_update().defer("raw").get(pk=run_card_pk)
     if card is None:
-        card = json.loads(RunCard.objects.values_list("raw", flat=True).get(pk=run_card_pk))
-        if "results" not in card:
-            # Its rows came beside the card (the harness publishes them apart): read back as they were stored.
-            card["results"] = stored_results(run_card)
-    results = card["results"]
+        card, rows = card_to_verify(run_card_pk)
     _, fingerprint_discrepancies = verification.check_fingerprint(card)
-    pins_hidden_hash = card["dataset"]["sha256"] != public_hash(run_card.dataset_version).value
+    pins_hidden_hash = pins_hash_kept_from_public(card, run_card.dataset_version)
     if pins_hidden_hash:
         # The card pins a real hash kept from the public, and discrepancies are shown with the card.
         fingerprint_discrepancies = verification.without_dataset_hash(fingerprint_discrepancies)
-    statistics = verification.entry_statistics(results)
-    recomputed = verification.recompute_scores(results, statistics)
-    discrepancies = fingerprint_discrepancies + verification.compare_scores(card["scores"], recomputed)
-    stored = {position: (entry_pk, domain) for position, entry_pk, domain
-              in run_card.results.values_list("position", "entry_id", "entry__domain")}
-    domains = {position: domain for position, (_, domain) in stored.items()}
-    rows, positions = ranking.statistics_matrix(statistics)
-    shown = ranking.headline(card["scores"], recomputed, rows, standard=run_card.scoring_standard)
+    entry_pks, stored = corpus_entries(run_card)
+    scored, corpus_discrepancies, mismatches = verification.against_corpus(card["results"], stored, rows)
+    statistics = verification.entry_statistics(scored)
+    recomputed = verification.recompute_scores(scored, statistics)
+    discrepancies = (corpus_discrepancies + fingerprint_discrepancies
+                     + verification.compare_scores(card["scores"], recomputed)
+                     + verification.compare_top_level(card, recomputed))
+    matrix, positions = ranking.statistics_matrix(statistics)
+    shown = ranking.headline(card["scores"], recomputed, matrix, standard=run_card.scoring_standard)
     run_card.setup_fingerprint = ranking.setup_fingerprint(card, run_card.fingerprint,
                                                            pins_hidden_hash=pins_hidden_hash)
     run_card.recomputed_chrf_plus_plus = shown.recomputed_chrf_plus_plus
@@ -673,12 +718,15 @@ def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
     run_card.chrf_ci_source, run_card.chrf_signature = shown.chrf_ci_source, shown.chrf_signature
     # The ranking's cost-adjusted score follows the composite it shows.
     run_card.cost_adjusted = verification.cost_adjusted(shown.leaderboard_composite, run_card.cost_per_entry_usd)
-    run_card.chrf_statistics = ranking.pack_statistics([stored[int(position)][0] for position in positions], rows)
+    run_card.chrf_statistics = ranking.pack_statistics([entry_pks[int(position)] for position in positions], matrix)
+    run_card.recomputed_exact_match_rate = recomputed["exact_match_rate"]
+    run_card.corpus_mismatches = mismatches
+    run_card.variant_lint = verification.variant_class_lint(scored, stored)
+    record_entry_scores(run_card, scored, statistics)
     by_domain: dict[str, tuple[list[dict], list]] = {}
-    for position, (result, stats) in enumerate(zip(results, statistics, strict=True)):
-        domain = domains.get(position) or ""
-        if domain:
-            subset, subset_stats = by_domain.setdefault(domain, ([], []))
+    for result, stats in zip(scored, statistics, strict=True):
+        if result["domain"]:
+            subset, subset_stats = by_domain.setdefault(result["domain"], ([], []))
             subset.append(result)
             subset_stats.append(stats)
     run_card.domain_scores.all().delete()
@@ -692,16 +740,36 @@ def verify_run_card(run_card_pk: int, card: dict | None = None) -> RunCard:
     run_card.save(update_fields=[
         "discrepancies", "status", "setup_fingerprint", "recomputed_chrf_plus_plus", "leaderboard_chrf_plus_plus",
         "leaderboard_composite", "primary_recomputed", "chrf_ci_lower", "chrf_ci_upper", "chrf_ci_source",
-        "chrf_signature", "cost_adjusted", "chrf_statistics"])
+        "chrf_signature", "cost_adjusted", "chrf_statistics", "recomputed_exact_match_rate", "corpus_mismatches",
+        "variant_lint"])
+    if verification.claimed_secondary_scores(card):
+        from .tasks import verify_secondary_scores_task
+
+        transaction.on_commit(lambda: verify_secondary_scores_task.delay(run_card.pk))
     return run_card
 
 
-def stored_results(run_card: RunCard) -> list[dict]:
-    """The card's rows as sent, in order, read as accept_run_card read them (with_entry_fields)."""
-    stored = list(run_card.results.order_by("position").values_list("data", "entry_id", "entry__segment",
-                                                                     "entry__domain"))
-    entries = {str(data["entry_id"]): (pk, segment, domain) for data, pk, segment, domain in stored}
-    return with_entry_fields([data for data, *_ in stored], entries)
+@transaction.atomic
+def verify_secondary_scores(run_card_pk: int) -> RunCard:
+    """Corpus BLEU and TER against the stored references, for a card that reports them; a claim beyond ±0.05 points
+    of what its predictions give is added to the card's discrepancies."""
+    run_card = RunCard.objects.select_for_update().defer("raw").get(pk=run_card_pk)
+    card, rows = card_to_verify(run_card_pk)
+    claimed = verification.claimed_secondary_scores(card)
+    scored, _, _ = verification.against_corpus(card["results"], corpus_entries(run_card)[1], rows)
+    recomputed = verification.secondary_scores(scored, claimed)
+    run_card.recomputed_bleu, run_card.recomputed_ter = recomputed.get("bleu"), recomputed.get("ter")
+    paths = {path for path, _ in claimed.values()}
+    run_card.discrepancies = [found for found in run_card.discrepancies if found["path"] not in paths] + [
+        found.as_dict() for found in verification.compare_secondary(claimed, recomputed)]
+    run_card.save(update_fields=["recomputed_bleu", "recomputed_ter", "discrepancies"])
+    return run_card
+
+
+def stored_results(run_card_pk: int) -> list[dict]:
+    """The card's rows as sent, in order."""
+    return list(RunCardResult.objects.filter(run_card_id=run_card_pk).order_by("position")
+                .values_list("data", flat=True))
 
 
 @transaction.atomic
@@ -730,6 +798,9 @@ def record_reproduction(*, actor: User, original: RunCard, reproduction: RunCard
     if (RunCard.HashStatus.VERIFIED not in (original.hash_status,)
             or reproduction.hash_status != RunCard.HashStatus.VERIFIED):
         problems.append(FieldProblem("reproduction", "both cards must carry a verified run_card_hash"))
+    if original.corpus_mismatches or reproduction.corpus_mismatches:
+        problems.append(FieldProblem("reproduction", "both cards' texts must be the stored corpus's: a card whose "
+                                                     "source or expected texts differ from it is never verified"))
     if reproduction.fingerprint != original.fingerprint:
         problems.append(FieldProblem("reproduction", "has another fingerprint: it is not the same setup"))
     metric = "composite" if original.scoring_standard == "legacy-composite" else "chrf_plus_plus"

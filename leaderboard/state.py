@@ -110,3 +110,30 @@ def recreate_card_triggers(apps, schema_editor) -> None:
 
 def state_triggers() -> migrations.RunPython:
     return migrations.RunPython(create_triggers, drop_triggers)
+
+
+def table_triggers(table: str, events: tuple[str, ...]) -> migrations.RunPython:
+    """Statement triggers on a table created after the first ones (STATEMENT_TRIGGERS stays as migration 0002 ran
+    it): any of `events` on it changes the stamp."""
+    def create(apps, schema_editor) -> None:
+        vendor = schema_editor.connection.vendor
+        if vendor == "postgresql":
+            schema_editor.execute(f"CREATE TRIGGER {table}_touches_leaderboard AFTER {' OR '.join(events)} ON {table} "
+                                  f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()")
+            schema_editor.execute(f"CREATE TRIGGER {table}_truncate_touches_leaderboard AFTER TRUNCATE ON {table} "
+                                  f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()")
+        elif vendor == "sqlite":
+            for event in events:
+                schema_editor.execute(f"CREATE TRIGGER {table}_{event.lower()}_touches_leaderboard AFTER {event} "
+                                      f"ON {table} BEGIN {SQLITE_TOUCH} END")
+
+    def drop(apps, schema_editor) -> None:
+        vendor = schema_editor.connection.vendor
+        if vendor == "postgresql":
+            for name in (f"{table}_touches_leaderboard", f"{table}_truncate_touches_leaderboard"):
+                schema_editor.execute(f"DROP TRIGGER IF EXISTS {name} ON {table}")
+        elif vendor == "sqlite":
+            for event in events:
+                schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_{event.lower()}_touches_leaderboard")
+
+    return migrations.RunPython(create, drop)

@@ -16,3 +16,9 @@ def verify_run_card_task(run_card_pk: int) -> None:
         logger.exception("verification of run card %s failed", run_card_pk)
         services.mark_verification_failed(run_card_pk, f"{type(error).__name__}: {error}")
         raise
+
+
+@shared_task(acks_late=True)
+def verify_secondary_scores_task(run_card_pk: int) -> None:
+    """Corpus BLEU and TER of a verified card that reports them (TER takes seconds on a large card)."""
+    services.verify_secondary_scores(run_card_pk)

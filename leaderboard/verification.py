@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from typing import Any, NamedTuple
 
@@ -45,6 +46,10 @@ COMPARED_GROUP_FIELDS = {
     "exact_match_rate": "rate", "avg_chrf": "chrf", "chrf_plus_plus": "chrf", "avg_latency_s": "latency",
 }
 BREAKDOWNS = ("by_difficulty", "by_domain", "by_provenance")
+# The harness writes its per-segment breakdown beside `scores`, at the card's top level.
+TOP_LEVEL_BREAKDOWNS = ("by_segment",)
+# Per-entry disagreements with the stored corpus listed one by one; the rest are counted in one more line.
+LISTED_CORPUS_MISMATCHES = 100
 
 # Legacy composite weights (SPEC §9): profile A with an FST analyzer, profile B without.
 PROFILE_A_WEIGHTS = {
@@ -88,6 +93,8 @@ class Discrepancy:
     recomputed: Any
     tolerance: float | None
     message: str
+    # The corpus entry a per-entry disagreement with the stored corpus names (against_corpus).
+    entry: str | None = None
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -241,6 +248,113 @@ def _show(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# The stored corpus is the reference (§1.3, §4.1)
+# ---------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """What the site holds of the corpus entry a result scores: the texts every score is computed against, and the
+    fields the breakdowns group by."""
+
+    entry_id: str
+    source: str
+    reference: str
+    segment: str
+    domain: str
+    difficulty: int | None
+    variant_class: str = ""
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def exact_match(predicted: Any, reference: str) -> bool:
+    """Benchmark specification §4.1: the prediction is identical to the reference after Unicode normalization
+    (NFC). Case and spacing count; an empty prediction never matches."""
+    return isinstance(predicted, str) and bool(predicted) and nfc(predicted) == nfc(reference)
+
+
+def against_corpus(results: list[dict], stored: list[StoredEntry], rows: str = "results"
+                   ) -> tuple[list[dict], list[Discrepancy], int]:
+    """(the results as they are scored, their disagreements with the stored corpus, how many results disagree).
+
+    Every score is computed against the entries the site holds, never against the card's own `expected` or
+    `exact_match`: each scored result carries the stored source and reference, the exact match of its prediction
+    to that reference, and the stored segment, domain and difficulty its breakdowns group by. A result whose
+    `source` or `expected` (when given) differs from the stored text after NFC is named, by path and entry id and
+    never with either text (the entry may be secret). `rows`: the name the card's rows were sent under."""
+    scored: list[dict] = []
+    listed: list[Discrepancy] = []
+    mismatched = 0
+    for index, (result, entry) in enumerate(zip(_entries(results), stored, strict=True)):
+        differing = [
+            (name, label) for name, label, held in (("source", "source", entry.source),
+                                                    ("expected", "reference", entry.reference))
+            if isinstance(result.get(name), str) and nfc(result[name]) != nfc(held)]
+        if differing:
+            mismatched += 1
+            listed.extend(
+                Discrepancy(f"{rows}[{index}].{name}", None, None, None,
+                            f"differs from the stored {label} of entry {entry.entry_id}", entry.entry_id)
+                for name, label in differing if len(listed) < LISTED_CORPUS_MISMATCHES)
+        scored.append({**result, "source": entry.source, "expected": entry.reference,
+                       "exact_match": None if result.get("error") else exact_match(result.get("predicted"),
+                                                                                    entry.reference),
+                       "segment": entry.segment, "domain": entry.domain, "difficulty": entry.difficulty})
+    if mismatched > len({found.path.rsplit(".", 1)[0] for found in listed}):
+        listed.append(Discrepancy(rows, None, mismatched, None, (
+            f"{mismatched} results in all differ from the stored corpus in their source or expected text; the "
+            f"first {LISTED_CORPUS_MISMATCHES} differences are listed")))
+    return scored, listed, mismatched
+
+
+# The variant-class lint (docs/run-cards.md, "Variant-class lint"): each side needs this many evaluated entries,
+# the exact-match rate on entries with a variant class must exceed the rate on the others by this much, and the
+# one-sided Fisher exact test must put the difference below this probability under chance.
+VARIANT_LINT_MIN_ENTRIES = 5
+VARIANT_LINT_MIN_GAP = 0.25
+VARIANT_LINT_MAX_P = 0.01
+
+
+def variant_class_lint(scored: list[dict], stored: list[StoredEntry]) -> dict[str, Any] | None:
+    """Whether the card's exact matches on entries with a known `variant_class` are improbably high relative to its
+    other entries. Such an entry has several acceptable translations and its reference is one of them: a method that
+    learned the language and not the test set matches that one variant no more often than it matches entries that
+    admit a single form, so matching it far more often suggests the references were seen (trained on the data).
+    A flag for governance to look at, never a disqualification. None when either side has too few entries."""
+    counts = {True: [0, 0], False: [0, 0]}  # has a variant class → [evaluated, exact]
+    for result, entry in zip(scored, stored, strict=True):
+        if result.get("error"):
+            continue
+        side = counts[bool(entry.variant_class)]
+        side[0] += 1
+        side[1] += result.get("exact_match") is True
+    (variant_total, variant_exact), (other_total, other_exact) = counts[True], counts[False]
+    if min(variant_total, other_total) < VARIANT_LINT_MIN_ENTRIES:
+        return None
+    p_value = _hypergeometric_upper_tail(variant_total + other_total, variant_exact + other_exact, variant_total,
+                                         variant_exact)
+    gap = variant_exact / variant_total - other_exact / other_total
+    return {"variant_entries": variant_total, "variant_exact": variant_exact, "other_entries": other_total,
+            "other_exact": other_exact, "p_value": round(p_value, 6),
+            "flagged": gap >= VARIANT_LINT_MIN_GAP and p_value < VARIANT_LINT_MAX_P}
+
+
+def _hypergeometric_upper_tail(population: int, successes: int, draws: int, observed: int) -> float:
+    """P(X ≥ observed) for X hypergeometric: `draws` taken without replacement from `population` holding `successes`
+    (one-sided Fisher exact test), summed in log space so that large corpora do not overflow."""
+    def log_comb(n: int, k: int) -> float:
+        return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+    total = log_comb(population, draws)
+    top = min(draws, successes)
+    terms = [log_comb(successes, x) + log_comb(population - successes, draws - x) - total
+             for x in range(max(observed, draws - (population - successes)), top + 1)]
+    return min(1.0, sum(math.exp(term) for term in terms))
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Recomputed aggregates (§3.4, §3.6)
 # ---------------------------------------------------------------------------------------------------------
 
@@ -289,6 +403,7 @@ def recompute_scores(results: list[dict], statistics: list | None = None) -> dic
         "p95_latency_seconds": p95_latency,
         "by_difficulty": _breakdown(rows, "difficulty"),
         "by_domain": _breakdown(rows, "domain"),
+        "by_segment": _breakdown(rows, "segment"),
     }
     if any(isinstance(row.entry.get("provenance"), str) for row in rows):
         scores["by_provenance"] = _breakdown(rows, "provenance")
@@ -309,7 +424,7 @@ def _rows(results: list[dict], statistics: list | None = None) -> list[_Row]:
     if statistics is None:
         statistics = entry_statistics(results)
     return [_Row(entry, None, None) if entry_stats is None
-            else _Row(entry, entry_stats, _METRIC._compute_f_score(entry_stats))
+            else _Row(entry, entry_stats, sentence_chrf(entry_stats))
             for entry, entry_stats in zip(entries, statistics, strict=True)]
 
 
@@ -323,6 +438,11 @@ def _statistics(entries: list[dict]) -> list[list[int]]:
         references = [_text(entry.get("expected")) for entry in chunk]
         statistics += CHRF(word_order=2)._extract_corpus_statistics(hypotheses, [references])
     return statistics
+
+
+def sentence_chrf(stats: list[int]) -> float:
+    """One entry's chrF++ from its statistics (what sacrebleu's sentence_score gives)."""
+    return _METRIC._compute_f_score(stats)
 
 
 def _corpus_chrf(stats: list[list[int]]) -> float | None:
@@ -410,19 +530,67 @@ def compare_scores(submitted: dict, recomputed: dict) -> list[Discrepancy]:
         if (found := _compare(f"scores.{name}", kind, submitted.get(name), recomputed.get(name)))
     ]
     for name in BREAKDOWNS:
-        given, derived = submitted.get(name), recomputed.get(name)
-        if not isinstance(given, dict) or not isinstance(derived, dict):
-            continue
-        for group, figures in derived.items():
-            given_group = given.get(group)
-            if not isinstance(given_group, dict):
-                continue
-            prefix = _key_path(f"scores.{name}", group)
-            discrepancies.extend(
-                found for field, kind in COMPARED_GROUP_FIELDS.items()
-                if (found := _compare(f"{prefix}.{field}", kind, given_group.get(field), figures.get(field)))
-            )
+        discrepancies += _compare_breakdown(f"scores.{name}", submitted.get(name), recomputed.get(name))
     return discrepancies
+
+
+def compare_top_level(card: dict, recomputed: dict) -> list[Discrepancy]:
+    """Discrepancies of the breakdowns the harness writes at the card's top level (`by_segment`)."""
+    return [found for name in TOP_LEVEL_BREAKDOWNS
+            for found in _compare_breakdown(name, card.get(name), recomputed.get(name))]
+
+
+def _compare_breakdown(path: str, given: Any, derived: Any) -> list[Discrepancy]:
+    if not isinstance(given, dict) or not isinstance(derived, dict):
+        return []
+    discrepancies = []
+    for group, figures in derived.items():
+        given_group = given.get(group)
+        if not isinstance(given_group, dict):
+            continue
+        prefix = _key_path(path, group)
+        discrepancies.extend(
+            found for field, kind in COMPARED_GROUP_FIELDS.items()
+            if (found := _compare(f"{prefix}.{field}", kind, given_group.get(field), figures.get(field)))
+        )
+    return discrepancies
+
+
+def claimed_secondary_scores(card: dict) -> dict[str, tuple[str, float]]:
+    """metric → (path, value) of the corpus BLEU and TER the card reports (the harness writes BLEU at the top level
+    as `corpus_bleu`, TER as `scores.ter`); a metric the card does not report is not recomputed."""
+    scores = card.get("scores") if isinstance(card.get("scores"), dict) else {}
+    candidates = {"bleu": (("corpus_bleu", card.get("corpus_bleu")), ("scores.corpus_bleu", scores.get("corpus_bleu"))),
+                  "ter": (("scores.ter", scores.get("ter")),)}
+    claimed = {}
+    for metric, places in candidates.items():
+        for path, value in places:
+            if _number(value) is not None:
+                claimed[metric] = (path, float(value))
+                break
+    return claimed
+
+
+def secondary_scores(results: list[dict], metrics: Iterable[str]) -> dict[str, float | None]:
+    """Corpus BLEU and TER (sacrebleu's defaults, as the harness computes them) of the evaluated results against the
+    references they carry. TER aligns every sentence with shifts: 10,000 sentences take tens of seconds, which is why
+    verification leaves these to a task of their own."""
+    from sacrebleu.metrics import BLEU, TER
+
+    evaluated = [entry for entry in _entries(results) if not entry.get("error")]
+    hypotheses = [_text(entry.get("predicted")) for entry in evaluated]
+    references = [_text(entry.get("expected")) for entry in evaluated]
+    computed: dict[str, float | None] = {}
+    for metric in metrics:
+        scorer = {"bleu": BLEU, "ter": TER}[metric]()
+        computed[metric] = scorer.corpus_score(hypotheses, [references]).score if evaluated else None
+    return computed
+
+
+def compare_secondary(claimed: dict[str, tuple[str, float]], recomputed: dict[str, float | None]) -> list[Discrepancy]:
+    """Claimed BLEU and TER against those recomputed, with chrF++'s tolerance (±0.05 points)."""
+    return [found for metric, (path, value) in claimed.items()
+            if (found := _compare(path, "chrf", value, recomputed.get(metric)))]
 
 
 def _tolerance(kind: str, recomputed: float) -> float:

@@ -158,6 +158,16 @@ class AuditAction(models.TextChoices):
     ACCOUNT_DELETED = "account.deleted", "Account deleted and anonymised"
     INTERFACE_LANGUAGE_ADDED = "interface_language.added", "Interface language added"
     INTERFACE_TRANSLATION_CHANGED = "interface_translation.changed", "Interface translation changed"
+    CORPUS_IMPORTED = "corpus.imported", "Corpus file imported"
+    CORPUS_ENTRY_ADDED = "corpus.entry_added", "Corpus entry added"
+    CORPUS_ENTRY_CHANGED = "corpus.entry_changed", "Corpus entry changed"
+    CORPUS_BULK_IMPORTED = "corpus.bulk_imported", "Corpus entries imported in bulk"
+    DATASET_VERSION_CREATED = "dataset_version.created", "Dataset version created"
+    SEGMENTS_ROTATED = "dataset_version.segments_rotated", "Entries rotated between segments into a new version"
+    HELD_OUT_ACTIVATED = "dataset_version.held_out_activated", "Held-out segment made scorable"
+    RUN_CARD_DISQUALIFIED = "run_card.disqualified", "Run card or method disqualified"
+    DISQUALIFICATION_LIFTED = "run_card.disqualification_lifted", "Disqualification lifted"
+    TIER_BANDS_CHANGED = "tier_bands.changed", "Quality-tier bands changed"
 
 
 SITE_CHAIN = "site"

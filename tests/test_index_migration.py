@@ -17,8 +17,18 @@ DROPPED = {"review_assignment_item_id_36233156", "review_assignment_speaker_id_7
            "leaderboard_runcardresult_run_card_id_72156fa8", "governance_auditevent_organization_id_81a16bd2"}
 
 
+# The migrations that drop the indexes; later migrations add tables, indexes and triggers of their own.
+AFTER = [("corpus", "0012"), ("languages", "0002"), ("leaderboard", "0008"), ("organizations", "0007"),
+         ("review", "0013"), ("submissions", "0003")]
+
+
 def migrate_to_before(url: str) -> None:
     for app, migration in BEFORE:
+        manage(url, "migrate", app, migration, "--noinput")
+
+
+def migrate_to_after(url: str) -> None:
+    for app, migration in AFTER:
         manage(url, "migrate", app, migration, "--noinput")
 
 
@@ -41,7 +51,7 @@ def test_on_sqlite_the_indexes_go_and_come_back_and_the_tables_keep_their_trigge
             "corpus_datasetversion_delete_touches_leaderboard"} <= triggers
     assert DROPPED <= indexes
 
-    manage(url, "migrate", "--noinput")
+    migrate_to_after(url)
     assert sqlite_schema(path, "trigger") == triggers
     assert sqlite_schema(path, "index") == (indexes - DROPPED - {
         "corpus_datasetversion_dataset_id_4bcda81a", "languages_interfacetranslation_language_id_adf43b73",
@@ -69,7 +79,7 @@ def test_on_postgresql_only_the_indexes_change(scratch_database):  # noqa: F811
         indexes = {name for (name,) in db.execute(catalog[1])}
     assert DROPPED <= indexes
 
-    manage(url, "migrate", "--noinput")
+    migrate_to_after(url)
     with psycopg.connect(**database) as db:
         after = dict(db.execute(catalog[0]).fetchall())
         indexes_after = {name for (name,) in db.execute(catalog[1])}

@@ -2,7 +2,7 @@
 and served by the API as they are); pages translate them when they show them."""
 
 from django import template
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 register = template.Library()
 
@@ -33,3 +33,20 @@ def chrf_signatures(rows) -> list[str]:
         if row.get("sacrebleu_signature"):
             seen.setdefault(row["sacrebleu_signature"], None)
     return list(seen)
+
+
+@register.filter
+def discrepancy_note(found: dict) -> str:
+    """What a disagreement with the stored corpus means, in the interface language (verification.against_corpus
+    names the entry, never its text); "" for the others, whose path and values say it."""
+    path, entry = found.get("path", ""), found.get("entry")
+    if entry is not None and path.endswith(".source"):
+        return gettext("differs from the stored source of entry %(entry)s") % {"entry": entry}
+    if entry is not None and path.endswith(".expected"):
+        return gettext("differs from the stored reference of entry %(entry)s") % {"entry": entry}
+    if path in ("results", "entries") and isinstance(found.get("recomputed"), int):
+        count = found["recomputed"]
+        return ngettext("%(count)s result in all differs from the stored corpus; the first ones are listed",
+                        "%(count)s results in all differ from the stored corpus; the first ones are listed",
+                        count) % {"count": count}
+    return ""
