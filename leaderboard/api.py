@@ -162,8 +162,17 @@ def _is_uuid(value) -> bool:
 
 
 LEADERBOARD_PARAMETERS = [
+    OpenApiParameter("ranking", enum=list(selectors.RANKINGS),
+                     description="official: gold_standard/held_out cards, run by the steward's governance staff; open: "
+                     "development/diagnostic cards. By default the official ranking when it has rows, else the open "
+                     "one (`rankings` in the answer gives every ranking's count)."),
     OpenApiParameter("standard", enum=list(selectors.STANDARDS),
                      description="Ranking standard (never mixed); standard/1, ranked by corpus chrF++, by default."),
+    OpenApiParameter("scope", enum=list(selectors.SCOPES),
+                     description="version (default): one dataset version — the one `dataset` and `version` name, else "
+                     "the one with the most verified cards among those the filters allow; pair: every version of "
+                     "`language_pair`; all: every pair and version. Scores across versions or pairs are not "
+                     "comparable: ask for those scopes explicitly."),
     OpenApiParameter("language_pair", str, description="Any spelling of the pair: eng>crk, EN→CRK, en-CA -> crk."),
     OpenApiParameter("dataset", str), OpenApiParameter("version", str),
     OpenApiParameter("segment", str), OpenApiParameter("domain", str,
@@ -174,9 +183,13 @@ LEADERBOARD_PARAMETERS = [
 
 class LeaderboardView(APIView):
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT},
-                   description="Every score is an automated proxy; human review is the ground truth. A standard/1 row "
+                   description="One ranking (`ranking` in the answer says which: official or open, its standard, "
+                   "its dataset version or scope, and whether that version was picked). Every score is an automated "
+                   "proxy computed against the stored corpus; human review is the ground truth. A standard/1 row "
                    "carries chrF++'s 95% bootstrap interval (`chrf_ci`), its sacreBLEU signature and its rank cluster; "
-                   "a row whose claimed score disagrees with its results shows the recomputed one (recomputed_score).")
+                   "a row whose claimed score disagrees with what its predictions give shows the recomputed one "
+                   "(recomputed_score); `corpus_mismatches` counts its results whose texts are not the stored "
+                   "corpus's (never `verified_against_corpus` then). Disqualified cards are in no ranking.")
     def get(self, request):
         """Anyone who sees what a visitor sees gets the rendered answer from the cache, under the leaderboard's state
         stamp (never stale: `selectors.leaderboard_page`), per address, language and format."""
@@ -197,13 +210,25 @@ class LeaderboardView(APIView):
         query = selectors.LeaderboardQuery.from_params(request.query_params)
         if query.errors:
             raise ValidationError(query.errors)
+        stamp = selectors.public_stamp(request.user)
+        view = selectors.ranking_view(request.user, query, stamp)
+        counts = selectors.ranking_counts(request.user, view, stamp)
+        shown = view.query
+        if not shown.ranking:
+            shown = shown.but(ranking="official" if counts[("official", shown.standard)] else "open")
         try:
-            ranking = selectors.leaderboard_page(request.user, query, request.query_params.get("page") or 1,
-                                                 per_page=api_settings.PAGE_SIZE, strict=True)
+            ranking = selectors.leaderboard_page(request.user, shown, request.query_params.get("page") or 1,
+                                                 per_page=api_settings.PAGE_SIZE, strict=True, stamp=stamp)
         except InvalidPage as error:
             raise NotFound(f"Invalid page: {error}") from error
         page, url = ranking.page, request.build_absolute_uri()
         return Response({
+            "ranking": {"ranking": shown.ranking, "standard": shown.standard, "scope": shown.scope,
+                        "dataset": shown.dataset or None, "version": shown.version or None,
+                        "language_pair": view.chosen.language_pair if view.chosen else (query.language_pair or None),
+                        "picked": view.picked},
+            "rankings": [{"ranking": ranking_name, "standard": standard, "count": count}
+                         for (ranking_name, standard), count in counts.items()],
             "count": page.paginator.count,
             "next": replace_query_param(url, "page", page.next_page_number()) if page.has_next() else None,
             "previous": (None if not page.has_previous() else remove_query_param(url, "page")

@@ -10,6 +10,8 @@ from django.utils.translation import gettext_lazy
 
 from corpus.models import DatasetVersion, Entry
 
+from .verification import DEFAULT_TIER_BANDS
+
 
 class Method(models.Model):
     """A method card (what a method is) and, when given, its dependency manifest with the derived class."""
@@ -272,11 +274,6 @@ class Disqualification(models.Model):
     @property
     def target(self) -> str:
         return "method" if self.method_id else "card"
-
-
-# The bands of the quality tiers on the composite (benchmark specification §5): the lower bound of each tier above
-# Baseline. Governance staff may set other bands for their language pairs (TierBands).
-DEFAULT_TIER_BANDS = {"emerging": 0.30, "functional": 0.50, "deployable": 0.70, "fluent": 0.85}
 
 
 class TierBands(models.Model):

@@ -4,7 +4,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -45,13 +45,21 @@ from languages.selectors import language_cache_key
 from organizations.selectors import governance_org_ids, secret_reader_org_ids
 
 from . import ranking
-from .models import LeaderboardState, RunCard, RunCardResult
-from .verification import quality_tier
+from .models import Disqualification, LeaderboardState, RunCard, RunCardResult, TierBands
+from .verification import DEFAULT_TIER_BANDS, quality_tier
 
 # The default first: standard/1 is what the harness scores every new run by; legacy-composite cards rank apart.
 STANDARDS = {"standard/1": "chrf_plus_plus", "legacy-composite": "composite"}
 DEFAULT_STANDARD = "standard/1"
 SORTS = ("primary", "cost_adjusted")
+# Benchmark specification §6.4, §2.3, §9.5: the official ranking is of gold_standard/held_out cards, which only the
+# steward's governance staff submit (they run the methods on the secret entries); the open ranking is of
+# development/diagnostic cards, which anyone submits.
+RANKINGS = ("official", "open")
+# A ranking is of one dataset version (of one language pair); across versions or pairs only when asked for.
+SCOPES = ("version", "pair", "all")
+# The state stamp not handed to a read: it reads it itself (public_stamp).
+READ_STAMP: Any = object()
 # Never needed for a row, and large: carrying them through the ranking's sort spills it to disk.
 LARGE_FIELDS = ("raw", "method_config", "dataset_version__envelope", "method__card", "method__manifest",
                 "chrf_statistics")
@@ -70,6 +78,10 @@ class LeaderboardQuery:
     segment: str = ""
     domain: str = ""
     sort: str = "primary"
+    ranking: str = ""
+    scope: str = "version"
+    # Whether the standard was asked for: the page shows every standard's ranking that has rows otherwise.
+    standard_given: bool = False
     errors: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -80,9 +92,18 @@ class LeaderboardQuery:
             return (params.get(name) or "").strip()[:100]
 
         query = cls(language_pair=text("language_pair"), dataset=text("dataset"), version=text("version"),
-                    segment=text("segment"), domain=text("domain"))
+                    segment=text("segment"), domain=text("domain"), ranking=text("ranking"),
+                    scope=text("scope") or "version", standard_given=bool(text("standard")))
         query.standard = (params.get("standard") or DEFAULT_STANDARD).strip()
         query.sort = (params.get("sort") or "primary").strip()
+        if query.ranking and query.ranking not in RANKINGS:
+            query.errors["ranking"] = gettext("unknown ranking; expected one of: %(values)s") % {
+                "values": ", ".join(RANKINGS)}
+        if query.scope not in SCOPES:
+            query.errors["scope"] = gettext("unknown scope; expected one of: %(values)s") % {
+                "values": ", ".join(SCOPES)}
+        elif query.scope == "pair" and not query.language_pair:
+            query.errors["scope"] = gettext("a ranking across the versions of a pair needs the language_pair")
         if query.standard not in STANDARDS:
             query.errors["standard"] = gettext("unknown standard; expected one of: %(values)s") % {
                 "values": ", ".join(STANDARDS)}
@@ -104,6 +125,9 @@ class LeaderboardQuery:
     def pair(self) -> str | None:
         """The language pair's key (corpus.language_pairs.pair_key), however it was written."""
         return pair_key(self.language_pair) if self.language_pair else None
+
+    def but(self, **changes) -> "LeaderboardQuery":
+        return replace(self, **changes)
 
 
 def evaluation_consented(user) -> Q:
@@ -153,12 +177,27 @@ def setup_key():
     return Coalesce(NullIf(F("setup_fingerprint"), Value("")), F("fingerprint"), output_field=CharField())
 
 
+def disqualified() -> Exists:
+    """A card disqualified itself, or through its method (benchmark specification §9.2), and not lifted since."""
+    return Exists(Disqualification.objects.filter(lifted_at__isnull=True).filter(
+        Q(run_card_id=OuterRef("pk")) | Q(method_id=OuterRef("method_id"))))
+
+
+def ranked_cards(user) -> QuerySet[RunCard]:
+    """The cards rankings are made of: the listed ones that are not disqualified (those stay reachable at their
+    pages, marked, and in the install read as `trust = disqualified`)."""
+    return listed_cards(user).exclude(disqualified())
+
+
 def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     """One row per method and fingerprint (its best card), ranked by the standard's primary metric — the claimed
     value, or the recomputed one when the claim disagrees with the card's results — or by that metric over one
-    domain's entries when a domain is chosen."""
+    domain's entries when a domain is chosen. `query.ranking` keeps the official (secret-segment) or the open
+    cards; `query` is taken as it is: `ranking_view` is what gives a ranking its one dataset version."""
     metric = STANDARDS[query.standard]
-    cards = listed_cards(user).filter(scoring_standard=query.standard)
+    cards = ranked_cards(user).filter(scoring_standard=query.standard)
+    if query.ranking:
+        cards = cards.filter(is_secret=query.ranking == "official")
     if query.pair:
         cards = cards.filter(dataset_version_id__in=versions_of_pair(query.pair))
     if query.dataset:
@@ -199,6 +238,82 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     return cards.annotate(method_validated=Exists(validated_method)).select_related(
         "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by("unverified", *order, score_order,
                                                                             "submitted_at", "pk")
+
+
+@dataclass(frozen=True)
+class VersionChoice:
+    """A dataset version some ranking is of, with how many of its cards are verified against the stored corpus."""
+
+    dataset: str
+    version: str
+    language_pair: str
+    pair: str
+    verified: int
+    cards: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.language_pair} · {self.dataset} {self.version}"
+
+
+@dataclass(frozen=True)
+class RankingView:
+    """What a leaderboard shows: `query` with its one dataset version filled in (scope `version`), whether that
+    version was picked because nothing named one (`picked`), and the versions there are to choose from."""
+
+    query: LeaderboardQuery
+    picked: bool
+    choices: list[VersionChoice]
+
+    @property
+    def chosen(self) -> VersionChoice | None:
+        return next((choice for choice in self.choices if (choice.dataset, choice.version)
+                     == (self.query.dataset, self.query.version)), None) if self.query.scope == "version" else None
+
+
+def version_choices(user, stamp: str | None = READ_STAMP) -> list[VersionChoice]:
+    """Every dataset version with a card in some ranking, the one with the most verified cards first (then the most
+    cards, then the newest): one grouped query, cached under the state stamp for everyone who sees the public
+    listing."""
+    def compute() -> list[VersionChoice]:
+        rows = ranked_cards(user).values(
+            "dataset_version_id", "dataset_version__dataset__identifier", "dataset_version__version",
+            "dataset_version__language_pair", "dataset_version__source_language", "dataset_version__target_language",
+            "dataset_version__imported_at").annotate(
+            verified=Count("pk", filter=Q(status=RunCard.Status.READY, corpus_mismatches=0)),
+            cards=Count("pk")).order_by()
+        ordered = sorted(rows, key=lambda row: (-row["verified"], -row["cards"],
+                                                -row["dataset_version__imported_at"].timestamp(),
+                                                row["dataset_version_id"]))
+        return [VersionChoice(row["dataset_version__dataset__identifier"], row["dataset_version__version"],
+                              row["dataset_version__language_pair"],
+                              version_pair_key(row["dataset_version__language_pair"],
+                                               row["dataset_version__source_language"],
+                                               row["dataset_version__target_language"]) or "",
+                              row["verified"], row["cards"]) for row in ordered]
+
+    if stamp is READ_STAMP:
+        stamp = public_stamp(user)
+    return cached_under(stamp, "versions", compute)
+
+
+def ranking_view(user, query: LeaderboardQuery, stamp: str | None = READ_STAMP) -> RankingView:
+    """The dataset version a ranking is of. Scope `version` (the default): the one named by `dataset` and `version`,
+    or — when they do not name one — the version with the most verified cards among those the other filters
+    (pair, dataset, version) allow, so that a first visitor lands on a ranking with rows whenever cards exist.
+    Scopes `pair` and `all` (rankings across versions or pairs) are only ever asked for, never picked."""
+    choices = version_choices(user, stamp)
+    if query.scope != "version" or (query.dataset and query.version):
+        return RankingView(query, False, choices)
+    allowed = [choice for choice in choices
+               if (not query.pair or choice.pair == query.pair)
+               and (not query.dataset or choice.dataset == query.dataset)
+               and (not query.version or choice.version == query.version)]
+    if not allowed:
+        return RankingView(query, False, choices)
+    # The version is of the pair asked for (if any): its rankings need no second reading of the pair.
+    return RankingView(query.but(dataset=allowed[0].dataset, version=allowed[0].version, language_pair=""), True,
+                       choices)
 
 
 def clustered(query: LeaderboardQuery) -> bool:
@@ -271,8 +386,36 @@ class LeaderboardPage:
     cache_key: str | None
 
 
-def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 50,
-                     strict: bool = False) -> LeaderboardPage:
+def filters_key(query: LeaderboardQuery) -> str:
+    return hashlib.sha256(json.dumps({k: v for k, v in asdict(query).items() if k != "errors"},
+                                     sort_keys=True).encode()).hexdigest()[:32]
+
+
+def cached_under(stamp: str | None, name: str, compute: Callable[[], Any]) -> Any:
+    """`compute()`, cached under the state stamp (never when there is none: the reader sees more than the public)."""
+    if stamp is None:
+        return compute()
+    key = f"leaderboard:{stamp}:{name}"
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, LEADERBOARD_CACHE_SECONDS)
+    return value
+
+
+def ranking_count(user, query: LeaderboardQuery, stamp: str | None) -> int:
+    """How many rows a ranking has (the count leaderboard_page caches)."""
+    return cached_under(stamp, f"{filters_key(query)}:count", lambda: leaderboard(user, query).count())
+
+
+def public_stamp(user) -> str | None:
+    """The state stamp answers are cached under for `user` (None: nothing is cached for them); read once per
+    request and handed to each ranking a page shows."""
+    return leaderboard_stamp() if shares_public_view(user) else None
+
+
+def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 50, strict: bool = False,
+                     stamp: str | None = READ_STAMP) -> LeaderboardPage:
     """One page of ranked rows and its `Page` (for the pager), for the page and the API alike.
 
     For everyone who `shares_public_view`, the count and each page's rows are cached under the leaderboard's
@@ -280,19 +423,12 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     answer computed before it is served after it (`cache_key` carries the stamp for the rendered ranking).
     `strict` raises `InvalidPage` for a page that does not exist (the API's 404) instead of showing the nearest
     one."""
-    stamp = leaderboard_stamp() if shares_public_view(user) else None
-    filters = hashlib.sha256(json.dumps(
-        {k: v for k, v in asdict(query).items() if k != "errors"}, sort_keys=True).encode()).hexdigest()[:32]
+    if stamp is READ_STAMP:
+        stamp = public_stamp(user)
+    filters = filters_key(query)
 
     def cached(name: str, compute: Callable[[], Any]) -> Any:
-        if stamp is None:
-            return compute()
-        key = f"leaderboard:{stamp}:{filters}:{name}"
-        value = cache.get(key)
-        if value is None:
-            value = compute()
-            cache.set(key, value, LEADERBOARD_CACHE_SECONDS)
-        return value
+        return cached_under(stamp, f"{filters}:{name}", compute)
 
     # Built only when something is not cached: building this queryset alone costs more than a cached answer.
     cards = functools.cache(lambda: leaderboard(user, query))
@@ -302,10 +438,54 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     name = f"rows:{per_page}:{page.number}"
     # Of the whole ranking, so computed once per filter and stamp, and only when a page's rows are.
     clusters = functools.cache(lambda: cached("clusters", lambda: rank_clusters(user, query)))
-    rows = cached(name, lambda: [
-        row_view(card, offset + index, clusters().get(str(card.public_id)) if clustered(query) else None)
-        for index, card in enumerate(cards()[offset:offset + per_page], 1)])
+
+    def rows_of_page() -> list[dict[str, Any]]:
+        bands = tier_bands()
+        return [row_view(card, offset + index, clusters().get(str(card.public_id)) if clustered(query) else None,
+                         bands=bands) for index, card in enumerate(cards()[offset:offset + per_page], 1)]
+
+    rows = cached(name, rows_of_page) if paginator.count else []
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
+
+
+@dataclass(frozen=True)
+class RankingSection:
+    """One ranking of a view: official or open, of one scoring standard."""
+
+    query: LeaderboardQuery
+    ranked: LeaderboardPage
+
+    @property
+    def count(self) -> int:
+        return self.ranked.page.paginator.count
+
+
+# Rows a ranking shows when several are on one page (each links to itself alone, paged).
+SECTION_ROWS = 20
+
+
+def ranking_sections(user, view: RankingView, number, *, per_page: int = 50,
+                     stamp: str | None = READ_STAMP) -> list[RankingSection]:
+    """The rankings a view shows, official before open and standard/1 before legacy-composite: the one asked for
+    (ranking and standard both given), paged; otherwise each that has rows, its first SECTION_ROWS rows."""
+    rankings = [view.query.ranking] if view.query.ranking else list(RANKINGS)
+    standards = [view.query.standard] if view.query.standard_given else list(STANDARDS)
+    single = len(rankings) * len(standards) == 1
+    sections = []
+    for kind in rankings:
+        for standard in standards:
+            query = view.query.but(ranking=kind, standard=standard)
+            ranked = leaderboard_page(user, query, number if single else 1,
+                                      per_page=per_page if single else SECTION_ROWS, stamp=stamp)
+            if ranked.rows or single:
+                sections.append(RankingSection(query, ranked))
+    return sections
+
+
+def ranking_counts(user, view: RankingView, stamp: str | None) -> dict[tuple[str, str], int]:
+    """(ranking, standard) → rows of each ranking of the view."""
+    return {(kind, standard): ranking_count(user, view.query.but(ranking=kind, standard=standard), stamp)
+            for kind in RANKINGS for standard in STANDARDS}
 
 
 NOT_APPROVED = ("reject", "revoke")
@@ -332,17 +512,52 @@ def recomputed_score(card: RunCard) -> dict[str, Any] | None:
     return {"metric": "chrf_plus_plus", "claimed": card.chrf_plus_plus, "recomputed": card.leaderboard_chrf_plus_plus}
 
 
-def row_view(card: RunCard, rank: int | None, cluster: int | None = None) -> dict[str, Any]:
+BandsByPair = dict[tuple[int, str], dict[str, float]]
+
+
+def tier_bands() -> BandsByPair:
+    """(steward organization id, pair key) → the quality-tier bands its governance staff set for that pair; pairs not
+    in it use the default bands (benchmark specification §5)."""
+    return {(organization_id, pair): {"emerging": emerging, "functional": functional, "deployable": deployable,
+                                      "fluent": fluent}
+            for organization_id, pair, emerging, functional, deployable, fluent in TierBands.objects.values_list(
+                "organization_id", "language_pair", "emerging", "functional", "deployable", "fluent")}
+
+
+def bands_of(version: DatasetVersion, bands: BandsByPair | None = None) -> dict[str, float]:
+    """The quality-tier bands that apply to cards on `version`: its steward's for its language pair, else the
+    default ones. `bands`: tier_bands(), when many versions are looked up at once."""
+    pair = version_pair_key(version.language_pair, version.source_language, version.target_language) or ""
+    key = (version.dataset.organization_id, pair)
+    if bands is None:
+        found = TierBands.objects.filter(organization_id=key[0], language_pair=pair).first()
+        return found.bounds() if found is not None else DEFAULT_TIER_BANDS
+    return bands.get(key, DEFAULT_TIER_BANDS)
+
+
+def review_badge(card: RunCard, tier: str | None, validated: bool) -> str | None:
+    """The one community-review badge a row carries: `validated` (the method passed community review), `approved` or
+    `not_approved` (the decision in force on this card), `provisional` (a Deployable or Fluent tier nobody decided on
+    yet: "provisional — awaiting community review"), or None."""
+    if validated:
+        return "validated"
+    if card.community_review:
+        return "not_approved" if card.community_review in NOT_APPROVED else "approved"
+    return "provisional" if tier in ("Deployable", "Fluent") else None
+
+
+def row_view(card: RunCard, rank: int | None, cluster: int | None = None, *,
+             bands: BandsByPair | None = None) -> dict[str, Any]:
     """The columns of SPEC §7 for one leaderboard row, with standard/1's interval, signature and rank cluster.
     With a domain filter the scores are that domain's, recomputed: the whole card's interval and claims do not
-    apply to them."""
+    apply to them. The quality tier is read with the bands of the card's pair (`bands`: tier_bands())."""
     whole_card = not getattr(card, "ranked_domain", "")
     composite = getattr(card, "shown_composite", card.leaderboard_composite
                         if card.leaderboard_composite is not None else card.composite)
-    tier = quality_tier(composite)
+    tier = quality_tier(composite, bands_of(card.dataset_version, bands))
     # Provisional until the method (any of its cards) is Community Validated.
     validated = card.verification_tier == "Community Validated" or getattr(card, "method_validated", False)
-    not_approved = card.community_review in NOT_APPROVED
+    badge = review_badge(card, tier, validated)
     method = card.method
     return {
         "rank": rank,
@@ -372,14 +587,16 @@ def row_view(card: RunCard, rank: int | None, cluster: int | None = None) -> dic
         "avg_latency_seconds": card.avg_latency_seconds,
         "cost_adjusted": getattr(card, "shown_cost_adjusted", card.cost_adjusted),
         "quality_tier": tier,
-        # A rejection or revocation in force is shown as such, never as "awaiting review".
-        "quality_tier_provisional": tier in ("Deployable", "Fluent") and not validated and not not_approved,
+        # One badge: "provisional — awaiting community review" ends once governance decided, either way.
+        "review_badge": badge,
+        "quality_tier_provisional": badge == "provisional",
         "community_review": community_review(card),
         "verification_tier": card.verification_tier,
         "scoring_standard": card.scoring_standard,
         "dataset": card.dataset_version.dataset.identifier,
         "dataset_version": card.dataset_version.version,
         "language_pair": card.dataset_version.language_pair,
+        "ranking": "official" if card.is_secret else "open",
         "segment": card.segment,
         "entries_scored": getattr(card, "domain_count", card.result_count),
         "cards_in_group": getattr(card, "group_size", 1),

@@ -63,8 +63,10 @@ PROFILE_B_WEIGHTS = {
 }
 INVERTED_METRICS = ("code_switching_rate", "hallucination_rate")
 
-# Lower bounds, highest first; a composite on a boundary belongs to the tier above it.
-QUALITY_TIERS = ((0.85, "Fluent"), (0.70, "Deployable"), (0.50, "Functional"), (0.30, "Emerging"))
+# The quality tiers' lower bounds on the composite (benchmark specification §5), the default of every language pair's
+# bands (TierBands); a composite on a boundary belongs to the tier above it.
+DEFAULT_TIER_BANDS = {"emerging": 0.30, "functional": 0.50, "deployable": 0.70, "fluent": 0.85}
+TIER_NAMES = {"fluent": "Fluent", "deployable": "Deployable", "functional": "Functional", "emerging": "Emerging"}
 LOWEST_TIER = "Baseline"
 
 # The harness's verdict weights for its semantic score (mt_eval_harness publish.derive_scores); every
@@ -651,12 +653,14 @@ def legacy_composite(scores: dict, fst_available: bool) -> float | None:
     return round(sum(weight * value for weight, value in weighted) / sum(weight for weight, _ in weighted), 4)
 
 
-def quality_tier(composite: float | None) -> str | None:
-    """Baseline < 0.30 ≤ Emerging < 0.50 ≤ Functional < 0.70 ≤ Deployable < 0.85 ≤ Fluent; None without a composite."""
+def quality_tier(composite: float | None, bands: dict[str, float] | None = None) -> str | None:
+    """The tier of a composite under a language pair's bands (by default Baseline < 0.30 ≤ Emerging < 0.50 ≤
+    Functional < 0.70 ≤ Deployable < 0.85 ≤ Fluent); None without a composite."""
     value = _number(composite)
     if value is None:
         return None
-    return next((name for low, name in QUALITY_TIERS if value >= low), LOWEST_TIER)
+    bands = bands or DEFAULT_TIER_BANDS
+    return next((TIER_NAMES[name] for name in TIER_NAMES if value >= bands[name]), LOWEST_TIER)
 
 
 def cost_adjusted(composite: float | None, cost_per_entry_usd: float | None) -> float | None:

@@ -4,6 +4,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.utils.http import urlencode
 
 from corpus.labels import DOMAIN_LABELS, SEGMENT_LABELS, choice_label
 from corpus.models import Domain
@@ -30,21 +31,43 @@ def leaderboard(request):
 
 
 def leaderboard_response(request):
+    """The rankings of one dataset version — the one asked for, or the one with the most verified cards — official
+    before open, each scoring standard that has rows (the one asked for alone, paged)."""
     query = selectors.LeaderboardQuery.from_params(request.GET)
-    rows, page, ranking_cache_key = [], None, None
-    if not query.errors:
-        ranking = selectors.leaderboard_page(request.user, query, request.GET.get("page"))
-        rows, page, ranking_cache_key = ranking.rows, ranking.page, ranking.cache_key
+    context = {"query": query, "standards": list(selectors.STANDARDS), "domains": list(DOMAIN_LABELS.items()),
+               "segments": list(SEGMENT_LABELS.items()), "rankings": selectors.RANKINGS}
+    if query.errors:
+        return render(request, "leaderboard/leaderboard.html", context, status=400)
+    stamp = selectors.public_stamp(request.user)
+    view = selectors.ranking_view(request.user, query, stamp)
+    sections = selectors.ranking_sections(request.user, view, request.GET.get("page"), stamp=stamp)
     params = request.GET.copy()
     params.pop("page", None)
-    other = selectors.other_standard(request.user, query) if not rows and not query.errors else None
-    return render(request, "leaderboard/leaderboard.html", {
-        "query": query, "rows": rows, "page": page, "query_string": params.urlencode(), "other_standard": other,
-        "ranking_cache_key": ranking_cache_key,
+    shown = view.query
+    empty = not any(section.ranked.rows for section in sections)
+    kept = {"language_pair": query.language_pair, "scope": shown.scope, "segment": shown.segment,
+            "domain": shown.domain, "sort": shown.sort}
+    if shown.scope == "version":
+        kept |= {"dataset": shown.dataset, "version": shown.version}
+
+    def address(**changes) -> str:
+        return "?" + urlencode({name: value for name, value in (kept | changes).items()
+                                if value and not (name == "scope" and value == "version")
+                                and not (name == "sort" and value == "primary")})
+
+    return render(request, "leaderboard/leaderboard.html", context | {
+        "view": view, "query_string": params.urlencode(), "empty": empty,
+        "sections": [(section, address(ranking=section.query.ranking, standard=section.query.standard))
+                     for section in sections],
+        "single": bool(query.ranking) and query.standard_given,
+        "version_links": [(choice, address(dataset=choice.dataset, version=choice.version, scope="",
+                                           language_pair="")) for choice in view.choices[:50]],
+        "pair_link": address(scope="pair", dataset="", version="", language_pair=(
+            query.language_pair or (view.chosen.pair if view.chosen else ""))),
+        "all_link": address(scope="all", dataset="", version="", language_pair=""),
+        "other_standard": selectors.other_standard(request.user, query) if empty and query.standard_given else None,
         "domain_label": choice_label("domain", query.domain) if query.domain in Domain.values else "",
-        "standards": list(selectors.STANDARDS), "domains": list(DOMAIN_LABELS.items()),
-        "segments": list(SEGMENT_LABELS.items()),
-    }, status=400 if query.errors else 200)
+    })
 
 
 def card_detail(request, public_id):
