@@ -10,7 +10,7 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -21,9 +21,10 @@ from rest_framework.views import APIView
 from common.errors import ErrorKind
 from common.limits import WriteRateThrottle, read_capped_body
 from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
+from organizations.permissions import check
 
 from . import selectors, services
-from .models import RunCard
+from .models import Disqualification, Method, RunCard
 
 PROBLEM_FIELDS = {"path": serializers.CharField(), "message": serializers.CharField()}
 # `problems` is absent when the body is not JSON at all (DRF's parse error: only `detail`).
@@ -261,3 +262,72 @@ class MethodListView(APIView):
             return rejection(error)
         return Response({"method_id": method.method_id, "name": method.name, "class": method.method_class,
                          "dependency_class": method.dependency_class or None}, status=status.HTTP_201_CREATED)
+
+
+DisqualificationSerializer = inline_serializer("Disqualification", {
+    "id": serializers.IntegerField(), "target": serializers.ChoiceField(choices=["run_card", "method"]),
+    "run_card": serializers.UUIDField(allow_null=True), "method_id": serializers.CharField(allow_null=True),
+    "reason": serializers.CharField(), "disqualified_at": serializers.DateTimeField(),
+    "lifted_at": serializers.DateTimeField(allow_null=True), "lift_reason": serializers.CharField()})
+ReasonSerializer = inline_serializer("DisqualificationReason", {"reason": serializers.CharField()})
+
+
+def disqualification_view(found) -> dict:
+    return {"id": found.pk, "target": found.target,
+            "run_card": str(found.run_card.public_id) if found.run_card_id else None,
+            "method_id": found.method.method_id if found.method_id else None, "reason": found.reason,
+            "disqualified_at": found.disqualified_at, "lifted_at": found.lifted_at, "lift_reason": found.lift_reason}
+
+
+def given_reason(request) -> str:
+    return request.data.get("reason", "") if isinstance(request.data, dict) else ""
+
+
+class RunCardDisqualificationView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ReasonSerializer, responses={201: DisqualificationSerializer, 400: OpenApiTypes.OBJECT,
+                                                        403: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+                   description="Disqualify a run card (benchmark specification §9.2): it leaves every ranking and "
+                   "the install read's default order (`trust` = disqualified there) and stays reachable, marked. "
+                   "Maintainers, or governance staff of the card's steward with a `secret` token. The reason is "
+                   "required and public; the community's audit log records it.")
+    def post(self, request, public_id):
+        card = visible_card_or_error(request, public_id)
+        verdict = check(request.user, "run_card.disqualify_here", card)
+        if not verdict:
+            raise PermissionDenied(verdict.reason)
+        found = services.disqualify(actor=request.user, run_card=card, reason=given_reason(request))
+        return Response(disqualification_view(found), status=status.HTTP_201_CREATED)
+
+
+class MethodDisqualificationView(APIView):
+    permission_classes = [permissions.IsAdminUser]
+
+    @extend_schema(request=ReasonSerializer, responses={201: DisqualificationSerializer, 400: OpenApiTypes.OBJECT,
+                                                        409: OpenApiTypes.OBJECT},
+                   description="Disqualify a method everywhere (maintainers only): every run card of it leaves every "
+                   "ranking.")
+    def post(self, request, method_id):
+        method = get_object_or_404(Method, method_id=method_id)
+        found = services.disqualify(actor=request.user, method=method, reason=given_reason(request))
+        return Response(disqualification_view(found), status=status.HTTP_201_CREATED)
+
+
+class LiftDisqualificationView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=ReasonSerializer, responses={200: DisqualificationSerializer, 400: OpenApiTypes.OBJECT,
+                                                        404: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+                   description="Lift a disqualification, with the reason: the card (or the method's cards) are "
+                   "ranked again; the disqualification stays on record.")
+    def post(self, request, pk: int):
+        found = get_object_or_404(Disqualification.objects.select_related("run_card__dataset_version__dataset",
+                                                                          "method"), pk=pk)
+        allowed = (check(request.user, "run_card.disqualify_here", found.run_card) if found.run_card_id
+                   else check(request.user, "method.disqualify", found.method))
+        if not allowed:
+            raise NotFound("No such disqualification among those you may lift.")
+        found = services.lift_disqualification(actor=request.user, disqualification=found,
+                                               reason=given_reason(request))
+        return Response(disqualification_view(found))

@@ -273,7 +273,7 @@ class Disqualification(models.Model):
 
     @property
     def target(self) -> str:
-        return "method" if self.method_id else "card"
+        return "method" if self.method_id else "run_card"
 
 
 class TierBands(models.Model):

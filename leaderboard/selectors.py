@@ -607,6 +607,8 @@ def row_view(card: RunCard, rank: int | None, cluster: int | None = None, *,
         "unverified": card.status == RunCard.Status.UNVERIFIED,
         # Scored against the stored corpus, but some of its rows' texts are not the stored ones: never verified.
         "corpus_mismatches": card.corpus_mismatches,
+        # The card's declaration of the development entries its method used (None: it declares nothing).
+        "development_data": card.development_data,
         "verified_against_corpus": card.matches_corpus,
     }
 
@@ -649,3 +651,25 @@ def same_setup_cards(user, card: RunCard) -> QuerySet[RunCard]:
     return listed_cards(user).filter(same_method).alias(setup=setup_key()).filter(
         setup=card.setup_fingerprint or card.fingerprint).exclude(pk=card.pk).defer("raw", "chrf_statistics").order_by(
         "-submitted_at")
+
+
+def active_disqualification(*, run_card: RunCard | None = None, method=None) -> Disqualification | None:
+    """The disqualification in force on a card (its own, or its method's) or on a method; None when there is none."""
+    if run_card is not None:
+        method = run_card.method
+        targets = Q(run_card=run_card) | (Q(method=method) if method is not None else Q(pk__in=[]))
+    elif method is not None:
+        targets = Q(method=method)
+    else:
+        return None
+    return (Disqualification.objects.filter(targets, lifted_at__isnull=True)
+            .select_related("run_card", "method").order_by("-disqualified_at").first())
+
+
+def disqualification_history(*, run_card: RunCard | None = None, method=None) -> QuerySet[Disqualification]:
+    """Every disqualification of a card (and its method) or of a method, lifted or not, newest first."""
+    if run_card is not None:
+        targets = Q(run_card=run_card) | (Q(method_id=run_card.method_id) if run_card.method_id else Q(pk__in=[]))
+    else:
+        targets = Q(method=method)
+    return Disqualification.objects.filter(targets).order_by("-disqualified_at")

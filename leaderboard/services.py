@@ -5,6 +5,7 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import psycopg
 from django.conf import settings
@@ -12,12 +13,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import User
 from common.bulk_insert import bulk_insert
-from common.errors import ApplicationError, ErrorKind
+from common.errors import ApplicationError, ErrorKind, NotAllowed
 from common.problems import FieldProblem
-from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry
+from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry, Segment
 from corpus.selectors import (
     VersionHash,
     has_consent,
@@ -38,12 +40,12 @@ from corpus.validation import (
 )
 from organizations.audit import record_event
 from organizations.models import AuditAction, AuditEvent
-from organizations.permissions import permitted
+from organizations.permissions import permitted, require
 from organizations.selectors import needs_mfa_for_secrets
 
-from . import leaks, methods, verification
+from . import declarations, leaks, methods, verification
 from .cards import clamped, top_level_value_text, validate_card
-from .models import DomainScore, Method, RunCard, RunCardResult
+from .models import Disqualification, DomainScore, Method, RunCard, RunCardResult
 
 
 class RunCardRejected(ApplicationError):
@@ -227,8 +229,12 @@ ENTRY_LOOKUP_BATCH = 2000
 
 
 def scored_entries(user, version: DatasetVersion, entry_ids: list[str]) -> dict[str, tuple[int, str, str]]:
-    """entry_id → (pk, segment, domain) of the named entries the submitter may see."""
+    """entry_id → (pk, segment, domain) of the named entries the submitter may see and a card may score: held_out
+    entries only once governance staff activated the segment for the version (benchmark specification §2.3: reserved
+    for future evaluation); before, a card scoring one is refused as if the entry did not exist."""
     visible = visible_entries(user, version)
+    if not version.held_out_active:
+        visible = visible.exclude(segment=Segment.HELD_OUT)
     if len(entry_ids) <= ENTRY_LOOKUP_BATCH:
         visible = visible.filter(entry_id__in=entry_ids)
     return {entry_id: (pk, segment, domain)
@@ -306,15 +312,21 @@ def record_claims(run_card: RunCard, card: dict) -> None:
 def check_card_itself(parsed: ParsedCard, card: dict, user, problems: list[FieldProblem]
                       ) -> tuple[str, str | None, DatasetVersion | None]:
     """What the card itself must pass, whoever sends its rows: its community's consent (409), its seal, its
-    method card and manifest, the dataset version it pins. Returns (hash status, derived dependency class,
-    version); problems are added to `problems`."""
+    method card and manifest, the dataset version it pins, its declaration of the development entries it used.
+    Returns (hash status, derived dependency class, version); problems are added to `problems`."""
     check_evaluation_consent(user, card["dataset"]["id"])
     hash_status = verification.verify_hash(parsed.card)
     if hash_status == "mismatch":
         problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
                                      f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
     dependency_class = check_method(card, problems)
-    return hash_status, dependency_class, find_version(user, card["dataset"], problems)
+    version = find_version(user, card["dataset"], problems)
+    if declarations.MEMBER in card:
+        declaration, found = declarations.declaration_problems(card[declarations.MEMBER])
+        problems += found
+        if declaration is not None and version is not None:
+            problems += declarations.unknown_entries(declaration, version)
+    return hash_status, dependency_class, version
 
 
 def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[str, tuple[int, str, str]],
@@ -496,6 +508,8 @@ def create_card(card: dict, parsed: ParsedCard, version: DatasetVersion, depende
         cost_adjusted=verification.cost_adjusted(clamped(scores.get("composite"), 0, 1),
                                                  totals.get("cost_per_entry_usd")),
         result_count=len(card["results"]),
+        development_data=(declarations.declaration_problems(card[declarations.MEMBER])[0]
+                          if declarations.MEMBER in card else None),
     )
     store_raw(run_card, parsed.body)
     return run_card
@@ -831,3 +845,84 @@ def register_method(*, actor: User, body: dict) -> Method:
     method = save_method(body, dependency_class, actor)
     assert method is not None  # save_method returns None only without a method_card object, refused above
     return method
+
+
+class LeaderboardError(ApplicationError):
+    """A refused leaderboard action (disqualification, tier bands), with the field at fault."""
+
+
+class DisqualificationNotAllowed(NotAllowed):
+    pass
+
+
+REASON_MAX_LENGTH = 2000
+
+
+def written_reason(reason: Any, field: str = "reason") -> str:
+    """A reason as it is recorded: required, at most REASON_MAX_LENGTH characters, text PostgreSQL can store."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise LeaderboardError(gettext("Write the reason: it is recorded and shown with the decision."), field)
+    reason = reason.strip()
+    if len(reason) > REASON_MAX_LENGTH:
+        raise LeaderboardError(gettext("The reason has %(count)s characters; at most %(limit)s are kept.") % {
+            "count": len(reason), "limit": REASON_MAX_LENGTH}, field)
+    if (problem := unstorable_string(reason)) is not None:
+        raise LeaderboardError(gettext("The reason cannot be stored: %(problem)s.") % {"problem": problem}, field)
+    return reason
+
+
+@transaction.atomic
+def disqualify(*, actor: User, reason: str, run_card: RunCard | None = None,
+               method: Method | None = None) -> Disqualification:
+    """Take a run card (or a method, with every card of it) out of every ranking and of the install read's default
+    order (benchmark specification §9.2), with a written reason, audited. The card stays reachable at its page,
+    marked; nothing is deleted."""
+    if (run_card is None) == (method is None):
+        raise LeaderboardError(gettext("Disqualify either one run card or one method."), "target")
+    if run_card is not None:
+        require(actor, "run_card.disqualify", run_card, error=DisqualificationNotAllowed)
+    else:
+        require(actor, "method.disqualify", method, error=DisqualificationNotAllowed)
+    reason = written_reason(reason)
+    target: dict[str, Any] = {"run_card": run_card} if run_card is not None else {"method": method}
+    if Disqualification.objects.select_for_update().filter(lifted_at__isnull=True, **target).exists():
+        raise LeaderboardError(gettext("It is already disqualified."), "target", kind=ErrorKind.CONFLICT)
+    found = Disqualification.objects.create(reason=reason, disqualified_by=actor, **target)
+    record_event(AuditAction.RUN_CARD_DISQUALIFIED, actor=actor, **disqualification_subject(found),
+                 details={**disqualification_target(found), "reason": reason})
+    return found
+
+
+@transaction.atomic
+def lift_disqualification(*, actor: User, disqualification: Disqualification, reason: str) -> Disqualification:
+    """Bring a disqualified card or method back into the rankings, with the reason; the disqualification stays on
+    record beside it."""
+    found = Disqualification.objects.select_for_update(of=("self",)).select_related(
+        "run_card__dataset_version__dataset", "method").get(pk=disqualification.pk)
+    if found.run_card is not None:
+        require(actor, "run_card.disqualify", found.run_card, error=DisqualificationNotAllowed)
+    else:
+        require(actor, "method.disqualify", found.method, error=DisqualificationNotAllowed)
+    reason = written_reason(reason)
+    if found.lifted_at is not None:
+        raise LeaderboardError(gettext("This disqualification was already lifted."), "target",
+                               kind=ErrorKind.CONFLICT)
+    found.lifted_at, found.lifted_by, found.lift_reason = timezone.now(), actor, reason
+    found.save(update_fields=["lifted_at", "lifted_by", "lift_reason"])
+    record_event(AuditAction.DISQUALIFICATION_LIFTED, actor=actor, **disqualification_subject(found),
+                 details={**disqualification_target(found), "reason": reason})
+    return found
+
+
+def disqualification_subject(found: Disqualification) -> dict[str, Any]:
+    """Where the audit event goes: the card's steward's chain, or the site chain for a method."""
+    if found.run_card is not None:
+        return {"organization": found.run_card.dataset_version.dataset.organization, "obj": found.run_card}
+    return {"organization": None, "obj": found.method}
+
+
+def disqualification_target(found: Disqualification) -> dict[str, str]:
+    if found.run_card is not None:
+        return {"target": "run_card", "run_id": str(found.run_card.run_id)}
+    assert found.method is not None
+    return {"target": "method", "method_id": found.method.method_id}

@@ -7,4 +7,7 @@ app_name = "leaderboard"
 urlpatterns = [
     path("", views.leaderboard, name="leaderboard"),
     path("cards/<uuid:public_id>/", views.card_detail, name="card"),
+    path("cards/<uuid:public_id>/disqualify/", views.disqualify_card, name="disqualify-card"),
+    path("methods/<str:method_id>/disqualify/", views.disqualify_method, name="disqualify-method"),
+    path("disqualifications/<int:pk>/lift/", views.lift_disqualification, name="lift-disqualification"),
 ]

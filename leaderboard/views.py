@@ -1,16 +1,23 @@
+"""The leaderboard, a run card's page, and disqualifying or reinstating a card or a method."""
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
+from common.errors import ApplicationError
 from corpus.labels import DOMAIN_LABELS, SEGMENT_LABELS, choice_label
 from corpus.models import Domain
 from corpus.views import withdrawn_response
+from organizations.permissions import permitted
 
-from . import selectors
+from . import selectors, services
+from .models import Disqualification, Method
 
 
 def leaderboard(request):
@@ -90,3 +97,54 @@ def card_detail(request, public_id):
                           for score in card.domain_scores.order_by("domain")],
     })
 
+
+
+@login_required
+@require_POST
+def disqualify_card(request, public_id):
+    card = selectors.visible_card(request.user, public_id)
+    if card is None or not permitted(request.user, "run_card.disqualify_here", card):
+        raise Http404("No such run card among those you may disqualify.")
+    try:
+        services.disqualify(actor=request.user, run_card=card, reason=request.POST.get("reason", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("The run card is disqualified: it left every ranking."))
+    return redirect("leaderboard:card", public_id=card.public_id)
+
+
+@login_required
+@require_POST
+def disqualify_method(request, method_id: str):
+    method = get_object_or_404(Method, method_id=method_id)
+    if not permitted(request.user, "method.disqualify", method):
+        raise Http404("No such method among those you may disqualify.")
+    try:
+        services.disqualify(actor=request.user, method=method, reason=request.POST.get("reason", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("The method is disqualified: its run cards left every ranking."))
+    return redirect("submissions:method", method_id=method.method_id)
+
+
+@login_required
+@require_POST
+def lift_disqualification(request, pk: int):
+    found = get_object_or_404(Disqualification.objects.select_related("run_card__dataset_version__dataset",
+                                                                      "method"), pk=pk)
+    allowed = (permitted(request.user, "run_card.disqualify_here", found.run_card) if found.run_card
+               else permitted(request.user, "method.disqualify", found.method))
+    if not allowed:
+        raise Http404("No such disqualification among those you may lift.")
+    try:
+        services.lift_disqualification(actor=request.user, disqualification=found,
+                                       reason=request.POST.get("reason", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("The disqualification is lifted: it is ranked again."))
+    if found.run_card is not None:
+        return redirect("leaderboard:card", public_id=found.run_card.public_id)
+    return redirect("submissions:method", method_id=found.method.method_id)

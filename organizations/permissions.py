@@ -101,6 +101,17 @@ PERMISSIONS: dict[str, Callable[[Any, Any], Verdict]] = {
     # Opening a review campaign on a run card: governance staff of the steward of the card's dataset.
     "campaign.open": lambda user, run_card: organization_govern(
         user, run_card.dataset_version.dataset.organization_id),
+    # Taking a run card out of every ranking (benchmark specification §9.2): the site's maintainers, or governance
+    # staff of the steward of the card's dataset (cards on their data).
+    "run_card.disqualify": lambda user, run_card: ALLOWED if user.is_staff else organization_govern(
+        user, run_card.dataset_version.dataset.organization_id),
+    # The same from a page: governance staff with the second factor proven in this request.
+    "run_card.disqualify_here": lambda user, run_card: ALLOWED if user.is_staff else organization_manage(
+        user, run_card.dataset_version.dataset.organization_id),
+    # A method is published on every community's data: only the site's maintainers disqualify it everywhere.
+    "method.disqualify": lambda user, method: ALLOWED if user.is_staff else Verdict(
+        False, "Only the site's maintainers may disqualify a method; governance staff disqualify its run cards on "
+               "their data."),
 }
 
 

@@ -1,7 +1,11 @@
 """Forms of the terms, submission, workflow and transfer pages (the services do the real checks)."""
 
+import re
+
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
+
+from leaderboard.declarations import NOTES_MAX_LENGTH, declaration_problems
 
 from .models import DEFAULT_TRANSFER_CLAUSE, DEVELOPER_KEEPS, GOVERNANCE_GETS
 
@@ -28,6 +32,22 @@ class SubmissionForm(forms.Form):
     cost_report = forms.FileField(label=gettext_lazy("Cost report (JSON)"),
                                   help_text=gettext_lazy("cost_per_entry_usd and the cost lines (items) with their "
                                                          "cost_usd."))
+    used_development = forms.TypedChoiceField(
+        label=gettext_lazy("Did the method use this community's public development entries?"),
+        choices=[("no", gettext_lazy("No")), ("yes", gettext_lazy("Yes"))], widget=forms.RadioSelect,
+        coerce=lambda value: value == "yes",
+        help_text=gettext_lazy("In prompts (few-shot), to train or fine-tune, or to retrieve from. Shown with the "
+                               "method's results."))
+    development_uses = forms.MultipleChoiceField(
+        label=gettext_lazy("How"), required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[("few-shot", gettext_lazy("few-shot examples in prompts")),
+                 ("fine-tuning", gettext_lazy("training or fine-tuning")),
+                 ("retrieval", gettext_lazy("retrieval")), ("other", gettext_lazy("other"))])
+    development_entries = forms.CharField(
+        label=gettext_lazy("Which entries"), required=False, max_length=20000,
+        help_text=gettext_lazy("“all”, or their ids separated by commas or spaces."))
+    development_notes = forms.CharField(label=gettext_lazy("Notes on that use"), required=False,
+                                        max_length=NOTES_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 2}))
     accept_terms = forms.BooleanField(label=gettext_lazy("I accept these participation terms, including the "
                                                          "ownership-transfer clause"), required=False)
 
@@ -36,6 +56,36 @@ class SubmissionForm(forms.Form):
         self.fields["accept_terms"].required = needs_acceptance
         if not needs_acceptance:
             del self.fields["accept_terms"]
+
+    def clean(self) -> dict:
+        """The declaration as a run card would carry it (leaderboard.declarations), each problem at its field."""
+        data = super().clean()
+        used = data.get("used_development")
+        if used is None:
+            return data
+        entries_text = (data.get("development_entries") or "").strip()
+        entries: str | list[str] = ("all" if entries_text.lower() == "all"
+                                    else [part for part in re.split(r"[\s,]+", entries_text) if part])
+        declaration = {"used": used, "notes": data.get("development_notes") or ""}
+        if used:
+            declaration |= {"uses": data.get("development_uses") or [], "entries": entries}
+            if not declaration["uses"]:
+                self.add_error("development_uses", gettext("Choose how the entries were used."))
+            if not entries:
+                self.add_error("development_entries", gettext("Write “all” or the ids of the entries used."))
+            if self.errors:
+                return data
+        elif data.get("development_uses") or entries:
+            self.add_error("used_development", gettext("You answered no: leave how and which entries empty."))
+            return data
+        stored, problems = declaration_problems(declaration)
+        fields = {"uses": "development_uses", "entries": "development_entries", "notes": "development_notes"}
+        for problem in problems:
+            member = problem.path.split(".", 1)[1].split("[", 1)[0] if "." in problem.path else ""
+            self.add_error(fields.get(member, "used_development"), gettext("%(where)s: %(message)s") % {
+                "where": problem.path, "message": problem.message})
+        data["development_data"] = stored
+        return data
 
 
 class AdvanceForm(forms.Form):

@@ -137,6 +137,10 @@ class MethodSubmission(models.Model):
     method_card = models.JSONField()
     manifest = models.JSONField(help_text="method.json as submitted.")
     cost_report = models.JSONField()
+    development_data = models.JSONField(
+        null=True, blank=True, help_text="The submitter's declaration of the public development entries the method "
+                                         "used (leaderboard.declarations); null on submissions made before it was "
+                                         "asked.")
     state = models.CharField(max_length=24, choices=SubmissionState.choices, default=SubmissionState.SUBMITTED)
     run_card = models.ForeignKey("leaderboard.RunCard", null=True, blank=True, on_delete=models.PROTECT,
                                  related_name="method_submissions",

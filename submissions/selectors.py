@@ -27,7 +27,7 @@ from corpus.selectors import public_download_hash, version_hash, visible_dataset
 from corpus.validation import JsonObjectReader
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
 from leaderboard.models import Method, RunCard
-from leaderboard.selectors import listed_cards, unverified_last
+from leaderboard.selectors import bands_of, disqualified, listed_cards, unverified_last
 from leaderboard.services import CARD_DECODER
 from leaderboard.verification import quality_tier
 from organizations.models import Organization
@@ -119,6 +119,10 @@ def submission_history(submission: MethodSubmission) -> QuerySet[SubmissionEvent
     return submission.events.select_related("actor").order_by("created_at", "pk")
 
 
+def shown_composite(card: RunCard) -> float | None:
+    return card.leaderboard_composite if card.leaderboard_composite is not None else card.composite
+
+
 def submission_scores(submission: MethodSubmission) -> dict | None:
     """The attached gold run card's aggregate scores — everything the submitter may know of it. Built
     from the card's columns only; `results` (sources, references, outputs) is never touched here."""
@@ -133,10 +137,14 @@ def submission_scores(submission: MethodSubmission) -> dict | None:
         "segment": card.segment,
         "entries_scored": card.result_count,
         "scoring_standard": card.scoring_standard,
-        "composite": card.composite,
-        "quality_tier": quality_tier(card.composite),
-        "chrf_plus_plus": card.chrf_plus_plus,
-        "exact_match_rate": card.exact_match_rate,
+        # The scores the leaderboard shows: recomputed where the card's claim is not what its predictions give.
+        "composite": shown_composite(card),
+        "quality_tier": quality_tier(shown_composite(card), bands_of(version)),
+        "chrf_plus_plus": (card.leaderboard_chrf_plus_plus if card.leaderboard_chrf_plus_plus is not None
+                           else card.chrf_plus_plus),
+        # Against the stored references (NFC), as the leaderboard shows it; a card without rows has its claim only.
+        "exact_match_rate": (card.recomputed_exact_match_rate if card.recomputed_exact_match_rate is not None
+                             else card.exact_match_rate),
         "fst_acceptance_rate": card.fst_acceptance_rate,
         "semantic_score": card.semantic_score,
         "cost_per_entry_usd": card.cost_per_entry_usd,
@@ -380,6 +388,15 @@ def object_of(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def trust(card: RunCard) -> str:
+    """The harness's `trust` column: "disqualified" for a card out of every ranking (its own or its method's
+    disqualification), "verified" for a card a maintainer reproduced or the community validated, else
+    "unverified"."""
+    if getattr(card, "is_disqualified", False):
+        return "disqualified"
+    return "verified" if card.verification_tier in TRUSTED_TIERS else "unverified"
+
+
 def harness_row(card: RunCard, card_text: str | None) -> dict[str, Any]:
     """One card as an upstream run_cards row (publish.build_run_card_row's columns); the columns read from the card
     itself are null without its text."""
@@ -396,7 +413,7 @@ def harness_row(card: RunCard, card_text: str | None) -> dict[str, Any]:
         "id": str(card.public_id),
         "submitter": submitter_label(card),
         "submitted_at": card.submitted_at.isoformat(),
-        "trust": "verified" if card.verification_tier in TRUSTED_TIERS else "unverified",
+        "trust": trust(card),
         "verification_tier": card.verification_tier,
         "model_slug": card.model_slug,
         "condition": card.condition,
@@ -410,7 +427,9 @@ def harness_row(card: RunCard, card_text: str | None) -> dict[str, Any]:
         "chrf_ci_lower": card.chrf_ci_lower,
         "chrf_ci_upper": card.chrf_ci_upper,
         "corpus_bleu": content.get("corpus_bleu", scores.get("corpus_bleu")),
-        "exact_match_rate": card.exact_match_rate,
+        # Against the stored references (NFC), as the leaderboard shows it; a card without rows has its claim only.
+        "exact_match_rate": (card.recomputed_exact_match_rate if card.recomputed_exact_match_rate is not None
+                             else card.exact_match_rate),
         "exact_match_ci_lower": interval("exact_match_rate", "ci_lower"),
         "exact_match_ci_upper": interval("exact_match_rate", "ci_upper"),
         "fst_acceptance_rate": card.fst_acceptance_rate,
@@ -459,7 +478,7 @@ def harness_cards(user, query: HarnessQuery) -> QuerySet[RunCard]:
                                               "submitted_by").defer(
         "raw", "discrepancies", "chrf_statistics").annotate(
         shown_chrf=Coalesce("leaderboard_chrf_plus_plus", "chrf_plus_plus"),
-        shown_composite=Coalesce("leaderboard_composite", "composite"))
+        shown_composite=Coalesce("leaderboard_composite", "composite"), is_disqualified=disqualified())
     for name, value in query.equal.items():
         if name == "id":
             try:
@@ -491,9 +510,11 @@ def harness_rows(user, query: HarnessQuery) -> list[tuple[dict[str, Any], str | 
         ordering = [F(DATABASE_COLUMNS[column]).desc(nulls_last=nulls_last) if descending
                     else F(DATABASE_COLUMNS[column]).asc(nulls_last=nulls_last)
                     for column, descending, nulls_last in query.order]
-        # As on the leaderboard, a claim nothing could recompute never comes before a verified score.
+        # As on the leaderboard, a claim nothing could recompute never comes before a verified score, and a
+        # disqualified card comes after every other.
         page = list(cards.annotate(unverified=unverified_last())
-                    .order_by("unverified", *ordering, "-submitted_at", "pk")[query.offset:query.offset + query.limit])
+                    .order_by("is_disqualified", "unverified", *ordering, "-submitted_at", "pk")
+                    [query.offset:query.offset + query.limit])
         texts = served_card_texts(page) if needs_text else {}
         rows = [(harness_row(card, texts.get(card.pk)), texts.get(card.pk)) for card in page]
     else:
@@ -513,7 +534,7 @@ def harness_rows(user, query: HarnessQuery) -> list[tuple[dict[str, Any], str | 
             missing = [item for item in rows if item[0].get(column) is None]
             present.sort(key=partial(sort_key, column), reverse=descending)
             rows = present + missing if nulls_last else missing + present
-        rows.sort(key=lambda item: item[0]["id"] in unverified)
+        rows.sort(key=lambda item: (item[0]["trust"] == "disqualified", item[0]["id"] in unverified))
         rows = rows[query.offset:query.offset + query.limit]
     return [({name: row.get(name) for name in query.columns if name != "run_card"},
              text if "run_card" in query.columns else None) for row, text in rows]

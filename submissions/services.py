@@ -197,10 +197,12 @@ def check_terms(organization: Organization, submitter, acceptance: TermsAcceptan
 
 def submit_method(*, actor: User, organization: Organization, terms_acceptance: TermsAcceptance | None,
                   package: IO[bytes], package_name: str, cost_report: bytes,
-                  cost_report_name: str = "cost_report.json") -> SubmissionOutcome:
+                  cost_report_name: str = "cost_report.json",
+                  development_data: dict | None = None) -> SubmissionOutcome:
     """Check everything, then store the submission and audit it (submitted → manifest_audited) — or,
     on any problem, store nothing and return every problem. The package is inspected in memory and
-    never extracted or executed (`packages.inspect_package`)."""
+    never extracted or executed (`packages.inspect_package`). `development_data`: the submitter's declaration of
+    the public development entries the method used (leaderboard.declarations)."""
     problems = check_terms(organization, actor, terms_acceptance)
     report = inspect_package(package, package_name, package_limits())
     problems += report.problems
@@ -214,12 +216,13 @@ def submit_method(*, actor: User, organization: Organization, terms_acceptance: 
     if problems:
         return outcome
     assert derived is not None  # no problems, so validate_manifest derived the class
-    outcome.submission = _store(organization, actor, terms_acceptance, package, report, cost, derived, deciding)
+    outcome.submission = _store(organization, actor, terms_acceptance, package, report, cost, derived, deciding,
+                                development_data)
     return outcome
 
 
 def _store(organization, submitter, acceptance, package, report: PackageReport, cost, derived: str,
-           deciding: str | None) -> MethodSubmission:
+           deciding: str | None, development_data: dict | None) -> MethodSubmission:
     card = report.method_card
     submission = MethodSubmission(
         organization=organization, submitter=submitter, terms_acceptance=acceptance,
@@ -228,7 +231,7 @@ def _store(organization, submitter, acceptance, package, report: PackageReport, 
         deciding_dependency=(deciding or "")[:200], open_leaderboard_only=derived == "A2",
         package_name=report.filename[:255], package_sha256=report.sha256, package_size=report.size,
         files=[file.as_dict() for file in report.files], method_card=card, manifest=report.manifest,
-        cost_report=cost,
+        cost_report=cost, development_data=development_data,
     )
     package.seek(0)
     submission.package.save(report.filename, File(package), save=False)

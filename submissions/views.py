@@ -98,6 +98,7 @@ def submit(request, slug: str):
                 package_name=package.name,
                 cost_report=cost_report.read(COST_REPORT_MAX_BYTES + 1),
                 cost_report_name=cost_report.name,
+                development_data=form.cleaned_data["development_data"],
             )
             if outcome.problems:
                 transaction.set_rollback(True)

@@ -350,3 +350,14 @@ def eager_tasks():
     celery_app.conf.update(task_always_eager=True)
     yield
     celery_app.conf.update(task_always_eager=before)
+
+
+def activate_held_out(version) -> None:
+    """Make the version's held_out entries scorable, as its governance staff do once the segment is used for
+    evaluation (until then a run card scoring one is refused)."""
+    from django.utils import timezone
+
+    from corpus.models import DatasetVersion
+
+    DatasetVersion.objects.filter(pk=version.pk).update(held_out_activated_at=timezone.now())
+    version.refresh_from_db()

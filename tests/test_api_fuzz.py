@@ -28,7 +28,7 @@ from corpus.models import Entry
 from leaderboard.services import submit_run_card
 
 from .cards import body, make_card
-from .conftest import SECRET_MARK, corpus_bytes, entry, proven, publish
+from .conftest import SECRET_MARK, activate_held_out, corpus_bytes, entry, proven, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -66,6 +66,7 @@ def world(steward, other_org, governance_user, curator, outsider, maintainer) ->
         actor=None,
     ).version
     publish(public.dataset)
+    activate_held_out(public)
     private = import_corpus(
         data=corpus_bytes([entry(11, "gold_standard"), entry(12, "development")],
                                              id="private-set"),

@@ -38,6 +38,7 @@ from .cards import body, make_card
 from .conftest import (
     PASSWORD,
     SECRET_MARK,
+    activate_held_out,
     corpus_bytes,
     current_totp_code,
     enable_totp,
@@ -64,6 +65,7 @@ BANNER = b"once two-factor authentication is set up"
 def secret_world(steward, governance_user, public_version):
     """A public dataset with secret entries, a run card scoring its secret entries (outputs carry SECRET_MARK),
     and a campaign on that card with one commented rating (its texts show on the decision page)."""
+    activate_held_out(public_version)
     secret_entries = list(Entry.objects.filter(version=public_version, segment__in=["gold_standard", "held_out"]))
     card = submit_run_card(
         body=body(make_card(public_version, secret_entries, model_slug="sandboxed",

@@ -811,17 +811,44 @@ def test_submitting_through_the_page_accepts_the_terms_inline(client, steward, t
     response = client.post("/orgs/steward/submit/", form)
     assert response.status_code == 400 and "accept_terms" in response.context["form"].errors
     form = {"package": SimpleUploadedFile("fst-gated.zip", zip_bytes({**package_files(), "../evil.py": b"x"})),
-            "cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on"}
+            "cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on",
+            "used_development": "no"}
     response = client.post("/orgs/steward/submit/", form)
     assert response.status_code == 400
     assert "../evil.py" in response.content.decode()
     assert not TermsAcceptance.objects.exists(), "a refused submission stores nothing, not even the acceptance"
     form = {"package": SimpleUploadedFile("fst-gated.zip", zip_bytes(package_files())),
-            "cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on"}
+            "cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on",
+            "used_development": "yes", "development_uses": ["few-shot", "retrieval"], "development_entries": "1, 2 2"}
+    response = client.post("/orgs/steward/submit/", form)
+    assert response.status_code == 400 and "duplicate" in str(response.context["form"].errors["development_entries"])
+    form = {"package": SimpleUploadedFile("fst-gated.zip", zip_bytes(package_files())),
+            "cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on",
+            "used_development": "yes", "development_uses": ["few-shot", "retrieval"], "development_entries": "1, 2 7"}
     response = client.post("/orgs/steward/submit/", form)
     submission = MethodSubmission.objects.get()
     assert response.status_code == 302 and response.url == f"/submissions/{submission.public_id}/"
     assert submission.terms_acceptance.terms == terms and submission.terms_acceptance.user == developer
+    assert submission.development_data == {"used": True, "uses": ["few-shot", "retrieval"],
+                                           "entries": ["1", "2", "7"], "notes": ""}
+    page = client.get(response.url).content.decode()
+    assert "yes, for few-shot, retrieval" in page and "1, 2, 7" in page
+
+
+@pytest.mark.django_db
+def test_the_development_entries_question_is_answered_in_full(client, steward, terms, developer, media):
+    client.force_login(developer)
+    base = {"cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on"}
+    for answer, field in (({}, "used_development"), ({"used_development": "yes"}, "development_uses"),
+                          ({"used_development": "yes", "development_uses": ["few-shot"]}, "development_entries"),
+                          ({"used_development": "no", "development_entries": "all"}, "used_development"),
+                          ({"used_development": "yes", "development_uses": ["memorised"],
+                            "development_entries": "all"}, "development_uses")):
+        form = {**base, **answer, "package": SimpleUploadedFile("fst-gated.zip", zip_bytes(package_files()))}
+        base["cost_report"] = SimpleUploadedFile("cost_report.json", COST_REPORT)
+        response = client.post("/orgs/steward/submit/", form)
+        assert response.status_code == 400 and field in response.context["form"].errors, answer
+    assert not MethodSubmission.objects.exists()
 
 
 @pytest.mark.django_db

@@ -12,7 +12,7 @@ from leaderboard.services import submit_run_card
 from organizations.services import invite_member
 
 from .cards import body, make_card
-from .conftest import SECRET_MARK, corpus_bytes, entry, member
+from .conftest import SECRET_MARK, activate_held_out, corpus_bytes, entry, member
 
 pytestmark = pytest.mark.django_db
 
@@ -71,6 +71,7 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
     ).version
     invitation = invite_member(organization=steward, email="new@person.example", role="speaker", actor=governance_user)
     public_entries = list(Entry.objects.filter(version=public, segment="development"))
+    activate_held_out(public)
     secret_entries = list(Entry.objects.filter(version=public, segment__in=["gold_standard", "held_out"]))
     cards = [
         submit_run_card(body=body(make_card(public, public_entries, model_slug="open")), actor=speaker),

@@ -50,3 +50,20 @@ def discrepancy_note(found: dict) -> str:
                         "%(count)s results in all differ from the stored corpus; the first ones are listed",
                         count) % {"count": count}
     return ""
+
+
+@register.inclusion_tag("leaderboard/_disqualification.html", takes_context=True)
+def disqualification_panel(context, card=None, method=None) -> dict:
+    """A card's or a method's disqualification, shown to everyone (the card stays reachable, marked), with the form
+    to disqualify or lift for those who may: maintainers, and for a card the steward's governance staff."""
+    from organizations.permissions import permitted
+
+    from ..selectors import active_disqualification
+
+    user = context["request"].user
+    if card is not None:
+        can = permitted(user, "run_card.disqualify_here", card)
+    else:
+        can = permitted(user, "method.disqualify", method)
+    return {"active": active_disqualification(run_card=card, method=method), "card": card, "method": method,
+            "can": can, "request": context["request"]}
