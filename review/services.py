@@ -466,12 +466,14 @@ def remove_speaker(*, actor: User, campaign: Campaign, user) -> int:
     Returns how many items were reassigned."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    if campaign.status == Campaign.Status.CLOSED:
-        raise ReviewError(_("The campaign is closed: its pool no longer changes."), "speaker")
+    # Whether the account is in the pool is asked first: any account not in it, existing or not, gets the same
+    # answer, so the form tells nothing of which account ids exist.
     member = CampaignSpeaker.objects.select_for_update().select_related("user").filter(
         campaign=campaign, user=user, left_at__isnull=True).first()
     if member is None:
         raise ReviewError(_(NOT_IN_POOL), "speaker")
+    if campaign.status == Campaign.Status.CLOSED:
+        raise ReviewError(_("The campaign is closed: its pool no longer changes."), "speaker")
     if campaign.status == Campaign.Status.PREPARING and (
             campaign.pool.filter(left_at__isnull=True).count() - 1 < campaign.ratings_per_item):
         raise ReviewError(_("While the sample is drawn the pool must keep %(count)s speakers.") % {

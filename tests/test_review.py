@@ -380,6 +380,18 @@ def test_a_closed_campaigns_pool_no_longer_changes(card, governance_user, pool):
     assert not Assignment.objects.filter(campaign=campaign, state="released").exists()
 
 
+def test_removing_from_a_closed_campaign_tells_nothing_of_which_accounts_exist(client, card, governance_user, pool,
+                                                                               outsider):
+    campaign = open_campaign(card, governance_user, pool, sample_size=8, ratings_per_item=2)
+    services.set_campaign_status(campaign=campaign, actor=governance_user, status="closed")
+    client.force_login(governance_user)
+    url = f"/review/campaigns/{campaign.public_id}/speakers/"
+    existing = client.post(url, {"remove": str(outsider.pk)}, follow=True)
+    missing = client.post(url, {"remove": "987654"}, follow=True)
+    messages = [[str(message) for message in answer.context["messages"]] for answer in (existing, missing)]
+    assert messages[0] == messages[1] and existing.status_code == missing.status_code
+
+
 def test_ratings_exports_are_audited(client, card, governance_user, pool):
     campaign = open_campaign(card, governance_user, pool, sample_size=4, ratings_per_item=2)
     client.force_login(governance_user)
