@@ -3,8 +3,11 @@
 import itertools
 import json
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from typing import Any
 
 import psycopg
@@ -18,7 +21,8 @@ from django.utils.translation import gettext
 from accounts.models import User
 from common.bulk_insert import bulk_insert
 from common.errors import ApplicationError, ErrorKind, NotAllowed
-from common.problems import FieldProblem
+from common.problems import FieldProblem, listed
+from corpus.language_pairs import pair_key, version_pair_key
 from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry, Segment
 from corpus.selectors import (
     VersionHash,
@@ -39,13 +43,13 @@ from corpus.validation import (
     unstorable_string,
 )
 from organizations.audit import record_event
-from organizations.models import AuditAction, AuditEvent
+from organizations.models import AuditAction, AuditEvent, Organization
 from organizations.permissions import permitted, require
 from organizations.selectors import needs_mfa_for_secrets
 
 from . import declarations, leaks, methods, verification
 from .cards import clamped, top_level_value_text, validate_card
-from .models import Disqualification, DomainScore, Method, RunCard, RunCardResult
+from .models import Disqualification, DomainScore, Method, RunCard, RunCardResult, TierBands
 
 
 class RunCardRejected(ApplicationError):
@@ -53,6 +57,7 @@ class RunCardRejected(ApplicationError):
     where, `detail` a summary when the kind alone does not say it."""
 
     def __init__(self, kind: ErrorKind, problems: list[FieldProblem], detail: str = ""):
+        problems = listed(problems)
         super().__init__("; ".join(str(p) for p in problems[:5]), kind=kind)
         self.problems = problems
         self.detail = detail
@@ -93,38 +98,42 @@ class ParsedCard:
 
 
 def parse_card(body: bytes, entries: list | None = None, rows_apart: bool = False) -> ParsedCard:
-    """Decode and parse a request body, locating any encoding or JSON error. `entries`: the card's per-entry rows
-    when they come beside it; `rows_apart`: they are still to come (cards.validate_card)."""
+    """Decode and parse a request body within bounds (card_json.read_card), locating any encoding or JSON error.
+    `entries`: the card's per-entry rows when they come beside it; `rows_apart`: they are still to come
+    (cards.validate_card)."""
     limit = settings.RUN_CARD_MAX_BYTES
     if len(body) > limit:
         raise RunCardRejected(ErrorKind.INVALID,
                               [FieldProblem("", f"the card is {len(body):,} bytes; the limit is {limit:,} bytes")])
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RunCardRejected(ErrorKind.INVALID,
-                              [FieldProblem("", f"not valid UTF-8 (byte offset {exc.start})")]) from None
-    try:
-        card = json.loads(text, parse_constant=refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise RunCardRejected(ErrorKind.INVALID,
-                              [FieldProblem("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
-        ) from None
-    except RecursionError:
-        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", "invalid JSON: nested too deeply")]) from None
-    except ValueError as exc:
-        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", f"invalid JSON: {exc}")]) from None
+    card, members = read_bounded(card_json.read_card, body)
+    oversized = card_json.size_problems(members)
+    if oversized:
+        raise RunCardRejected(ErrorKind.TOO_LARGE, oversized, detail=TOO_LARGE)
     problems = validate_card(card, entries, rows_apart)
     if entries is not None:
         problems += [FieldProblem(f"entries{path}", reason) for path, reason in unstorable_strings(entries)]
-    if UNSTORABLE_ESCAPE.search(text):
+    if UNSTORABLE_BYTES.search(body):
         problems += [FieldProblem(path, reason) for path, reason in unstorable_strings(card)]
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
-    method_config = member_text(body, text, "method_config") if isinstance(card.get("method_config"), dict) else ""
-    # `card` was parsed from `text`, so a method_config key it holds is a top-level key of that text
-    assert method_config is not None
+    method_config = members["method_config"] if isinstance(card.get("method_config"), dict) else ""
     return ParsedCard(body=body, card=card, method_config=method_config)
+
+
+TOO_LARGE = "the run card is too large"
+# The escapes of text PostgreSQL cannot store (corpus.validation.UNSTORABLE_ESCAPE), found in the body's bytes.
+UNSTORABLE_BYTES = re.compile(UNSTORABLE_ESCAPE.pattern.encode("ascii"), re.IGNORECASE)
+
+
+def read_bounded(read: Callable[[bytes], tuple[Any, Any]], body: bytes) -> tuple[Any, Any]:
+    """`read(body)` (card_json.read_card or read_json), its refusal a RunCardRejected: too large (413) for too many
+    values or a member too long, invalid otherwise."""
+    try:
+        return read(body)
+    except card_json.CardJsonError as error:
+        if error.too_large:
+            raise RunCardRejected(ErrorKind.TOO_LARGE, error.problems, detail=TOO_LARGE) from None
+        raise RunCardRejected(ErrorKind.INVALID, error.problems) from None
 
 
 # json.loads's reading of a card (parse_card), applied value by value.
@@ -389,11 +398,7 @@ def split_submission(body: bytes) -> tuple[bytes, list | None]:
     head = body[:200].lstrip()
     if not head.startswith(b"{") or b'"run_card"' not in body[:1000] and b'"entries"' not in body[:1000]:
         return body, None
-    try:
-        text = body.decode("utf-8")
-        parsed = json.loads(text, parse_constant=refuse_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return body, None
+    parsed, text = read_bounded(card_json.read_json, body)
     if not isinstance(parsed, dict) or "run_id" in parsed or not isinstance(parsed.get("run_card"), dict):
         return body, None
     card_text = member_text(body, text, "run_card")
@@ -852,7 +857,7 @@ class LeaderboardError(ApplicationError):
 
 
 class DisqualificationNotAllowed(NotAllowed):
-    pass
+    """The actor may not take this leaderboard decision (disqualify, lift, set tier bands)."""
 
 
 REASON_MAX_LENGTH = 2000
@@ -926,3 +931,59 @@ def disqualification_target(found: Disqualification) -> dict[str, str]:
         return {"target": "run_card", "run_id": str(found.run_card.run_id)}
     assert found.method is not None
     return {"target": "method", "method_id": found.method.method_id}
+
+
+TIER_BAND_FIELDS = ("emerging", "functional", "deployable", "fluent")
+
+
+@transaction.atomic
+def set_tier_bands(*, actor: User, organization: Organization, language_pair: str,
+                   bands: dict[str, Any]) -> TierBands:
+    """Set the quality-tier bands of one of the organization's language pairs (benchmark specification §5: bands may
+    differ by language and are recalibrated from human review), audited with the bands before and after. Each lower
+    bound is a number strictly between 0 and 1 and above the one before it (emerging < functional < deployable <
+    fluent); the pair is one of the organization's datasets'. The leaderboard's quality tier and the review trigger
+    read them."""
+    require(actor, "organization.govern", organization, error=DisqualificationNotAllowed)
+    pair = pair_key(language_pair) if isinstance(language_pair, str) else None
+    if pair is None or pair not in organization_pairs(organization):
+        raise LeaderboardError(gettext("Choose a language pair of your organization's datasets."), "language_pair")
+    values: dict[str, float] = {}
+    for name in TIER_BAND_FIELDS:
+        value = bands.get(name)
+        if isinstance(value, str):
+            try:
+                value = float(value.strip().replace(",", "."))
+            except ValueError:
+                value = None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not 0 < value < 1:
+            raise LeaderboardError(gettext("Expected a number between 0 and 1 (for example 0.70)."), name)
+        values[name] = float(value)
+    for lower, upper in itertools.pairwise(TIER_BAND_FIELDS):
+        if values[lower] >= values[upper]:
+            raise LeaderboardError(gettext("Each band starts above the one before it: %(lower)s %(low)s is not below "
+                                           "%(upper)s %(high)s.") % {
+                "lower": lower, "low": f"{values[lower]:.2f}", "upper": upper, "high": f"{values[upper]:.2f}"}, upper)
+    found = TierBands.objects.select_for_update().filter(organization=organization, language_pair=pair).first()
+    before = found.bounds() if found is not None else dict(verification.DEFAULT_TIER_BANDS)
+    if found is None:
+        found = TierBands(organization=organization, language_pair=pair, updated_by=actor)
+    for name, value in values.items():
+        setattr(found, name, value)
+    found.updated_by, found.updated_at = actor, timezone.now()
+    found.save()
+    record_event(AuditAction.TIER_BANDS_CHANGED, actor=actor, organization=organization, obj=found,
+                 details={"language_pair": pair, "before": before, "after": values})
+    return found
+
+
+def organization_pairs(organization: Organization) -> dict[str, str]:
+    """pair key → the pair as the organization's newest dataset version of it writes it."""
+    pairs: dict[str, str] = {}
+    for label, source, target in DatasetVersion.objects.filter(dataset__organization=organization).order_by(
+            "-imported_at").values_list("language_pair", "source_language", "target_language"):
+        key = version_pair_key(label, source, target)
+        if key is not None:
+            pairs.setdefault(key, label)
+    return pairs

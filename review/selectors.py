@@ -36,6 +36,7 @@ from common.compiled import CompiledQuery, loaded, rows_together
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
 from leaderboard.models import RunCard
+from leaderboard.selectors import bands_of
 from organizations.audit import record_secret_access
 from organizations.models import Organization, Role
 from organizations.selectors import governance_org_ids, org_ids_with_roles
@@ -653,7 +654,6 @@ def decision_notice(decision_pk: int) -> tuple[Decision, CampaignAggregate] | No
     return decision, campaign_aggregate(decision.campaign)
 
 
-DEPLOYABLE_COMPOSITE = 0.70
 STANDARD_1 = "standard/1"
 
 
@@ -669,42 +669,62 @@ def stored_gate_policy(organization: Organization) -> GatePolicy | None:
     return GatePolicy.objects.filter(organization=organization).first()
 
 
+def deployable_composite(run_card: RunCard) -> float:
+    """Where the Deployable tier starts for the card's language pair: its steward's bands, 0.70 by default
+    (SPEC §5; leaderboard.selectors.bands_of)."""
+    return bands_of(run_card.dataset_version)["deployable"]
+
+
+def shown_composite(run_card: RunCard) -> float | None:
+    """The composite the leaderboard shows: recomputed where the claim is not what the card's predictions give."""
+    return run_card.leaderboard_composite if run_card.leaderboard_composite is not None else run_card.composite
+
+
+def shown_chrf(run_card: RunCard) -> float | None:
+    return (run_card.leaderboard_chrf_plus_plus if run_card.leaderboard_chrf_plus_plus is not None
+            else run_card.chrf_plus_plus)
+
+
 def review_trigger(run_card: RunCard, policy: GatePolicy | None) -> ReviewTrigger:
-    """Legacy-composite cards are ready for review from the Deployable composite (0.70, SPEC §5). standard/1 cards
-    have no composite: they are ready from the corpus chrF++ the organization chose (`policy`), and need a written
-    reason while it chose none."""
+    """Legacy-composite cards are ready for review from the Deployable composite (the start of the Deployable band of
+    their pair, 0.70 by default; SPEC §5). standard/1 cards have no composite: they are ready from the corpus chrF++
+    the organization chose (`policy`), and need a written reason while it chose none. Both read the scores the
+    leaderboard shows, never a claim the card's predictions do not give."""
     if run_card.scoring_standard == STANDARD_1:
-        chrf = "—" if run_card.chrf_plus_plus is None else f"{run_card.chrf_plus_plus:.1f}"
+        chrf_value = shown_chrf(run_card)
+        chrf = "—" if chrf_value is None else f"{chrf_value:.1f}"
         trigger = None if policy is None else policy.standard1_min_chrf
         if trigger is None:
             return ReviewTrigger(False, _(
                 "This standard/1 card has corpus chrF++ %(chrf)s, and your organization has set no chrF++ from which "
                 "such cards are ready for review: write why it should be reviewed, or set the trigger on the gate "
                 "thresholds page.") % {"chrf": chrf})
-        if run_card.chrf_plus_plus is not None and run_card.chrf_plus_plus >= trigger:
+        if chrf_value is not None and chrf_value >= trigger:
             return ReviewTrigger(True)
         return ReviewTrigger(False, _(
             "This standard/1 card has corpus chrF++ %(chrf)s, under your organization's trigger of %(trigger)s: "
             "write why it should be reviewed anyway.") % {"chrf": chrf, "trigger": f"{trigger:.1f}"})
-    if run_card.composite is not None and run_card.composite >= DEPLOYABLE_COMPOSITE:
+    composite, deployable = shown_composite(run_card), deployable_composite(run_card)
+    if composite is not None and composite >= deployable:
         return ReviewTrigger(True)
-    threshold = f"{DEPLOYABLE_COMPOSITE:.2f}"
-    if run_card.composite is None:
+    threshold = f"{deployable:.2f}"
+    if composite is None:
         return ReviewTrigger(False, _("This run card has no composite, under the Deployable threshold of "
                                       "%(threshold)s: write why it should be reviewed anyway.")
                              % {"threshold": threshold})
     return ReviewTrigger(False, _("This run card has composite %(composite)s, under the Deployable threshold of "
                                   "%(threshold)s: write why it should be reviewed anyway.")
-                         % {"composite": f"{run_card.composite:.2f}", "threshold": threshold})
+                         % {"composite": f"{composite:.2f}", "threshold": threshold})
 
 
 def transfer_eligible(run_card: RunCard) -> bool:
     """SPEC §5: on gold_standard and approved at the review gate (decision in force); a legacy-composite card also
-    needs composite ≥ 0.70. A standard/1 card has no composite: the community's approval decides."""
+    needs a Deployable composite (its pair's band). A standard/1 card has no composite: the community's approval
+    decides."""
     if run_card.segment != "gold_standard":
         return False
-    if run_card.scoring_standard != STANDARD_1 and (run_card.composite is None
-                                                     or run_card.composite < DEPLOYABLE_COMPOSITE):
+    composite = shown_composite(run_card)
+    if run_card.scoring_standard != STANDARD_1 and (composite is None or composite < deployable_composite(run_card)):
         return False
     latest = latest_decision(run_card)
     return latest is not None and latest.outcome == Decision.Outcome.APPROVE

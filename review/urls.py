@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import calibration_views, views
 
 app_name = "review"
 
@@ -23,6 +23,7 @@ urlpatterns = [
          name="speaker_exclusion"),
     path("campaigns/<uuid:public_id>/ratings.<str:file_format>", views.ratings_export, name="ratings_export"),
     path("orgs/<slug:slug>/gate/", views.gate_policy, name="gate_policy"),
+    path("orgs/<slug:slug>/calibration/", calibration_views.calibration, name="calibration"),
     path("orgs/<slug:slug>/rating-examples/", views.rating_examples, name="rating_examples"),
     path("campaigns/<uuid:public_id>/instructions/", views.campaign_guidance, name="campaign_guidance"),
     path("campaigns/<uuid:public_id>/timesheet/", views.timesheet, name="timesheet"),

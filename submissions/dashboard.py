@@ -9,6 +9,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils.translation import gettext, gettext_lazy
 
 from corpus.models import CONSENT_USE_SHORT_LABELS, ConsentUse, Dataset
+from leaderboard.models import RunCard
 from organizations.models import AuditEvent, Organization
 from organizations.selectors import audit_log
 from review import services as review_services
@@ -165,6 +166,21 @@ def recent_events(organization: Organization) -> list[RecentEvent]:
     return [RecentEvent(event) for event in audit_log(organization)[:RECENT_EVENTS]]
 
 
+FLAGGED_SHOWN = 10
+
+
+def flagged_cards(organization: Organization) -> list[RunCard]:
+    """Ready run cards on the organization's datasets that the variant-class lint flags (suspiciously many exact
+    matches on entries with acceptable variants), newest first: for governance staff to look into, never acted on
+    by the software."""
+    return list(RunCard.objects.filter(dataset_version__dataset__organization=organization, status=RunCard.Status.READY,
+                                       variant_lint__flagged=True)
+                .select_related("dataset_version__dataset", "method")
+                .only("public_id", "model_slug", "variant_lint", "submitted_at", "method__name",
+                      "dataset_version__version", "dataset_version__dataset__identifier")
+                .order_by("-submitted_at")[:FLAGGED_SHOWN])
+
+
 @dataclass(frozen=True)
 class Dashboard:
     organization: Organization
@@ -173,6 +189,7 @@ class Dashboard:
     submissions_waiting: int
     campaigns: list[UndecidedCampaign]
     events: list[RecentEvent]
+    flagged: list[RunCard]
 
     @property
     def datasets_without_consent(self) -> int:
@@ -191,4 +208,4 @@ def dashboard(user, organization: Organization) -> Dashboard:
     return Dashboard(organization=organization, datasets=consent_status(organization), submissions=submissions,
                      submissions_waiting=waiting,
                      campaigns=request_fresh_figures(campaigns_needing_decision(user, organization)),
-                     events=recent_events(organization))
+                     events=recent_events(organization), flagged=flagged_cards(organization))
