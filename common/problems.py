@@ -1,5 +1,6 @@
 """A located problem in a submitted JSON document (run card, method card, manifest)."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -15,3 +16,45 @@ class FieldProblem:
 
     def as_dict(self) -> dict[str, str]:
         return {"path": self.path, "message": self.message}
+
+
+# A refusal lists at most this many problems, then one saying how many more there are.
+MAX_LISTED_PROBLEMS = 200
+
+
+class ProblemList(list[FieldProblem]):
+    """Problems as they are found: the first MAX_LISTED_PROBLEMS kept, the rest only counted, so that a document
+    of a million bad rows costs a few hundred problems rather than a million (`listed`)."""
+
+    def __init__(self, problems: Iterable[FieldProblem] = ()):
+        super().__init__()
+        self.unlisted = 0
+        self.extend(problems)
+
+    def append(self, problem: FieldProblem) -> None:
+        if len(self) < MAX_LISTED_PROBLEMS:
+            super().append(problem)
+        else:
+            self.unlisted += 1
+
+    def extend(self, problems: Iterable[FieldProblem]) -> None:
+        for problem in problems:
+            self.append(problem)
+        if isinstance(problems, ProblemList):
+            self.unlisted += problems.unlisted
+
+    def __iadd__(self, problems: Iterable[FieldProblem]) -> "ProblemList":  # type: ignore[override]
+        self.extend(problems)
+        return self
+
+
+def listed(problems: list[FieldProblem]) -> list[FieldProblem]:
+    """At most MAX_LISTED_PROBLEMS problems, then one saying how many more there are (a list so cut already is
+    returned as it is)."""
+    if not isinstance(problems, ProblemList) and len(problems) <= MAX_LISTED_PROBLEMS + 1:
+        return problems
+    kept = problems if isinstance(problems, ProblemList) else ProblemList(problems)
+    if not kept.unlisted:
+        return list(kept)
+    return [*kept, FieldProblem("", f"and {kept.unlisted:,} more problems, not listed (at most "
+                                    f"{MAX_LISTED_PROBLEMS} are); correct these and send it again")]

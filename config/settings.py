@@ -336,7 +336,11 @@ if PRODUCTION:
 # A refusal by the secret-text scan tells a submitter who may not read the secrets that a string of theirs holds
 # one: after this many in 24 hours, their cards are refused unscanned until the oldest is a day old.
 RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY = int(os.environ.get("RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY", "3"))
-RUN_CARD_MAX_BYTES = int(os.environ.get("RUN_CARD_MAX_BYTES", str(100 * 1024 * 1024)))
+# 32 MiB is about 35,000 results as the harness writes them (a 10,000-result card is 9.3 MiB and 230,000 JSON values);
+# values are counted before json.loads builds them, so that a body of tiny values cannot cost a worker twenty times
+# its size (leaderboard/card_json.py, docs/run-cards.md "Limits").
+RUN_CARD_MAX_BYTES = int(os.environ.get("RUN_CARD_MAX_BYTES", str(32 * 1024 * 1024)))
+RUN_CARD_MAX_VALUES = int(os.environ.get("RUN_CARD_MAX_VALUES", "1000000"))
 RUN_CARD_INLINE_MAX_RESULTS = int(os.environ.get("RUN_CARD_INLINE_MAX_RESULTS", "2000"))
 # The upstream harness's doors under /supabase/ (docs/run-cards.md): its anonymous lane is closed unless an
 # operator opens it; requests per account (or address, for the anonymous lane and sign-in) and window.

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from typing import Any
 
 import psycopg
 from django.conf import settings
@@ -47,7 +46,7 @@ from organizations.models import AuditAction, AuditEvent, Organization
 from organizations.permissions import permitted, require
 from organizations.selectors import needs_mfa_for_secrets
 
-from . import declarations, leaks, methods, verification
+from . import card_json, declarations, leaks, methods, verification
 from .cards import clamped, top_level_value_text, validate_card
 from .models import Disqualification, DomainScore, Method, RunCard, RunCardResult, TierBands
 
