@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from common.problems import FieldProblem
+from common.problems import FieldProblem, ProblemList
 from corpus.validation import describe
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -113,12 +113,13 @@ def check_range(block: dict, names, prefix: str, low: float, high: float | None,
 
 
 def validate_card(card: Any, entries: list | None = None, rows_apart: bool = False) -> list[FieldProblem]:
-    """Every structural problem of a parsed run card, at once. `entries` are its per-entry rows when they come
+    """Every structural problem of a parsed run card, at once (the first MAX_LISTED_PROBLEMS kept, the others
+    counted: common.problems.ProblemList). `entries` are its per-entry rows when they come
     beside the card rather than as its `results[]` (the harness publishes them apart): checked the same way,
     named `entries[i]`. `rows_apart`: the rows are still to come, so only the card itself is checked."""
     if not isinstance(card, dict):
         return [FieldProblem("", f"expected a JSON object (a run card), found {describe(card)}")]
-    problems: list[FieldProblem] = []
+    problems: list[FieldProblem] = ProblemList()
     check_fields(card, REQUIRED_TOP, "", problems)
     check_fields(card, REQUIRED_CONFIG, "", problems)
     check_fields(card, {"model_id": str, "fst_version": str, "coaching_data_sha256": str, "batch_size": int,

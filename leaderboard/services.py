@@ -329,6 +329,7 @@ def check_card_itself(parsed: ParsedCard, card: dict, user, problems: list[Field
                                      f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
     dependency_class = check_method(card, problems)
     version = find_version(user, card["dataset"], problems)
+    refuse_more_rows_than_entries(parsed, card, version, problems)
     if declarations.MEMBER in card:
         declaration, found = declarations.declaration_problems(card[declarations.MEMBER])
         problems += found
@@ -354,6 +355,17 @@ def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[st
         # per request (every refusal is audited, and only a few a day are answered at all).
         shown = leaking if reader else leaking[:1]
         raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
+
+
+def refuse_more_rows_than_entries(parsed: ParsedCard, card: dict, version: DatasetVersion | None,
+                                  problems: list[FieldProblem]) -> None:
+    """A card scores each entry of its version at most once: more rows than the version holds entries is refused
+    at once, before anything is looked up or reported row by row (the problems found so far with it)."""
+    if version is not None and len(card["results"]) > version.entry_count:
+        rows_name = "results" if "results" in parsed.card else "entries"
+        raise RunCardRejected(ErrorKind.INVALID, [*problems, FieldProblem(rows_name, (
+            f"holds {len(card['results']):,} rows; {version.dataset.identifier} {version.version} holds "
+            f"{version.entry_count:,} entries, and a card scores each at most once"))])
 
 
 SECRET_TEXT_REFUSAL_WINDOW = timedelta(days=1)
@@ -537,28 +549,31 @@ def store_raw(run_card: RunCard, body: bytes) -> None:
     del run_card.raw
 
 
-SECRET_TEXT_REFUSAL = ("holds the text of a gold_standard or held_out entry of this dataset version (compared ignoring "
-                       "case, spacing and Unicode normalization); it is shown publicly, so such text may appear only "
-                       "inside the results[] rows of secret entries")
+SECRET_TEXT_REFUSAL = ("holds the text of a gold_standard or held_out entry of this dataset version, or a long piece "
+                       "of it (compared ignoring case, spacing, accents, punctuation, invisible characters, look-alike "
+                       "letters and common encodings, across neighbouring fields); it is shown publicly, so such text "
+                       "may appear only inside the results[] rows of secret entries")
 
 
 def public_secret_text(card: dict, version: DatasetVersion, entries: dict[str, tuple[int, str, str]]) -> list[str]:
     """Paths of the card's public strings (leaks.secret_text_paths) that hold the text of any secret entry
     of the version, scored or not, or an output of this card on one. Text that the scored public entries
-    themselves contain is no secret there: their rows carry it."""
+    themselves contain is no secret there: their rows carry it; a piece of a secret entry's text that the version's
+    public entries hold is none either (read only when the card shares such a piece)."""
     rows = [entries[str(result["entry_id"])] for result in card["results"]]
     public_rows = [position for position, (_, segment, _) in enumerate(rows) if segment not in SECRET_SEGMENTS]
     secret_outputs = (result.get(name) for result, (_, segment, _) in zip(card["results"], rows, strict=True)
                       if segment in SECRET_SEGMENTS for name in ("predicted", "raw_predicted"))
     stored = Entry.objects.filter(version=version, segment__in=SECRET_SEGMENTS).values_list("source", "reference")
-    index = leaks.SecretTextIndex(itertools.chain(itertools.chain.from_iterable(stored.iterator(chunk_size=2000)),
-                                                  secret_outputs))
+    index = leaks.SecretTextIndex(itertools.chain.from_iterable(stored.iterator(chunk_size=2000)), secret_outputs)
+    public = Entry.objects.filter(version=version, segment__in=PUBLIC_SEGMENTS).values_list("source", "reference")
     if index and public_rows:
-        public = Entry.objects.filter(version=version, segment__in=PUBLIC_SEGMENTS).values_list("source", "reference")
+        scored_public = public
         if len(public_rows) <= ENTRY_LOOKUP_BATCH:
-            public = public.filter(pk__in=[rows[position][0] for position in public_rows])
-        index.discard_found_in(itertools.chain.from_iterable(public.iterator(chunk_size=2000)))
-    return leaks.secret_text_paths(card, index, public_rows)
+            scored_public = public.filter(pk__in=[rows[position][0] for position in public_rows])
+        index.discard_found_in(itertools.chain.from_iterable(scored_public.iterator(chunk_size=2000)))
+    return leaks.secret_text_paths(card, index, public_rows,
+                                   lambda: itertools.chain.from_iterable(public.iterator(chunk_size=2000)))
 
 
 def strings_of(value, path: str = ""):

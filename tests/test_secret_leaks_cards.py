@@ -13,7 +13,7 @@ import pytest
 from corpus.models import ConsentUse, DatasetVersion, Entry
 from corpus.selectors import version_hash
 from corpus.services import grant_consent, import_corpus, revoke_consent
-from leaderboard.leaks import MIN_SECRET_TEXT, SecretTextIndex, normalize
+from leaderboard.leaks import MIN_SECRET_TEXT, SecretTextIndex, skeleton
 from leaderboard.models import Method, RunCard
 from leaderboard.services import RunCardRejected, submit_run_card
 from organizations.audit import verify_chain
@@ -69,7 +69,7 @@ def assert_refused_at(response, version, *paths):
     for secret in Entry.objects.filter(version=version, segment__in=["gold_standard", "held_out"]):
         for value in (secret.source, secret.reference):
             if len(value) >= MIN_SECRET_TEXT:
-                assert normalize(value) not in normalize(text), "the refusal must not echo the secret text"
+                assert skeleton(value) not in skeleton(text), "the refusal must not echo the secret text"
     assert SECRET_MARK not in text
     assert RunCard.objects.count() == 0
     version.refresh_from_db()
@@ -253,7 +253,7 @@ def test_a_refusal_by_the_scan_is_audited_for_the_steward(client, version, speak
         steward, speaker, "corpus.DatasetVersion", str(version.pk))
     assert event.details == {"dataset": version.dataset.identifier, "version": version.version,
                              "paths": ["condition", "method_config.guesses[0]"]}, "the steward sees every path"
-    assert normalize(GOLD_TEXT) not in normalize(json.dumps(event.details, ensure_ascii=False))
+    assert skeleton(GOLD_TEXT) not in skeleton(json.dumps(event.details, ensure_ascii=False))
     assert verify_chain()[1] is None
 
 
