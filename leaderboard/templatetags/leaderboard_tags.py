@@ -53,9 +53,10 @@ def discrepancy_note(found: dict) -> str:
 
 
 @register.inclusion_tag("leaderboard/_disqualification.html", takes_context=True)
-def disqualification_panel(context, card=None, method=None) -> dict:
+def disqualification_panel(context, card=None, method=None, part="notice") -> dict:
     """A card's or a method's disqualification, shown to everyone (the card stays reachable, marked), with the form
-    to disqualify or lift for those who may: maintainers, and for a card the steward's governance staff."""
+    to lift it for those who may (`part` "notice", at the top of the page), or the form to disqualify (`part`
+    "form", further down): maintainers, and for a card the steward's governance staff."""
     from organizations.permissions import permitted
 
     from ..selectors import active_disqualification
@@ -66,4 +67,4 @@ def disqualification_panel(context, card=None, method=None) -> dict:
     else:
         can = permitted(user, "method.disqualify", method)
     return {"active": active_disqualification(run_card=card, method=method), "card": card, "method": method,
-            "can": can, "request": context["request"]}
+            "can": can, "request": context["request"], "part": part}
