@@ -43,7 +43,7 @@ class ProblemList(list[FieldProblem]):
         if isinstance(problems, ProblemList):
             self.unlisted += problems.unlisted
 
-    def __iadd__(self, problems: Iterable[FieldProblem]) -> "ProblemList":  # type: ignore[override]
+    def __iadd__(self, problems: Iterable[FieldProblem]) -> "ProblemList":  # type: ignore[override, misc]
         self.extend(problems)
         return self
 

@@ -24,6 +24,7 @@ from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
 from organizations.permissions import check
 
 from . import selectors, services
+from .card_json import unambiguous
 from .models import Disqualification, Method, RunCard
 
 PROBLEM_FIELDS = {"path": serializers.CharField(), "message": serializers.CharField()}
@@ -41,7 +42,7 @@ SubmissionSerializer = inline_serializer("RunCardSubmission", {
 
 def rejection(error: services.RunCardRejected) -> Response:
     detail = error.detail or {ErrorKind.INVALID: "the run card was refused", ErrorKind.NOT_ALLOWED: "not allowed",
-                              ErrorKind.CONFLICT: "already stored"}[error.kind]
+                              ErrorKind.CONFLICT: "already stored", ErrorKind.TOO_LARGE: "too large"}[error.kind]
     response = Response({"detail": f"{detail}; nothing was stored",
                          "problems": [p.as_dict() for p in error.problems]}, status=error.http_status)
     if isinstance(error, services.SecretTextRefusalsUsedUp):
@@ -241,12 +242,14 @@ class LeaderboardView(APIView):
 
 class MethodConfigView(APIView):
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT, **WITHDRAWN_RESPONSE},
-                   description="The run card's method_config block, byte for byte as submitted.")
+                   description="The run card's method_config block, byte for byte as submitted (one stored before "
+                   "repeated member names were refused: as JSON readers that keep the last of them read it).")
     def get(self, request, public_id):
         card = visible_card_or_error(request, public_id)
         if not card.method_config:
             raise NotFound("No method_config for this row.")
-        return HttpResponse(card.method_config.encode("utf-8"), content_type="application/json; charset=utf-8")
+        return HttpResponse(unambiguous(card.method_config).encode("utf-8"),
+                            content_type="application/json; charset=utf-8")
 
 
 class MethodListView(APIView):

@@ -16,10 +16,10 @@
 
 import codecs
 import json
-import re
 from collections import Counter
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from common.problems import FieldProblem, ProblemList, listed
@@ -27,7 +27,7 @@ from corpus.validation import JsonObjectReader, NotStreamed, refuse_constant
 
 from .cards import top_level_value_text
 
-STRINGS = re.compile(rb'"[^"]*"')
+COUNT_CHUNK = 1 << 20
 METHOD_CONFIG_MAX_BYTES = 64 * 1024
 HEAD_MAX_BYTES = 128 * 1024
 # A member name longer than this is shortened in a path: the path names the place, not the text.
@@ -46,13 +46,25 @@ class CardJsonError(Exception):
 def value_count(body: bytes, limit: int) -> int:
     """How many JSON values `body` holds, counting each array element and object member (containers included): the
     commas and opening brackets outside strings, plus one. Counted over the whole body at first, strings included (an
-    overcount, enough when it is within `limit`); otherwise again without the strings, whose escaped backslashes and
-    quotes are taken out first."""
+    overcount, enough when it is within `limit`); otherwise again, a COUNT_CHUNK at a time with numpy, only where an
+    even number of quotes comes before, once escaped backslashes and quotes are taken out (JSON reads a string's
+    escapes from left to right, as bytes.replace does). Outside strings a backslash is no JSON: json.loads stops
+    there, having built only values counted."""
     count = body.count(b",") + body.count(b"[") + body.count(b"{") + 1
     if count <= limit:
         return count
-    structure = STRINGS.sub(b"", body.replace(b"\\\\", b"").replace(b'\\"', b""))
-    return structure.count(b",") + structure.count(b"[") + structure.count(b"{") + 1
+    if b"\\" in body:
+        body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    count, quotes_before = 1, 0
+    for start in range(0, len(body), COUNT_CHUNK):
+        chunk = np.frombuffer(body, dtype=np.uint8, count=min(COUNT_CHUNK, len(body) - start), offset=start)
+        quotes = chunk == ord('"')
+        # uint8 sums wrap at 256, which keeps their parity.
+        inside = (np.cumsum(quotes, dtype=np.uint8) + quotes_before) & 1
+        structure = (chunk == ord(",")) | (chunk == ord("[")) | (chunk == ord("{"))
+        count += int(np.count_nonzero(structure & (inside == 0)))
+        quotes_before = (quotes_before + int(np.count_nonzero(quotes))) & 1
+    return count
 
 
 class _Objects:

@@ -184,7 +184,7 @@ def _rolling(codes: np.ndarray, length: int, cache: dict[int, np.ndarray]) -> np
 def _blocks(text: str, length: int, dtype: type = np.uint32) -> Iterator[tuple[int, np.ndarray]]:
     """(start, hashes of the `length`-grams of `text` starting in [start, start + BLOCK)), a block at a time."""
     for start in range(0, max(0, len(text) - length + 1), BLOCK):
-        block = _codes(text[start:start + BLOCK + length - 1]).astype(dtype)
+        block: np.ndarray = _codes(text[start:start + BLOCK + length - 1]).astype(dtype)
         yield start, _rolling(block, length, {1: block})[:BLOCK]
 
 

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from accounts.models import User
 from common.errors import ErrorKind
 from corpus.validation import describe, refuse_constant
+from leaderboard import card_json
 from leaderboard import services as run_cards
 from leaderboard.cards import is_number
 from leaderboard.models import RunCard
@@ -28,10 +29,11 @@ FOREIGN_KEY = "23503"
 UNIQUE = "23505"
 CHECK = "23514"
 PRIVILEGE = "42501"
+TOO_LARGE = "PGRST413"
 STATUS_OF_KIND = {ErrorKind.INVALID: 400, ErrorKind.NOT_ALLOWED: 403, ErrorKind.CONFLICT: 409,
-                  ErrorKind.THROTTLED: 429}
+                  ErrorKind.THROTTLED: 429, ErrorKind.TOO_LARGE: 413}
 CODE_OF_KIND = {ErrorKind.INVALID: CHECK, ErrorKind.NOT_ALLOWED: PRIVILEGE, ErrorKind.CONFLICT: UNIQUE,
-                ErrorKind.THROTTLED: "PGRST429"}
+                ErrorKind.THROTTLED: "PGRST429", ErrorKind.TOO_LARGE: TOO_LARGE}
 ANONYMOUS_SUBMITTER = "anonymous-harness@intake.invalid"
 
 
@@ -73,18 +75,19 @@ def invalid(message: str, details: str | None = None, code: str = INVALID_TEXT) 
 
 
 def parse_body(body: bytes, what: str) -> tuple[Any, str]:
-    """The parsed body and its text; an error naming line and column otherwise."""
+    """The parsed body and its text, read within the bounds of a run card (leaderboard.card_json.read_json: values
+    counted first, a member name repeated in an object refused at its path); an error naming line and column
+    otherwise."""
     try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise invalid(f"{what}: not valid UTF-8 (byte offset {exc.start})", code="PGRST102") from None
-    try:
-        return json.loads(text, parse_constant=refuse_constant), text
-    except json.JSONDecodeError as exc:
-        raise invalid(f"{what}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                      code="PGRST102") from None
-    except (ValueError, RecursionError) as exc:
-        raise invalid(f"{what}: invalid JSON ({exc})", code="PGRST102") from None
+        return card_json.read_json(body)
+    except card_json.CardJsonError as error:
+        problems = [problem.as_dict() for problem in error.problems]
+        if error.too_large:
+            raise HarnessError(413, TOO_LARGE, f"{what} {error.problems[0].message}; nothing was stored",
+                               problems=problems) from None
+        raise HarnessError(400, "PGRST102", f"{what}: {error.problems[0]}", "; ".join(
+            str(problem) for problem in error.problems[:20]) if len(error.problems) > 1 else None,
+            problems=problems if len(error.problems) > 1 else []) from None
 
 
 def one_object_text(parsed: Any, text: str, what: str) -> tuple[dict, str]:
@@ -159,6 +162,10 @@ def store_card_row(actor: User, body: bytes, replaceable: bool) -> Published:
     if unstorable:
         raise invalid(f"{what}: text that cannot be stored", "; ".join(f"{path}: {reason}"
                                                                       for path, reason in unstorable[:10]))
+    size = len(json.dumps(columns, ensure_ascii=False).encode("utf-8"))
+    if size > card_json.HEAD_MAX_BYTES:
+        raise HarnessError(413, TOO_LARGE, f"{what}: its columns but run_card are {size:,} bytes of JSON; the limit "
+                           f"is {card_json.HEAD_MAX_BYTES:,}; nothing was stored")
     intake = HarnessIntake.objects.select_for_update().filter(row_id=row_id).first()
     if intake is not None:
         if intake.submitted_by_id != actor.pk:
@@ -220,12 +227,17 @@ def adopt(intake: HarnessIntake, run_card: RunCard, *, with_entries: bool) -> No
 
 
 ENTRY_TEXT_LIMIT = 200
+# Refused rows named in a refusal (the rest are counted), and the cards one batch may hold rows for (the harness sends
+# one card's rows at a time, 50 a batch).
+LISTED_ROWS = 20
+CARDS_PER_BATCH = 100
 
 
 def entry_rows(parsed: Any) -> list[tuple[uuid.UUID, str, dict]]:
-    """(card id, entry id, row without its card id) of each posted row; every problem at once otherwise."""
+    """(card id, entry id, row without its card id) of each posted row; every problem at once otherwise (the first
+    LISTED_ROWS named, the rest counted)."""
     rows = parsed if isinstance(parsed, list) else [parsed]
-    problems: list[str] = []
+    problems = ListedRows()
     read: list[tuple[uuid.UUID, str, dict]] = []
     for index, row in enumerate(rows):
         if not isinstance(row, dict):
@@ -249,10 +261,25 @@ def entry_rows(parsed: Any) -> list[tuple[uuid.UUID, str, dict]]:
             problems.append(f"row {index}: {unstorable[0][0]}: {unstorable[0][1]}")
             continue
         read.append((card_id, str(entry_id), {name: value for name, value in row.items() if name != "run_card_id"}))
-    if problems:
-        raise invalid(f"run_card_entries: {len(problems)} of {len(rows)} rows refused; nothing was stored",
-                      "; ".join(problems[:20]))
+    if problems.refused:
+        raise invalid(f"run_card_entries: {problems.refused} of {len(rows)} rows refused; nothing was stored",
+                      "; ".join(problems))
+    cards = {card_id for card_id, _, _ in read}
+    if len(cards) > CARDS_PER_BATCH:
+        raise invalid(f"run_card_entries: rows for {len(cards):,} run cards in one batch; the limit is "
+                      f"{CARDS_PER_BATCH}; nothing was stored")
     return read
+
+
+class ListedRows(list[str]):
+    """Refusals of rows, the first LISTED_ROWS kept and all counted."""
+
+    refused = 0
+
+    def append(self, problem: str) -> None:
+        self.refused += 1
+        if len(self) < LISTED_ROWS:
+            super().append(problem)
 
 
 @dataclass
@@ -291,6 +318,11 @@ def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
             # Its rows were refused and discarded: rows sent now start over.
             intake.state, intake.problems = HarnessIntake.State.AWAITING_ENTRIES, []
             intake.save(update_fields=["state", "problems"])
+        distinct = len({entry_id for entry_id, _ in card_rows})
+        if distinct > intake.expected_entries:
+            raise HarnessError(409, CHECK, f"run_card_entries: run card {card_id} scored {intake.expected_entries} "
+                               f"entries but this batch alone holds {distinct} different entry rows; nothing was "
+                               "stored")
         before = intake.entries.count()
         HarnessIntakeEntry.objects.bulk_create(
             [HarnessIntakeEntry(intake=intake, entry_id=entry_id, row=row) for entry_id, row in card_rows],

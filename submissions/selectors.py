@@ -24,7 +24,8 @@ from django.utils.translation import gettext_lazy
 from corpus.language_pairs import pair_key, version_pair_key
 from corpus.models import DatasetVersion
 from corpus.selectors import public_download_hash, version_hash, visible_datasets
-from corpus.validation import JsonObjectReader
+from corpus.validation import JsonObjectReader, NotStreamed
+from leaderboard.card_json import unambiguous
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
 from leaderboard.models import Method, RunCard
 from leaderboard.selectors import bands_of, disqualified, listed_cards, unverified_last
@@ -355,14 +356,19 @@ def served_card_text(card: RunCard, raw: str) -> str:
     them, and a secret card's must not be served), every other member verbatim — `method_config` byte for byte.
     A card pinning a hash kept from the public (docs/corpus.md, "Hashes") is served without its seal, fingerprint
     object and every member not known to be free of that hash; its `dataset.sha256` and `fingerprint` are the
-    public ones."""
+    public ones. A card stored before repeated member names were refused is served as json.loads reads it (the last
+    of each name), which is what its secret-text scan read (leaderboard.card_json.unambiguous)."""
     reader = JsonObjectReader(raw.encode("utf-8"), CARD_DECODER)
     members: dict[str, str] = {}
-    for name in reader.names():
-        if name == "results":
-            reader.skip()
-        else:
-            members[name] = reader.value_text()
+    try:
+        for name in reader.names():
+            if name == "results":
+                reader.skip()
+            else:
+                members[name] = unambiguous(reader.value_text())
+    except NotStreamed:
+        stored = json.loads(raw)
+        members = {name: json.dumps(value, ensure_ascii=False) for name, value in stored.items() if name != "results"}
     dataset = json.loads(members.get("dataset", "{}"))
     public = version_hash(AnonymousUser(), card.dataset_version).value
     if isinstance(dataset, dict) and dataset.get("sha256") not in (public, public_download_hash(card.dataset_version)):
