@@ -2,8 +2,9 @@
 
 * **Values are counted before they are built.** json.loads makes a Python object of every value (an empty object
   costs 64 bytes, an object of one member about 200, against its 3 or 9 bytes of text), so a body of tiny values costs
-  a worker twenty times its size or more. `value_count` counts the commas and opening brackets outside strings at C
-  speed first, and a body of more than RUN_CARD_MAX_VALUES values is refused before any is built.
+  a worker twenty times its size or more. `shape` counts the commas and opening brackets outside strings with numpy
+  first, and a body of more than RUN_CARD_MAX_VALUES values is refused before any is built; so is a string of more
+  than STRING_MAX_BYTES (decoded, one emoji makes every character of a text four bytes).
 * **A member name appears once in an object.** json.loads keeps the last of repeated names silently, while other
   readers keep the first, and a card is stored and served as the text it was sent: the secret-text scan would read one
   value and the public another. Repeated names are refused wherever they are, each at its JSON path.
@@ -17,6 +18,7 @@
 import codecs
 import json
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +29,9 @@ from corpus.validation import JsonObjectReader, NotStreamed, refuse_constant
 
 from .cards import top_level_value_text
 
-COUNT_CHUNK = 1 << 20
+COUNT_CHUNK = 1 << 16
+# A string of a card (a model's output included) in bytes of JSON text: a megabyte is some 250,000 words.
+STRING_MAX_BYTES = 1 << 20
 METHOD_CONFIG_MAX_BYTES = 64 * 1024
 HEAD_MAX_BYTES = 128 * 1024
 # A member name longer than this is shortened in a path: the path names the place, not the text.
@@ -43,28 +47,59 @@ class CardJsonError(Exception):
         self.too_large = too_large
 
 
-def value_count(body: bytes, limit: int) -> int:
-    """How many JSON values `body` holds, counting each array element and object member (containers included): the
-    commas and opening brackets outside strings, plus one. Counted over the whole body at first, strings included (an
-    overcount, enough when it is within `limit`); otherwise again, a COUNT_CHUNK at a time with numpy, only where an
-    even number of quotes comes before, once escaped backslashes and quotes are taken out (JSON reads a string's
-    escapes from left to right, as bytes.replace does). Outside strings a backslash is no JSON: json.loads stops
-    there, having built only values counted."""
-    count = body.count(b",") + body.count(b"[") + body.count(b"{") + 1
-    if count <= limit:
-        return count
-    if b"\\" in body:
-        body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
-    count, quotes_before = 1, 0
+@dataclass
+class Shape:
+    """What a body holds, read before it is parsed: `values`, its JSON values (each array element and object member,
+    containers included); `longest`, the bytes of its longest string (quotes and escapes included) and `longest_at`
+    where that string begins."""
+
+    values: int = 1
+    longest: int = 0
+    longest_at: int = 0
+
+
+def shape(body: bytes, limit: int) -> Shape:
+    """The Shape of `body`, read with numpy a COUNT_CHUNK at a time: its unescaped quotes (a quote after an odd run of
+    backslashes is escaped) pair into strings. Values are counted over the whole body at C speed, strings included
+    (an overcount, enough when it is within `limit`); otherwise only the commas and opening brackets outside strings
+    (after an even number of unescaped quotes) are. Outside strings a backslash or a lone quote is no JSON: json.loads
+    stops there, having built only values counted."""
+    found = Shape(values=body.count(b",") + body.count(b"[") + body.count(b"{") + 1)
+    exact = found.values > limit
+    if exact:
+        found.values = 1
+    quotes_before, backslashes, opened = 0, 0, -1
     for start in range(0, len(body), COUNT_CHUNK):
         chunk = np.frombuffer(body, dtype=np.uint8, count=min(COUNT_CHUNK, len(body) - start), offset=start)
-        quotes = chunk == ord('"')
-        # uint8 sums wrap at 256, which keeps their parity.
-        inside = (np.cumsum(quotes, dtype=np.uint8) + quotes_before) & 1
-        structure = (chunk == ord(",")) | (chunk == ord("[")) | (chunk == ord("{"))
-        count += int(np.count_nonzero(structure & (inside == 0)))
-        quotes_before = (quotes_before + int(np.count_nonzero(quotes))) & 1
-    return count
+        quotes = np.flatnonzero(chunk == ord('"'))
+        if backslashes or body.find(b"\\", start, start + len(chunk)) >= 0:
+            # The last byte at or before each position that is not a backslash (before the chunk: -1 - backslashes).
+            positions = np.arange(len(chunk), dtype=np.int32)
+            plain = np.maximum.accumulate(np.where(chunk == ord("\\"), -1 - backslashes, positions))
+            runs = np.where(quotes > 0, quotes - 1 - plain[np.maximum(quotes - 1, 0)], backslashes)
+            quotes = quotes[runs % 2 == 0]
+            backslashes = len(chunk) - 1 - int(plain[-1])
+        if exact:
+            marks = np.zeros(len(chunk), dtype=np.uint8)
+            marks[quotes] = 1
+            # uint8 sums wrap at 256, which keeps their parity.
+            inside = (np.cumsum(marks, dtype=np.uint8) + quotes_before) & 1
+            structure = (chunk == ord(",")) | (chunk == ord("[")) | (chunk == ord("{"))
+            found.values += int(np.count_nonzero(structure & (inside == 0)))
+            quotes_before = (quotes_before + len(quotes)) & 1
+        ends = quotes + start
+        if opened >= 0:
+            ends = np.concatenate(([opened], ends))
+        opened = int(ends[-1]) if len(ends) % 2 else -1
+        pairs = ends[:len(ends) - len(ends) % 2].reshape(-1, 2)
+        if len(pairs):
+            lengths = pairs[:, 1] - pairs[:, 0] + 1
+            longest = int(np.argmax(lengths))
+            if lengths[longest] > found.longest:
+                found.longest, found.longest_at = int(lengths[longest]), int(pairs[longest, 0])
+    if opened >= 0 and len(body) - opened > found.longest:
+        found.longest, found.longest_at = len(body) - opened, opened
+    return found
 
 
 class _Objects:
@@ -82,21 +117,29 @@ class _Objects:
         return made
 
 
-def refuse_too_many_values(body: bytes, limit: int | None = None) -> None:
-    """CardJsonError when `body` holds more than `limit` values (RUN_CARD_MAX_VALUES by default)."""
+def refuse_oversized(body: bytes, limit: int | None = None) -> None:
+    """CardJsonError when `body` holds more than `limit` values (RUN_CARD_MAX_VALUES by default), or a string longer
+    than STRING_MAX_BYTES."""
     limit = settings.RUN_CARD_MAX_VALUES if limit is None else limit
-    count = value_count(body, limit)
-    if count > limit:
-        raise CardJsonError([FieldProblem("", (
-            f"holds {count:,} JSON values (objects, arrays, their members and elements); the limit is {limit:,}, "
-            "about 40,000 results as the harness writes them"))], too_large=True)
+    found = shape(body, limit)
+    problems = []
+    if found.values > limit:
+        problems.append(FieldProblem("", (
+            f"holds {found.values:,} JSON values (objects, arrays, their members and elements); the limit is "
+            f"{limit:,}, about 40,000 results as the harness writes them")))
+    if found.longest > STRING_MAX_BYTES:
+        problems.append(FieldProblem("", (
+            f"holds a string of {found.longest:,} bytes of JSON at byte offset {found.longest_at:,}; a string may "
+            f"hold {STRING_MAX_BYTES:,}")))
+    if problems:
+        raise CardJsonError(problems, too_large=True)
 
 
 def read_json(body: bytes, limit: int | None = None) -> tuple[Any, str]:
     """The value `body` holds and its text; CardJsonError for more than `limit` values (RUN_CARD_MAX_VALUES by
     default), text that is not UTF-8, JSON that is not (or holds NaN or Infinity), nesting too deep, or a member name
     repeated in an object."""
-    refuse_too_many_values(body, limit)
+    refuse_oversized(body, limit)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,7 +166,7 @@ def read_card(body: bytes) -> tuple[Any, dict[str, str]]:
     (anything but an object of distinct names, or JSON that is not) is read whole, so that its problem is located."""
     if body.startswith(codecs.BOM_UTF8):
         return read_json(body)[0], {}  # refused there, as json.loads refuses it
-    refuse_too_many_values(body)
+    refuse_oversized(body)
     objects = _Objects()
     decoder = json.JSONDecoder(parse_constant=refuse_constant, object_pairs_hook=objects)
     reader = JsonObjectReader(body, decoder)

@@ -18,7 +18,7 @@ from common.problems import MAX_LISTED_PROBLEMS
 from corpus.models import DatasetVersion, Entry
 from corpus.selectors import version_hash
 from corpus.services import import_corpus
-from leaderboard.card_json import COUNT_CHUNK, HEAD_MAX_BYTES, METHOD_CONFIG_MAX_BYTES
+from leaderboard.card_json import COUNT_CHUNK, HEAD_MAX_BYTES, METHOD_CONFIG_MAX_BYTES, STRING_MAX_BYTES
 from leaderboard.leaks import MIN_SHARED_TEXT, SecretTextIndex, skeleton
 from leaderboard.models import RunCard
 from leaderboard.services import RunCardRejected, submit_run_card
@@ -297,6 +297,18 @@ def test_a_body_of_too_many_values_is_refused_before_they_are_built(speaker, set
     assert "JSON values" in error.problems[0].message and "the limit is 1,000,000" in error.problems[0].message
     assert peak < len(data) + 8 * COUNT_CHUNK, (peak, len(data))
     assert not RunCard.objects.exists()
+
+
+def test_a_string_longer_than_a_megabyte_is_refused_before_it_is_decoded(speaker):
+    """Decoded, one emoji makes every character of a string four bytes: such a string is refused from its bytes."""
+    card = {"run_id": "x", "results": [{"entry_id": "1", "notes": "😀" + "a" * STRING_MAX_BYTES}]}
+    data = json.dumps(card, ensure_ascii=False).encode()
+    opening = data.index("😀".encode()) - 1
+    error, peak = peak_of(lambda: submit_run_card(body=data, actor=speaker))
+    assert isinstance(error, RunCardRejected) and error.http_status == 413
+    assert error.problems[0].message == (f"holds a string of {STRING_MAX_BYTES + 6:,} bytes of JSON at byte offset "
+                                         f"{opening:,}; a string may hold {STRING_MAX_BYTES:,}")
+    assert peak < len(data) + 8 * COUNT_CHUNK, (peak, len(data))
 
 
 def test_commas_and_brackets_inside_strings_are_not_values(speaker, settings):
