@@ -30,6 +30,8 @@ from django.utils.translation import gettext, ngettext
 
 from common.errors import ApplicationError, NotAllowed
 from common.spreadsheets import restore_formula
+from organizations.audit import record_event
+from organizations.models import AuditAction
 from organizations.permissions import require
 
 from .models import DatasetVersion, Entry, StagedImport
@@ -44,6 +46,7 @@ from .services import (
     ENTRY_VALUE_FIELDS,
     INSERT_BATCH_SIZE,
     FrozenVersionError,
+    content_details,
     ensure_editable,
     entry_row,
     entry_values,
@@ -484,12 +487,18 @@ def staged_import_for(user: AbstractBaseUser, version: DatasetVersion, staged_pk
 
 
 def apply_staged_import(*, actor: AbstractBaseUser, staged: StagedImport) -> BulkPreview:
-    """Apply a staged upload (its stored bytes, re-validated) and drop it, in the same transaction. Only the
-    curator who staged it confirms it, while they still curate the dataset."""
+    """Apply a staged upload (its stored bytes, re-validated) and drop it, in the same transaction, recorded in the
+    steward's audit log with how many rows were new, updated and unchanged (counts only, no text). Only the curator
+    who staged it confirms it, while they still curate the dataset."""
     if staged.user_id != actor.pk:
         raise NotAllowed(gettext("Only the person who uploaded this file confirms it."))
     require(actor, "dataset.curate", staged.version.dataset)
     with transaction.atomic():
         preview = apply_bulk_import(staged.version, bytes(staged.content), staged.format)
         staged.delete()
+        counts = preview.counts
+        details = {**content_details(preview.version), "format": staged.format, "new": counts[NEW],
+                   "updated": counts[UPDATED], "unchanged": counts[SKIPPED]}
+        record_event(AuditAction.CORPUS_BULK_IMPORTED, actor=actor, organization=staged.version.dataset.organization,
+                     obj=preview.version, details=details)
     return preview

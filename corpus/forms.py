@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy
 from .labels import CONSENT_USE_LABELS, CONTEXT_LABELS, DOMAIN_LABELS, REGISTER_LABELS, SEGMENT_LABELS
 from .models import CONSENT_USE_EXPLANATIONS, ConsentUse, Segment
 from .resources import canonical_int
+from .services import Move, move_problems, version_name_problems
 from .validation import VERSION
 
 SEGMENT_CHOICES = list(SEGMENT_LABELS.items())
@@ -128,6 +129,56 @@ class NextVersionForm(forms.Form):
         label=gettext_lazy("New version"), regex=VERSION, max_length=50,
         error_messages={"invalid": gettext_lazy("Use letters, digits, '.', '_', '+' and '-', e.g. 1.1.")},
     )
+
+
+class RotationForm(NextVersionForm):
+    """A rotation of segments as governance staff type it: the new version's name and one move per line, `<entry id>
+    <segment>`. Every problem is shown beside its field, located by line, by the rules the service applies again
+    (corpus.services.version_name_problems, move_problems)."""
+
+    moves = forms.CharField(
+        label=gettext_lazy("Moves"), widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
+        error_messages={"required": gettext_lazy(
+            "Give at least one move: one line per entry, its id and the segment it moves to.")},
+    )
+
+    def __init__(self, *args, version, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.version = version
+        self.fields["moves"].help_text = _(
+            "One move per line: the entry's id, a space, the segment it moves to (e.g. “17 held_out”). Segments: "
+            "%(segments)s.") % {"segments": ", ".join(Segment.values)}
+        self.fields["new_version"].widget.attrs["placeholder"] = _("e.g. 1.1")
+        self.listed: list[Move] = []
+
+    def clean_new_version(self) -> str:
+        name = self.cleaned_data["new_version"]
+        problems = version_name_problems(self.version, name)
+        if problems:
+            raise forms.ValidationError(problems)
+        return name
+
+    def clean_moves(self) -> str:
+        """Every problem of the list at once: a line that is not `<entry id> <segment>`, then each move the rotation
+        would refuse, by line."""
+        text = self.cleaned_data["moves"]
+        problems = []
+        for number, line in enumerate(text.splitlines(), 1):
+            parts = line.strip().rsplit(None, 1)
+            if len(parts) == 2:
+                self.listed.append(Move(parts[0].rstrip(",;:"), parts[1].lower(), number))
+            elif parts:
+                problems.append(_("line %(line)s: expected “<entry id> <segment>”, found %(text)s")
+                                % {"line": number, "text": repr(line.strip()[:80])})
+        if self.listed or not problems:
+            problems += move_problems(self.version, self.listed)
+        if problems:
+            raise forms.ValidationError(problems)
+        return text
+
+    def moves_by_entry(self) -> dict[str, str]:
+        """entry id → segment, for corpus.services.rotate_segments."""
+        return {move.entry_id: move.segment for move in self.listed}
 
 
 class EntryFilterForm(forms.Form):

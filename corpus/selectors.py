@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from organizations.audit import record_secret_access
 from organizations.models import SECRET_READER_ROLES, Organization
@@ -263,6 +263,26 @@ def version_hash(user, version: DatasetVersion) -> VersionHash:
         return VersionHash(version.sha256, version.sha256_source,
                            str(SHA256_SOURCE_LABELS[Sha256Source(version.sha256_source)]))
     return VersionHash(version.public_sha256, "keyed", str(KEYED_HASH_LABEL))
+
+
+# The note of a version made by a rotation of segments (corpus.services.rotate_segments): that one happened, nothing
+# more, so that developers cannot tell which entries moved. Stored in English and shown in the reader's language.
+ROTATION_NOTE = gettext_noop("Entries were rotated between segments when this version was made: some moved from one "
+                             "segment to another. Which ones is not published.")
+SITE_NOTES = frozenset({ROTATION_NOTE})
+
+
+def version_note(version: DatasetVersion) -> str:
+    """The version's note in the reader's language: a note the site writes is translated, any other shown as
+    written."""
+    return _(version.note) if version.note in SITE_NOTES else version.note
+
+
+def segment_counts(version: DatasetVersion) -> dict[str, int]:
+    """Entries per segment, in the segments' order, segments without entries left out. Aggregates reveal no text:
+    the readiness checklist shows them to everyone who may see the version, and the audit log records them."""
+    counts = dict(version.entries.order_by().values("segment").annotate(n=Count("pk")).values_list("segment", "n"))
+    return {segment: counts[segment] for segment in Segment.values if segment in counts}
 
 
 def curating_organizations(user) -> QuerySet[Organization]:

@@ -2,7 +2,7 @@ from django.contrib.auth.models import AnonymousUser
 from rest_framework import serializers
 
 from .models import Dataset, DatasetVersion, Entry
-from .selectors import VersionHash, public_download_hash, version_hash
+from .selectors import VersionHash, public_download_hash, version_hash, version_note
 
 
 class DatasetSerializer(serializers.ModelSerializer):
@@ -33,14 +33,23 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
     public_download_sha256 = serializers.SerializerMethodField(help_text=(
         "The public-download pin: SHA-256 of the bytes of this version's public download (its development and "
         "diagnostic entries only, byte-stable; the `public` action). A run card made from that download pins it."))
+    note = serializers.SerializerMethodField(help_text=(
+        "What changed from the version it came from, in the request's language; a rotation of segments says only that "
+        "one happened, never which entries moved. Empty when there is none."))
+    held_out_active = serializers.BooleanField(read_only=True, help_text=(
+        "Whether run cards may score its held_out entries: the steward's governance staff activate the segment; "
+        "until then a card scoring one is refused as if the entry did not exist."))
 
     class Meta:
         model = DatasetVersion
         fields = [
             "id", "dataset", "organization", "version", "language_pair", "source_language", "target_language",
             "created", "license", "provenance", "sha256", "sha256_kind", "public_download_sha256", "entry_count",
-            "frozen", "frozen_at", "imported_at",
+            "frozen", "frozen_at", "imported_at", "note", "held_out_active",
         ]
+
+    def get_note(self, version: DatasetVersion) -> str:
+        return version_note(version)
 
     def get_public_download_sha256(self, version: DatasetVersion) -> str:
         return public_download_hash(version)

@@ -3,7 +3,8 @@
 import datetime
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -20,7 +21,7 @@ from django.utils.translation import gettext, ngettext
 
 from accounts.models import User
 from common.bulk_insert import bulk_insert
-from common.errors import Conflict
+from common.errors import ApplicationError, Conflict, ErrorKind
 from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 from organizations.permissions import require
@@ -34,11 +35,13 @@ from .models import (
     DatasetVersion,
     Entry,
     FileLayout,
+    Segment,
     Sha256Source,
 )
 from .search import entry_search_text
-from .selectors import compute_public_download_hash, has_consent
+from .selectors import ROTATION_NOTE, compute_public_download_hash, has_consent, segment_counts
 from .validation import (
+    VERSION,
     CorpusFileError,
     Problem,
     ValidCorpus,
@@ -56,6 +59,17 @@ INSERT_BATCH_SIZE = 5000
 
 class FrozenVersionError(Conflict):
     """The version is frozen: a run card depends on it. Changes go into a new version."""
+
+
+class VersionRefused(ApplicationError):
+    """A refused action on versions (next version, rotation, held_out activation): every problem found, by the input
+    it concerns (`problems`: `new_version`, `moves` or `held_out` → messages). The message and field are the first
+    problem's, so callers that show one message show that one."""
+
+    def __init__(self, problems: dict[str, list[str]], *, kind: ErrorKind | None = None) -> None:
+        self.problems = problems
+        name, messages = next(iter(problems.items()))
+        super().__init__(messages[0], name, kind=kind)
 
 
 @dataclass
@@ -240,6 +254,8 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
         insert_entries(version, ((valid.position, valid) for valid in corpus.entries))
         version.public_download_sha256 = compute_public_download_hash(version)
         version.save(update_fields=["public_download_sha256"])
+        record_event(AuditAction.CORPUS_IMPORTED, actor=actor, organization=organization, obj=version,
+                     details=content_details(version))
     return ImportOutcome(version, created=True, entry_count=len(corpus.entries), warnings=corpus.warnings)
 
 
@@ -264,6 +280,14 @@ def refresh_version_content(version: DatasetVersion) -> None:
     version.save(update_fields=["entry_count", "sha256", "sha256_source", "public_sha256", "public_download_sha256"])
 
 
+def content_details(version: DatasetVersion) -> dict[str, Any]:
+    """What the audit log records of a version's content after a change: how many entries, per segment. Counts only,
+    never a text: the log is append-only and exported, so a secret written into it could never be withdrawn with its
+    entry."""
+    return {"dataset": version.dataset.identifier, "version": version.version, "entries": version.entry_count,
+            "segments": segment_counts(version)}
+
+
 def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position: int, exclude_pk=None) -> ValidEntry:
     problems: list[Problem] = []
     taken = dict.fromkeys(version.entries.exclude(pk=exclude_pk).values_list("entry_id", flat=True), -1)
@@ -274,11 +298,16 @@ def validate_entry_data(data: dict[str, Any], version: DatasetVersion, position:
     return valid
 
 
+def locked_version(pk: int) -> DatasetVersion:
+    """The version row, locked until the transaction ends, with its steward (whose audit chain the change extends)."""
+    return DatasetVersion.objects.select_for_update(of=("self",)).select_related("dataset__organization").get(pk=pk)
+
+
 @transaction.atomic
 def add_entry(*, actor: User, version: DatasetVersion, data: dict[str, Any]) -> Entry:
     """Append one entry, validated by the same rules as an imported one. Curators and governance staff only."""
     require(actor, "dataset.curate", version.dataset)
-    version = DatasetVersion.objects.select_for_update().get(pk=version.pk)
+    version = locked_version(version.pk)
     ensure_editable(version)
     last = version.entries.order_by("-position").values_list("position", flat=True).first()
     position = 0 if last is None else last + 1
@@ -286,7 +315,17 @@ def add_entry(*, actor: User, version: DatasetVersion, data: dict[str, Any]) -> 
     entry = entry_row(version, valid)
     entry.save()
     refresh_version_content(version)
+    record_event(AuditAction.CORPUS_ENTRY_ADDED, actor=actor, organization=version.dataset.organization, obj=entry,
+                 details={**content_details(version), "entry": entry.entry_id, "segment": entry.segment})
     return entry
+
+
+ABSENT = object()
+
+
+def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The names of the fields an edit added, removed or changed (names only: the audit log keeps no text)."""
+    return sorted(name for name in before.keys() | after.keys() if before.get(name, ABSENT) != after.get(name, ABSENT))
 
 
 @transaction.atomic
@@ -294,9 +333,10 @@ def update_entry(*, actor: User, entry: Entry, changes: dict[str, Any]) -> Entry
     """Change fields of an entry; fields set to None are removed from its stored object. Curators and governance
     staff only."""
     require(actor, "dataset.curate", entry.version.dataset)
-    version = DatasetVersion.objects.select_for_update().get(pk=entry.version_id)
+    version = locked_version(entry.version_id)
     ensure_editable(version)
-    data = json.loads(entry.document)
+    before = json.loads(entry.document)
+    data = dict(before)
     if "reference" in changes and reference_key(data) == "target":  # the entry keeps its reference where it was
         changes = {("target" if key == "reference" else key): value for key, value in changes.items()}
     for key, value in changes.items():
@@ -309,6 +349,13 @@ def update_entry(*, actor: User, entry: Entry, changes: dict[str, Any]) -> Entry
     updated.pk = entry.pk
     updated.save()
     refresh_version_content(version)
+    fields = changed_fields(before, data)
+    if fields:
+        details = {**content_details(version), "entry": updated.entry_id, "segment": updated.segment, "fields": fields}
+        if entry.segment != updated.segment:
+            details["from_segment"] = entry.segment
+        record_event(AuditAction.CORPUS_ENTRY_CHANGED, actor=actor, organization=version.dataset.organization,
+                     obj=updated, details=details)
     return updated
 
 
@@ -325,15 +372,32 @@ def freeze_version(*, actor: User | None, version: DatasetVersion) -> DatasetVer
     return locked
 
 
-@transaction.atomic
-def create_next_version(*, actor: User | None, version: DatasetVersion, new_version: str) -> DatasetVersion:
-    """Copy a (typically frozen) version's entries into a new, editable version."""
-    new_version = new_version.strip()
-    if not new_version or len(new_version) > 50:
-        raise ValueError(gettext("The new version needs a version string of at most 50 characters."))
+def version_name_problems(version: DatasetVersion, new_version: str) -> list[str]:
+    """What is wrong with `new_version` as the name of a new version of `version`'s dataset (empty: nothing)."""
+    if not VERSION.fullmatch(new_version):
+        return [gettext("The new version needs a name of at most 50 characters: letters, digits, '.', '_', '+' and "
+                        "'-', e.g. 1.1.")]
     if version.dataset.versions.filter(version=new_version).exists():
-        raise ValueError(gettext("Version %(version)s of %(dataset)s already exists.")
-                         % {"version": repr(new_version), "dataset": version.dataset})
+        return [gettext("Version %(version)s of %(dataset)s already exists; choose another name.")
+                % {"version": repr(new_version), "dataset": version.dataset}]
+    return []
+
+
+def with_segment(document: str, segment: str) -> str:
+    """An entry's stored object with `segment` set: in its place when the object names one (key order kept), else
+    last, so that export gives the new segment back."""
+    data = json.loads(document)
+    data["segment"] = segment
+    return json.dumps(data, ensure_ascii=False)
+
+
+def copy_into_new_version(*, actor: User | None, version: DatasetVersion, new_version: str, note: str = "",
+                          moves: Mapping[str, str] | None = None) -> DatasetVersion:
+    """A new, editable version of `version`'s dataset holding copies of its entries in order, `moves` (entry id →
+    segment) applied to the copies, its count and hashes computed. The envelope names the new version and today's
+    date where the file gave them. Nothing else carries over: the copy is not frozen and its held_out segment is
+    reserved until activated again. Callers check the name and record the event, in their transaction."""
+    moves = moves or {}
     today = timezone.now().date()
     envelope = json.loads(version.envelope)
     if version.layout == FileLayout.DATASET:
@@ -363,10 +427,14 @@ def create_next_version(*, actor: User | None, version: DatasetVersion, new_vers
         public_sha256=version.public_sha256,
         entry_count=version.entry_count,
         imported_by=actor,
+        note=note,
     )
     fields = [f.name for f in Entry._meta.concrete_fields if f.name not in ("id", "version")]
     batch: list[Entry] = []
     for values in version.entries.order_by("position").values(*fields).iterator(chunk_size=INSERT_BATCH_SIZE):
+        segment = moves.get(values["entry_id"])
+        if segment is not None:
+            values.update(segment=segment, document=with_segment(values["document"], segment))
         batch.append(Entry(version=successor, **values))
         if len(batch) >= INSERT_BATCH_SIZE:
             Entry.objects.bulk_create(batch)
@@ -374,6 +442,108 @@ def create_next_version(*, actor: User | None, version: DatasetVersion, new_vers
     Entry.objects.bulk_create(batch)
     refresh_version_content(successor)
     return successor
+
+
+@transaction.atomic
+def create_next_version(*, actor: User | None, version: DatasetVersion, new_version: str) -> DatasetVersion:
+    """Copy a (typically frozen) version's entries into a new, editable version."""
+    new_version = new_version.strip()
+    problems = version_name_problems(version, new_version)
+    if problems:
+        raise VersionRefused({"new_version": problems})
+    successor = copy_into_new_version(actor=actor, version=version, new_version=new_version)
+    record_event(AuditAction.DATASET_VERSION_CREATED, actor=actor, organization=version.dataset.organization,
+                 obj=successor, details={**content_details(successor), "from_version": version.version})
+    return successor
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of a rotation: the entry (by id) and the segment it goes to; `line` where the page's list gave it."""
+
+    entry_id: str
+    segment: str
+    line: int | None = None
+
+
+def move_problems(version: DatasetVersion, moves: Sequence[Move]) -> list[str]:
+    """Every problem of a rotation's moves against `version`, each naming its line (when the moves came from the
+    page's list) and its entry: no move at all, an entry named twice, an unknown entry or segment, a move to the
+    segment the entry is already in."""
+    if not moves:
+        return [gettext("Give at least one move: one line per entry, its id and the segment it moves to.")]
+    current = dict(version.entries.filter(entry_id__in={move.entry_id for move in moves})
+                   .values_list("entry_id", "segment"))
+    first: dict[str, Move] = {}
+    problems = []
+    for move in moves:
+        found = []
+        if move.entry_id in first:
+            found.append(gettext("entry %(id)s is moved more than once (also on line %(line)s)")
+                         % {"id": move.entry_id, "line": first[move.entry_id].line})
+        elif move.entry_id not in current:
+            found.append(gettext("no entry has the id %(id)s in %(version)s")
+                         % {"id": move.entry_id, "version": version})
+        if move.segment not in Segment.values:
+            found.append(gettext("entry %(id)s: unknown segment %(segment)s; expected one of: %(segments)s")
+                         % {"id": move.entry_id, "segment": repr(move.segment), "segments": ", ".join(Segment.values)})
+        elif current.get(move.entry_id) == move.segment:
+            found.append(gettext("entry %(id)s is already in %(segment)s; leave it out or move it to another segment")
+                         % {"id": move.entry_id, "segment": move.segment})
+        first.setdefault(move.entry_id, move)
+        problems += [problem if move.line is None else gettext("line %(line)s: %(problem)s")
+                     % {"line": move.line, "problem": problem} for problem in found]
+    return problems
+
+
+@transaction.atomic
+def rotate_segments(*, actor: User, version: DatasetVersion, new_version: str,
+                    moves: Mapping[str, str]) -> DatasetVersion:
+    """Move entries between segments (`moves`: entry id → segment) into a new version of `version`, in one step
+    (benchmark specification §9.2: segments are rotated so that secret entries do not stay secret for ever, nor
+    public ones become learnt). Developers are not told which entries moved: the new version's note says only that a
+    rotation happened, and the audit log records how many moved from which segment to which. Governance staff of the
+    steward only. Every problem is refused at once (VersionRefused, by field) and nothing is stored."""
+    require(actor, "dataset.govern", version.dataset)
+    new_version = new_version.strip()
+    listed = [Move(str(entry_id), segment) for entry_id, segment in moves.items()]
+    problems = {name: found for name, found in (("new_version", version_name_problems(version, new_version)),
+                                                 ("moves", move_problems(version, listed))) if found}
+    if problems:
+        raise VersionRefused(problems)
+    before = dict(version.entries.filter(entry_id__in=[move.entry_id for move in listed])
+                  .values_list("entry_id", "segment"))
+    successor = copy_into_new_version(actor=actor, version=version, new_version=new_version, note=ROTATION_NOTE,
+                                      moves={move.entry_id: move.segment for move in listed})
+    moved = Counter(f"{before[move.entry_id]}→{move.segment}" for move in listed)
+    record_event(AuditAction.SEGMENTS_ROTATED, actor=actor, organization=version.dataset.organization, obj=successor,
+                 details={**content_details(successor), "from_version": version.version, "moved": len(listed),
+                          "moves": dict(sorted(moved.items()))})
+    return successor
+
+
+@transaction.atomic
+def activate_held_out(*, actor: User, version: DatasetVersion) -> DatasetVersion:
+    """Make the version's held_out entries scorable (benchmark specification §2.3: the segment is reserved for future
+    evaluation until its community's governance decides). It changes no entry, so a frozen version is activated too;
+    once, for good. Governance staff of the steward only."""
+    require(actor, "dataset.govern", version.dataset)
+    locked = locked_version(version.pk)
+    if locked.held_out_active:
+        raise VersionRefused({"held_out": [
+            gettext("The held_out segment of %(version)s is already active (since %(date)s).")
+            % {"version": locked, "date": f"{locked.held_out_activated_at:%Y-%m-%d}"}]}, kind=ErrorKind.CONFLICT)
+    held_out = locked.entries.filter(segment=Segment.HELD_OUT).count()
+    if not held_out:
+        raise VersionRefused({"held_out": [
+            gettext("%(version)s has no held_out entries: activation of a segment with no entries is refused.")
+            % {"version": locked}]}, kind=ErrorKind.CONFLICT)
+    locked.held_out_activated_at = timezone.now()
+    locked.held_out_activated_by = actor
+    locked.save(update_fields=["held_out_activated_at", "held_out_activated_by"])
+    record_event(AuditAction.HELD_OUT_ACTIVATED, actor=actor, organization=locked.dataset.organization, obj=locked,
+                 details={**content_details(locked), "held_out": held_out})
+    return locked
 
 
 class ConsentRequired(Conflict):

@@ -17,6 +17,8 @@ urlpatterns = [
     path("versions/<int:pk>/export.json", views.export_version, name="export"),
     path("versions/<int:pk>/next-version/", views.next_version, name="next_version"),
     path("versions/<int:pk>/publication/", views.set_public, name="set_public"),
+    path("versions/<int:pk>/held-out/activate/", views.activate_held_out, name="activate_held_out"),
+    path("versions/<int:pk>/rotate-segments/", views.rotate_segments, name="rotate_segments"),
     path("versions/<int:pk>/bulk-import/", bulk_views.bulk_import, name="bulk_import"),
     path("versions/<int:pk>/bulk-import/<int:staged_pk>/confirm/", bulk_views.bulk_import_confirm,
          name="bulk_import_confirm"),

@@ -12,6 +12,7 @@ from django.http import FileResponse, Http404, HttpResponse, StreamingHttpRespon
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
@@ -21,7 +22,15 @@ from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
 
 from . import selectors, services
-from .forms import ConsentForm, CorpusUploadForm, EntryFilterForm, EntryForm, NextVersionForm, RevokeConsentForm
+from .forms import (
+    ConsentForm,
+    CorpusUploadForm,
+    EntryFilterForm,
+    EntryForm,
+    NextVersionForm,
+    RevokeConsentForm,
+    RotationForm,
+)
 from .labels import choice_label
 from .models import PUBLIC_SEGMENTS, ConsentRecord, Dataset, Segment
 from .validation import CorpusFileError, too_large
@@ -98,6 +107,11 @@ def labelled(rows: list[tuple[str, int]], field: str) -> list[tuple[str, int]]:
     return [(choice_label(field, value), count) for value, count in rows]
 
 
+def segment_rows(counts: dict[str, int]) -> list[tuple[str, str, int]]:
+    """Every segment with its name in the reader's language and its number of entries, for the rotation page."""
+    return [(segment, choice_label("segment", segment), counts.get(segment, 0)) for segment in Segment.values]
+
+
 @mfa_explains_not_found(*SECRET_READER_ROLES)
 @gone_when_withdrawn
 def version_detail(request, pk: int):
@@ -105,6 +119,7 @@ def version_detail(request, pk: int):
     entries = selectors.visible_entries(request.user, version)
     can_curate = permitted(request.user, "dataset.curate", version.dataset)
     is_governance = permitted(request.user, "dataset.govern", version.dataset)
+    segments = selectors.segment_counts(version)
     context = {
         "version": version,
         "dataset": version.dataset,
@@ -122,8 +137,11 @@ def version_detail(request, pk: int):
         "version_hash": selectors.version_hash(request.user, version),
         "public_download_hash": selectors.public_download_hash(version),
         "is_governance": is_governance,
+        "can_manage": permitted(request.user, "organization.manage", version.dataset.organization),
         "consented_uses": selectors.covered_uses(version.dataset) if can_curate else None,
         "next_version_form": NextVersionForm(),
+        "note": selectors.version_note(version),
+        "held_out_count": segments.get(Segment.HELD_OUT, 0),
     }
     return render(request, "corpus/version_detail.html", context)
 
@@ -290,7 +308,7 @@ def next_version(request, pk: int):
                 new_version=form.cleaned_data["new_version"],
                 actor=request.user,
             )
-        except ValueError as error:
+        except services.VersionRefused as error:
             messages.error(request, str(error))
         else:
             messages.success(request, _("Created %(new)s from %(old)s.") % {"new": successor, "old": version})
@@ -318,6 +336,78 @@ def set_public(request, pk: int):
     else:
         messages.success(request, _("Publication setting saved."))
     return redirect("corpus:version", pk=version.pk)
+
+
+def governed_version(request, pk: int):
+    """The version, for governance staff of its steward with the second factor proven in this request (the
+    `organization.manage` permission of governance pages); 403 for anyone else who may see the version."""
+    version = get_visible_version(request.user, pk)
+    if not permitted(request.user, "organization.manage", version.dataset.organization):
+        raise PermissionDenied(_("Only governance staff of the steward organization, with two-factor authentication, "
+                                 "decide the segments of its corpora."))
+    return version
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def activate_held_out(request, pk: int):
+    """Confirm, then make the version's held_out entries scorable by run cards (corpus.services.activate_held_out)."""
+    version = governed_version(request, pk)
+    refusal = None
+    status = 200
+    if request.method == "POST":
+        try:
+            services.activate_held_out(actor=request.user, version=version)
+        except services.VersionRefused as error:
+            refusal, status = str(error), error.http_status
+        except NotAllowed as error:  # the role went away since the page checked it
+            raise PermissionDenied(str(error)) from error
+        else:
+            messages.success(request, _("The held_out segment of %(version)s is active: run cards may score its "
+                                        "entries from now on.") % {"version": version})
+            return redirect("corpus:version", pk=version.pk)
+    return render(request, "corpus/held_out_activate.html", {
+        "version": version,
+        "dataset": version.dataset,
+        "held_out_count": selectors.segment_counts(version).get(Segment.HELD_OUT, 0),
+        "refusal": refusal,
+    }, status=status)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def rotate_segments(request, pk: int):
+    """Move entries between segments into a new version (corpus.services.rotate_segments): the list of moves, every
+    problem beside its field with the typed text kept."""
+    version = governed_version(request, pk)
+    form = RotationForm(request.POST or None, version=version)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                successor = services.rotate_segments(actor=request.user, version=version,
+                                                     new_version=form.cleaned_data["new_version"],
+                                                     moves=form.moves_by_entry())
+            except services.VersionRefused as error:  # changed since the form checked it
+                for name, problems in error.problems.items():
+                    form.add_error(name if name in form.fields else None, problems)
+            except NotAllowed as error:
+                raise PermissionDenied(str(error)) from error
+            else:
+                moved = len(form.listed)
+                messages.success(request, ngettext(
+                    "Created %(new)s from %(old)s with %(count)s entry moved to another segment. Its note says only "
+                    "that segments were rotated.",
+                    "Created %(new)s from %(old)s with %(count)s entries moved to other segments. Its note says only "
+                    "that segments were rotated.", moved) % {"new": successor, "old": version, "count": moved})
+                return redirect("corpus:version", pk=successor.pk)
+    return render(request, "corpus/rotate_segments.html", {
+        "version": version,
+        "dataset": version.dataset,
+        "form": form,
+        "segments": segment_rows(selectors.segment_counts(version)),
+    }, status=status)
 
 
 def governed_dataset(request, identifier: str) -> Dataset:

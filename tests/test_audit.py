@@ -28,7 +28,7 @@ def test_governance_events_are_recorded_in_order(steward, governance_user, curat
     set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
     set_dataset_public(dataset=version.dataset, is_public=True, actor=governance_user)
     assert actions() == ["organization.created", "membership.added", "membership.added", "invitation.sent",
-                         "consent.granted", "dataset.published"]
+                         "corpus.imported", "consent.granted", "dataset.published"]
     published = AuditEvent.objects.get(action="dataset.published")
     assert (published.actor, published.organization, published.details) == (
         governance_user, steward, {"dataset": "test-en-crk"})

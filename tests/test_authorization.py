@@ -123,6 +123,10 @@ TABLE = {
                                              expect(404, curator=200, governance=200)),
     "^datasets/versions/<int:pk>/entries/new/": ("/datasets/versions/{private_version}/entries/new/",
                                                  STEWARD_STAFF_ONLY),
+    "^datasets/versions/<int:pk>/held-out/activate/": ("/datasets/versions/{private_version}/held-out/activate/",
+                                                       signed_in(404, curator=403, governance=200)),
+    "^datasets/versions/<int:pk>/rotate-segments/": ("/datasets/versions/{private_version}/rotate-segments/",
+                                                     signed_in(404, curator=403, governance=200)),
     "^datasets/versions/<int:pk>/export.json": ("/datasets/versions/{private_version}/export.json",
                                                 expect(404, curator=200, governance=200)),
     "^datasets/versions/<int:pk>/export/entries.<str:file_format>": (

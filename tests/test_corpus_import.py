@@ -11,6 +11,7 @@ from corpus.models import Dataset, DatasetVersion, Entry
 from corpus.selectors import export_chunks
 from corpus.services import (
     FrozenVersionError,
+    VersionRefused,
     add_entry,
     create_next_version,
     freeze_version,
@@ -294,8 +295,9 @@ def test_frozen_version_cannot_change_and_next_version_can(steward, curator):
     assert added.position == 2 and successor.entry_count == 3
     assert json.loads(successor.envelope)["version"] == "1.1"
     assert version.entries.count() == 2
-    with pytest.raises(ValueError, match="already exists"):
+    with pytest.raises(VersionRefused, match="already exists") as refused:
         create_next_version(version=version, new_version="1.1", actor=None)
+    assert refused.value.field == "new_version"
 
 
 def test_edits_keep_sha256_equal_to_the_exported_file(steward, governance_user):
