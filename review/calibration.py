@@ -49,7 +49,7 @@ def calibration(organization: Organization) -> list[PairCalibration]:
     pairs = {key: PairCalibration(key, label, stored.get(key, dict(DEFAULT_TIER_BANDS)), key in stored)
              for key, label in organization_pairs(organization).items()}
     campaigns = (Campaign.objects.filter(organization=organization, decisions__isnull=False).distinct()
-                 .select_related("run_card__dataset_version__dataset").order_by("created_at"))
+                 .select_related("run_card__dataset_version__dataset").order_by("opened_at", "pk"))
     outcomes = {}
     for campaign_id, outcome in Decision.objects.filter(campaign__organization=organization).order_by(
             "decided_at", "pk").values_list("campaign_id", "outcome"):

@@ -99,12 +99,16 @@ def world(steward, other_org, governance_user, curator, outsider, maintainer) ->
                      | {str(public.pk), str(private.pk)}),
         "identifier": [public.dataset.identifier, private.dataset.identifier],
         "public_id": [str(card.public_id) for card in cards],
+        "method_id": ["no-such-method"],
+        "pk": ["1", "999999"],
     }
     fresh_card = make_card(public, list(Entry.objects.filter(version=public, segment="diagnostic")), model_slug="new")
     bodies = {
         "POST /api/v1/run-cards/": [fresh_card],
         "POST /api/v1/run-cards/{public_id}/gds-verification/": [{"reproduction": public_id}
                                                                  for public_id in known["public_id"]],
+        "POST /api/v1/run-cards/{public_id}/disqualification/": [{"reason": "Outputs copied from the references."}],
+        "POST /api/v1/disqualifications/{pk}/lift/": [{"reason": "The developer explained the run."}],
         # Public segments only: an outsider may import this into their own organization and then see it.
         "POST /api/v1/corpus-imports/": [json.loads(corpus_bytes([entry(21), entry(22, "diagnostic")],
                                                                  id="fuzz-import"))],

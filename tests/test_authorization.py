@@ -100,6 +100,12 @@ TABLE = {
     "^api/v1/run-cards/<uuid:public_id>/": ("/api/v1/run-cards/{gold_card}/", STEWARD_READERS),
     "^api/v1/run-cards/<uuid:public_id>/gds-verification/": (
         "/api/v1/run-cards/{gold_card}/gds-verification/", expect(403, anonymous=401, maintainer=405)),
+    # GET is never answered; who may POST is tested in tests/test_legitimacy.py.
+    "^api/v1/run-cards/<uuid:public_id>/disqualification/": (
+        "/api/v1/run-cards/{gold_card}/disqualification/", expect(405, anonymous=401)),
+    "^api/v1/methods/<str:method_id>/disqualification/": (
+        "/api/v1/methods/no-such-method/disqualification/", expect(403, anonymous=401, maintainer=405)),
+    "^api/v1/disqualifications/<int:pk>/lift/": ("/api/v1/disqualifications/1/lift/", expect(405, anonymous=401)),
     "^api/v1/run-cards/<uuid:public_id>/results/": (
         "/api/v1/run-cards/{gold_card}/results/", STEWARD_READERS),
     "^api/v1/schema/": ("/api/v1/schema/", expect(200)),
@@ -140,6 +146,11 @@ TABLE = {
     "^language/": ("/language/", expect(200)),
     "^leaderboard/": ("/leaderboard/", expect(200)),
     "^leaderboard/cards/<uuid:public_id>/": ("/leaderboard/cards/{gold_card}/", STEWARD_READERS),
+    "^leaderboard/cards/<uuid:public_id>/disqualify/": ("/leaderboard/cards/{gold_card}/disqualify/",
+                                                        signed_in(405)),
+    "^leaderboard/methods/<str:method_id>/disqualify/": ("/leaderboard/methods/no-such-method/disqualify/",
+                                                         signed_in(405)),
+    "^leaderboard/disqualifications/<int:pk>/lift/": ("/leaderboard/disqualifications/1/lift/", signed_in(405)),
     "^methods/<str:method_id>/": ("/methods/no-such-method/", expect(404)),
     "^orgs/<slug:slug>/": ("/orgs/steward/", expect(200)),
     "^orgs/<slug:slug>/languages/": ("/orgs/steward/languages/", GOVERNANCE_ONLY),
@@ -171,6 +182,7 @@ TABLE = {
     "^review/campaigns/new/<uuid:public_id>/": ("/review/campaigns/new/{gold_card}/", GOVERNANCE_ONLY),
     "^review/items/<uuid:public_id>/": ("/review/items/{assignment}/", signed_in(404, speaker=200)),
     "^review/orgs/<slug:slug>/gate/": ("/review/orgs/steward/gate/", GOVERNANCE_ONLY),
+    "^review/orgs/<slug:slug>/calibration/": ("/review/orgs/steward/calibration/", GOVERNANCE_ONLY),
     "^review/orgs/<slug:slug>/rating-examples/": ("/review/orgs/steward/rating-examples/", GOVERNANCE_ONLY),
     "^review/orgs/<slug:slug>/pay/": ("/review/orgs/steward/pay/", GOVERNANCE_ONLY),
     "^review/campaigns/<uuid:public_id>/timesheet/": ("/review/campaigns/{campaign}/timesheet/", GOVERNANCE_ONLY),
