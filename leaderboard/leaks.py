@@ -280,7 +280,8 @@ def _plain(data: bytes) -> str | None:
     """`data` as UTF-8 text, allowing a character cut at either end (a line of a longer encoding); None for bytes
     that are not text."""
     text = data.decode("utf-8", "ignore")
-    return text if len(text.encode("utf-8")) >= len(data) - 6 and text.isprintable() else None
+    printable = text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
+    return text if len(text.encode("utf-8")) >= len(data) - 6 and printable else None
 
 
 def _decode_run(run: str) -> str:

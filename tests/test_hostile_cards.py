@@ -195,6 +195,7 @@ DISGUISES = {
     "punctuation between letters": lambda text: ".".join(text),
     "spelt out": lambda text: " ".join(text.replace(" ", "")),
     "base64": lambda text: base64.b64encode(text.encode()).decode(),
+    "base64 of several lines": lambda text: base64.b64encode(f"first line\n{text}\r\n\tlast".encode()).decode(),
     "urlsafe base64 without padding": lambda text: base64.urlsafe_b64encode(text.encode()).decode().rstrip("="),
     "hexadecimal": lambda text: text.encode().hex(),
     "percent-encoded": percent,
