@@ -220,6 +220,77 @@ def test_keys_rate_undo_brings_back_what_was_given_and_question_mark_shows_help(
     assert rating.correction == "kîkisêpâyâki"
 
 
+@pytest.fixture
+def touch_page(browser):  # noqa: F811 - the browser fixture
+    """A 360 × 740 touch phone: taps, no hover (a tapped button must not look chosen on the next item)."""
+    context = browser.new_context(viewport=PHONES["360x740"], has_touch=True, is_mobile=True)
+    context.set_default_timeout(10_000)
+    yield context.new_page()
+    context.close()
+
+
+def test_tapping_undo_after_the_rating_was_sent_withdraws_it(live_server, touch_page, steward, governance_user):
+    page = touch_page
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
+    sign_in(page, live_server.url, speaker)
+    open_rating_page(page, live_server.url, campaign)
+    first_source = page.locator(".text.source").inner_text()
+    page.get_by_role("button", name=re.compile("Acceptable")).tap()
+    expect(page.locator("[data-save-status]")).to_have_text("All your ratings are saved.")
+    assert Rating.objects.filter(speaker=speaker, withdrawn_at__isnull=True).count() == 1
+    # The tapped button does not stay underlined or outlined on the next item (no hover on a touch screen).
+    tapped = page.get_by_role("button", name=re.compile("Acceptable"))
+    assert tapped.evaluate("b => getComputedStyle(b).textDecorationLine") == "none"
+    assert tapped.evaluate("b => b.matches(':focus')") is False
+
+    page.locator("details.extras > summary").tap()
+    page.get_by_role("button", name="Undo last rating").tap()
+    page.wait_for_url(re.compile(r"/review/items/[0-9a-f-]+/\?restore$"))
+    expect(page.locator(".messages")).to_contain_text("Your last rating was withdrawn")
+    expect(page.locator(".text.source")).to_have_text(first_source)
+    assert Rating.objects.get(speaker=speaker).withdrawn_at is not None
+    screenshot(page, "rate-undo-tapped", PHONES["360x740"])
+
+
+def test_tapping_undo_while_the_rating_is_still_on_the_phone_takes_it_back(live_server, touch_page, steward,
+                                                                           governance_user):
+    page = touch_page
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
+    sign_in(page, live_server.url, speaker)
+    open_rating_page(page, live_server.url, campaign)
+    first_source = page.locator(".text.source").inner_text()
+    page.context.set_offline(True)
+    page.get_by_role("button", name=re.compile("Reject")).tap()
+    expect(page.locator("[data-pending]")).to_contain_text("1 rating kept on this device")
+    expect(page.locator("[data-save-status]")).to_contain_text("kept on this device")
+    page.locator("details.extras > summary").tap()
+    page.get_by_role("button", name="Undo last rating").tap()
+    expect(page.locator(".text.source")).to_have_text(first_source)
+    expect(page.locator("[data-save-status]")).to_have_text("Rating taken back. Rate this item again.")
+    expect(page.locator("[data-progress-text]")).to_have_text("0 of 4 rated")
+    page.context.set_offline(False)
+    assert not Rating.objects.filter(speaker=speaker).exists()
+
+
+def test_a_tap_that_comes_as_the_next_item_appears_is_not_counted_and_the_page_says_so(live_server, touch_page,
+                                                                                     steward, governance_user):
+    page = touch_page
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
+    sign_in(page, live_server.url, speaker)
+    open_rating_page(page, live_server.url, campaign)
+    button = page.get_by_role("button", name=re.compile("Excellent"))
+    button.tap()
+    button.tap()  # the second half of a double tap, as the next item has just appeared
+    expect(page.locator("[data-save-status]")).to_contain_text("That tap came as the next item appeared")
+    expect(page.locator("[data-progress-text]")).to_have_text("1 of 4 rated")
+    page.wait_for_timeout(400)
+    button.tap()
+    expect(page.locator("[data-progress-text]")).to_have_text("2 of 4 rated")
+
+
 def test_the_phone_discards_waiting_ratings_when_the_campaign_is_paused(live_server, page, steward,  # noqa: F811
                                                                        governance_user):
     speaker = speakers(steward, 1)[0]

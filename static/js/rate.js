@@ -21,8 +21,7 @@
   var WALKTHROUGH_KEY = "champollion-rate-walkthrough-done";
   var TIMEOUT_MS = 15000;
   var REFILL_BELOW = 5;
-  // A second tap this soon after the next item appeared belongs to the previous one (a double tap).
-  var DOUBLE_TAP_MS = 300;
+  var Core = window.ChampollionRating;  // static/js/rate-core.js: the queue, Undo and timing rules
 
   function storage() {
     try {
@@ -62,7 +61,7 @@
   }
 
   var form = document.querySelector("[data-rating-form]");
-  if (!form || !window.fetch || !window.FormData || !window.JSON || !window.DOMParser || !window.history ||
+  if (!form || !Core || !window.fetch || !window.FormData || !window.JSON || !window.DOMParser || !window.history ||
       !window.history.pushState || !window.AbortController) { return; }
 
   var main = document.querySelector("main");
@@ -81,7 +80,7 @@
   var waiting = document.querySelector("[data-waiting]");
 
   // This campaign's waiting ratings; those of other campaigns stay stored until their own page sends them.
-  var queue = readQueue(queueKey).filter(function (entry) { return entry.campaign === campaign; });
+  var ratings = new Core.RatingQueue(campaign, readQueue(queueKey));
   var heldKey = HELD_PREFIX + form.getAttribute("data-user") + ":" + campaign;
   // Served by the service worker without a connection: the page without its item, filled from what is held here.
   var shell = itemSection.hasAttribute("data-shell");
@@ -89,8 +88,6 @@
   var current = shell ? null : readItem();
   var shellHtml = null;
   var upcoming = [];          // items fetched ahead, in the speaker's order
-  var given = [];             // {item, entry, counted}: ratings given on this page, newest last (for Undo)
-  var sending = null;         // the entry being sent
   var retryTimer = null;
   var attempt = 0;
   var stopped = false;        // the campaign stopped taking ratings: nothing more is sent or rated here
@@ -102,8 +99,7 @@
   var heldBack = !shell && !itemSection.hasAttribute("data-may-hold");
   var sentHere = 0;           // ratings this page sent
   var undoWhenSent = false;   // Undo was asked while the last rating was on its way
-  var done = (shell && stored ? stored.done : Number(progressBox.getAttribute("data-done"))) +
-    queue.filter(function (entry) { return entry.counted; }).length;
+  var done = (shell && stored ? stored.done : Number(progressBox.getAttribute("data-done"))) + ratings.counted();
   var total = shell && stored ? stored.total : Number(progressBox.getAttribute("data-total"));
   var shownDone = done;
 
@@ -165,9 +161,8 @@
     if (!store) { return; }
     if (stopped) { store.removeItem(heldKey); return; }
     var items = (current && current.mayHold ? [current] : []).concat(upcoming);
-    var counted = queue.filter(function (entry) { return entry.counted; }).length;
     try {
-      store.setItem(heldKey, JSON.stringify({ items: items, done: done - counted, total: total }));
+      store.setItem(heldKey, JSON.stringify({ items: items, done: done - ratings.counted(), total: total }));
     } catch (error) { /* storage full: the items are fetched again */ }
     storeShell(items);
   }
@@ -235,10 +230,9 @@
   }
 
   function saveQueue() {
-    var others = readQueue(queueKey).filter(function (entry) { return entry.campaign !== campaign; });
-    writeQueue(queueKey, others.concat(queue));
+    writeQueue(queueKey, ratings.merged(readQueue(queueKey)));
     persistHeld();
-    var count = queue.length;
+    var count = ratings.waiting.length;
     pendingLine.hidden = count === 0;
     pendingLine.textContent = count ? interpolate(ngettext("%(count)s rating kept on this device, waiting to be sent.",
       "%(count)s ratings kept on this device, waiting to be sent.", count), { count: count }, true) : "";
@@ -261,7 +255,7 @@
   }
 
   function setUndo() {
-    if (undoButton) { undoButton.disabled = stopped || (given.length === 0 && done === 0); }
+    if (undoButton) { undoButton.disabled = stopped || (ratings.given.length === 0 && done === 0); }
   }
 
   function setText(name, value) {
@@ -337,8 +331,7 @@
   }
 
   function held(id) {
-    return queue.some(function (entry) { return entry.item === id; }) ||
-      upcoming.some(function (item) { return item.id === id; }) || (current && current.id === id);
+    return ratings.holds(id) || upcoming.some(function (item) { return item.id === id; }) || (current && current.id === id);
   }
 
   function fetchUpcoming() {
@@ -375,11 +368,17 @@
   }
 
   function rate(value) {
-    if (!current || stopped) { return; }
+    if (stopped) {
+      say(gettext("This campaign is not taking ratings now: your tap was not counted."), "error");
+      return;
+    }
+    if (!current) {
+      say(gettext("The next item is still on its way: your tap was not counted. Rate it once it shows."), "warning");
+      return;
+    }
     var entry = entryFrom(value);
-    queue.push(entry);
+    ratings.give(current, entry);
     saveQueue();
-    given.push({ item: current, entry: entry });
     if (entry.counted) { done += 1; }
     setUndo();
     say(navigator.onLine === false ? gettext("Kept on this device; it will be sent when the connection returns.")
@@ -396,77 +395,73 @@
 
   function body(entry) {
     var data = new FormData();
-    data.set("csrfmiddlewaretoken", form.elements.csrfmiddlewaretoken.value);
-    data.set("client_id", entry.id);
-    data.set("value", entry.value);
-    entry.flags.forEach(function (flag) { data.append("flags", flag); });
-    data.set("comment", entry.comment);
-    data.set("correction", entry.correction);
-    if (typeof entry.activeMs === "number") { data.set("active_ms", String(entry.activeMs)); }
-    if (entry.shown) { data.set("shown", entry.shown); }
+    Core.formFields(entry, form.elements.csrfmiddlewaretoken.value).forEach(function (field) {
+      data.append(field[0], field[1]);
+    });
     return data;
   }
 
-  function retryLater(why) {
+  /* The rating on its way did not arrive: it stays on the device and is sent again later (never lost). */
+  function retryLater(entry, why) {
+    ratings.answered(entry, false);
     if (undoWhenSent) {  // the rating asked back never arrived: take it back here
       undoWhenSent = false;
       undo();
     }
     attempt += 1;
-    var seconds = Math.min(30, Math.pow(2, attempt));
-    say(interpolate(gettext("%(why)s Trying again in %(seconds)s s."),
-      { why: why, seconds: seconds }, true), "warning");
+    var seconds = Core.retrySeconds(attempt);
+    var texts = {
+      offline: gettext("No connection: your ratings are kept on this device and are sent when it returns (next try in %(seconds)s s)."),
+      server: gettext("Not sent yet: the server had a problem. Your ratings are kept on this device (next try in %(seconds)s s)."),
+      silent: gettext("Not sent yet: no answer from the server. Your ratings are kept on this device (next try in %(seconds)s s).")
+    };
+    say(interpolate(texts[why], { seconds: seconds }, true), why === "offline" ? "" : "warning");
     clearTimeout(retryTimer);
     retryTimer = setTimeout(flush, seconds * 1000);
   }
 
   function sent(entry) {
-    queue = queue.filter(function (other) { return other.id !== entry.id; });
+    ratings.answered(entry, true);
     saveQueue();
   }
 
   /* Send the waiting ratings one at a time, oldest first, until none is left or the connection fails. */
   function flush() {
-    if (sending || stopped || !queue.length) {
-      if (!queue.length && !sending) { allSent(); }
+    if (stopped) { return; }
+    var entry = ratings.next();
+    if (!entry) {
+      if (!ratings.waiting.length && !ratings.sending) { allSent(); }
       return;
     }
     clearTimeout(retryTimer);
-    var entry = queue[0];
-    sending = entry;
     var controller = new AbortController();
     var timer = setTimeout(function () { controller.abort(); }, TIMEOUT_MS);
     var headers = { "Accept": "application/json", "X-Requested-With": "fetch" };
     // Nothing held here to show next: the last rating's answer is the next item's page (one round trip). An item
     // held to show next: the answer need not name the next item (the server skips looking it up).
-    if (!current && queue.length === 1 && !upcoming.length) {
-      headers["X-Next-Item"] = "page";
-    } else if (current || upcoming.length) {
-      headers["X-Next-Item"] = "held";
-    }
+    var next = Core.nextItemHeader(!!current, ratings.waiting.length, upcoming.length);
+    if (next) { headers["X-Next-Item"] = next; }
     fetch(entry.url, {
       method: "POST", body: body(entry), credentials: "same-origin", signal: controller.signal, headers: headers
     }).then(function (response) {
       clearTimeout(timer);
       if (response.redirected && response.url.indexOf("/accounts/login/") !== -1) {
-        sending = null;
+        ratings.answered(entry, false);
         say(gettext("Not sent: you were signed out. Sign in again (your ratings stay on this device), then come back to this page."), "error");
         return;
       }
       if (response.status >= 500 || response.status === 429) {
-        sending = null;
-        retryLater(gettext("Not sent yet: the server had a problem."));
+        retryLater(entry, "server");
         return;
       }
       if (response.status === 403) {
-        sending = null;
+        ratings.answered(entry, false);
         say(gettext("Not sent: this page has expired. Reload it; your ratings stay on this device and are sent then."), "error");
         return;
       }
       if (response.ok && response.headers.get("X-Item-Url")) {
         return response.text().then(function (html) {
           var section = new DOMParser().parseFromString(html, "text/html").querySelector("[data-item]");
-          sending = null;
           attempt = 0;
           sentHere += 1;
           sent(entry);
@@ -487,7 +482,6 @@
         });
       }
       return response.json().catch(function () { return {}; }).then(function (data) {
-        sending = null;
         if (response.ok && data.saved) {
           attempt = 0;
           sentHere += 1;
@@ -502,6 +496,7 @@
           return;
         }
         if (data.code === "not_serving") {
+          ratings.answered(entry, false);
           campaignStopped(data.error);
           return;
         }
@@ -515,8 +510,7 @@
       });
     }).catch(function () {
       clearTimeout(timer);
-      sending = null;
-      retryLater(navigator.onLine === false ? gettext("No connection.") : gettext("Not sent yet: no answer from the server."));
+      retryLater(entry, navigator.onLine === false ? "offline" : "silent");
     });
   }
 
@@ -538,10 +532,9 @@
 
   function campaignStopped(message) {
     stopped = true;
-    queue = [];
+    ratings.clear();
     saveQueue();
     upcoming = [];
-    given = [];
     setButtons(true);
     setUndo();
     say(message || gettext("This campaign is not taking ratings now."), "error");
@@ -550,12 +543,13 @@
   /* Undo: a rating still on this device is taken back here; one already sent is withdrawn by the server, which
      gives its item back with what was given. */
   function undo() {
-    if (stopped) { return; }
-    var last = given[given.length - 1];
-    var waitingEntry = last && queue.some(function (entry) { return entry.id === last.entry.id; });
-    if (last && waitingEntry && sending !== last.entry) {
-      given.pop();
-      queue = queue.filter(function (entry) { return entry.id !== last.entry.id; });
+    var plan = ratings.undoPlan(stopped);
+    if (plan === "none") {
+      say(gettext("This campaign is not taking ratings now."), "error");
+      return;
+    }
+    if (plan === "take-back") {
+      var last = ratings.takeBack();
       saveQueue();
       if (last.entry.counted) { done -= 1; }
       if (current) { upcoming.unshift(current); }
@@ -565,15 +559,16 @@
       say(gettext("Rating taken back. Rate this item again."), "ok");
       return;
     }
-    if (sending) {
+    if (plan === "after-send") {
       undoWhenSent = true;
       say(gettext("Taking back your last rating…"));
       return;
     }
-    if (queue.length) {
+    if (plan === "wait") {
       say(gettext("Ratings are still waiting to be sent; Undo works once they are sent."), "warning");
       return;
     }
+    // Everything is sent: the server withdraws the last rating and shows its item again.
     undoForm.requestSubmit ? undoForm.requestSubmit() : undoForm.submit();
   }
 
@@ -591,8 +586,12 @@
     var submitter = event.submitter;
     if (!submitter || submitter.name !== "value") { return; }  // the browser posts the form itself
     event.preventDefault();
-    // A finger's second tap just after the next item appeared was meant for the previous one.
-    if (event.submitter && Date.now() - shownAt < DOUBLE_TAP_MS && lastPointer > shownAt) { return; }
+    // A finger's second tap just after the next item appeared was meant for the previous one: not counted, said.
+    if (Core.tapTooSoon(Date.now(), shownAt, lastPointer)) {
+      say(gettext("That tap came as the next item appeared, so it was not counted: tap again to rate this item."),
+        "warning");
+      return;
+    }
     rate(submitter.value);
   });
 
@@ -601,11 +600,13 @@
     if (event.pointerType === "touch") { lastPointer = Date.now(); }
   });
 
+  /* A tap on Undo: a rating still on the device (or on its way) is taken back here; once everything is sent the
+     form is posted as it is, the server withdrawing the last rating. (Posting it again from inside its own submit
+     event would be ignored by the browser: the tap would do nothing.) */
   undoForm.addEventListener("submit", function (event) {
-    if (event.submitter === undoButton && (given.length || queue.length || sending)) {
-      event.preventDefault();
-      undo();
-    }
+    if (ratings.undoPlan(stopped) === "server") { return; }
+    event.preventDefault();
+    undo();
   });
 
   Array.prototype.forEach.call(document.querySelectorAll("[data-open-help]"), function (button) {
@@ -631,14 +632,14 @@
   });
 
   window.addEventListener("beforeunload", function (event) {
-    if (queue.length) {
+    if (ratings.waiting.length) {
       event.preventDefault();
       event.returnValue = "";
     }
   });
   window.addEventListener("online", function () { attempt = 0; flush(); fetchUpcoming(); });
   window.addEventListener("offline", function () {
-    if (queue.length) { say(gettext("No connection. Your ratings are kept on this device."), "warning"); }
+    if (ratings.waiting.length) { say(gettext("No connection. Your ratings are kept on this device."), "warning"); }
   });
   // Back or forward between items shown in place: load that item's page as it is now.
   window.addEventListener("popstate", function () { window.location.reload(); });
@@ -661,9 +662,7 @@
   if (store && !store.getItem(WALKTHROUGH_KEY)) { walkthrough.hidden = false; }
 
   if (shell) {
-    var heldHere = ((stored && stored.items) || []).filter(function (item) {
-      return !queue.some(function (entry) { return entry.item === item.id; });
-    });
+    var heldHere = ((stored && stored.items) || []).filter(function (item) { return !ratings.holds(item.id); });
     var here = heldHere.filter(function (item) { return item.url === window.location.pathname; })[0];
     upcoming = heldHere.filter(function (item) { return item !== here; });
     if (here) {
@@ -681,7 +680,7 @@
   saveQueue();
   showProgress();
   setUndo();
-  if (queue.length) { say(gettext("Sending the ratings kept on this device…")); }
+  if (ratings.waiting.length) { say(gettext("Sending the ratings kept on this device…")); }
   fetchUpcoming();
   flush();
   prepareOffline();
