@@ -9,7 +9,11 @@ organization that consents to every use, with a bench speaker who submits:
   inline, and times it next to `sacrebleu.metrics.CHRF(word_order=2).corpus_score` on the same hypotheses
   and references, and next to the parts of the ingest (`verification.recompute_scores`, ...);
 * `bench_cards` stores M small READY run cards (5 results each, so about M leaderboard rows) with the ORM,
-  as submit_run_card and verify_run_card would have stored them.
+  as submit_run_card and verify_run_card would have stored them;
+* `bench_card_scan` times the ingest's secret-text scan of that card's public strings against 10,000 secret texts;
+* `bench_hostile` reads bodies built to cost a worker memory (tiny values by the million, strings as long as a body
+  may be, more rows than any version holds) as a submission is read, and records each one's peak RSS growth against
+  the largest body allowed.
 
 bench.py runs them in a database it created for the run, so nothing is deleted afterwards.
 See docs/performance.md.
@@ -268,6 +272,76 @@ def bench_secret_scan(rounds: int = REPEATS) -> dict[str, Any]:
         runs.append(time.perf_counter() - started)
     return {"secrets": len(secrets), "text_bytes": len(text.encode()), "build_seconds": round(build_seconds, 3),
             "seconds": round(statistics.median(runs), 3), "runs_seconds": [round(s, 3) for s in runs]}
+
+
+def bench_card_scan(card: dict, rounds: int = REPEATS) -> dict[str, Any]:
+    """The ingest's own scan at its largest: the public strings of `card` (the ingest's card, every row public)
+    against 10,000 secret texts, the index built each time as the ingest builds it."""
+    from leaderboard.leaks import SecretTextIndex, secret_text_paths
+
+    secrets = [f"the gold sentence number {n} says {n * 7919 % 100003} and then {n * 104729 % 1000003}"
+               for n in range(10_000)]
+    runs = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        if secret_text_paths(card, SecretTextIndex(secrets), range(len(card["results"]))):
+            raise SystemExit("the secret-text scan found a secret in the ingest's public card")
+        runs.append(time.perf_counter() - started)
+    return {"results": len(card["results"]), "secret_texts": len(secrets),
+            "seconds": round(statistics.median(runs), 3), "runs_seconds": [round(s, 3) for s in runs]}
+
+
+def hostile_bodies(max_bytes: int, max_values: int) -> dict[str, Callable[[], bytes]]:
+    """Bodies built to cost a worker memory, each as large as the limits let it be (or, the first, as the issue that
+    bounded them sent it)."""
+    rows = max_values // 2 - 10
+    emoji = "😀".encode()
+    string = 1 << 20
+    return {
+        "5,000,000 one-member rows (over RUN_CARD_MAX_BYTES)": lambda: b'{"results": [' + b",".join(
+            b'{"entry_id": "%d"}' % n for n in range(5_000_000)) + b"]}",
+        "[[],[],...] of RUN_CARD_MAX_BYTES": lambda: b"[" + b"[]," * ((max_bytes - 4) // 3) + b"[]]",
+        '{"results": [{},{},...]} of RUN_CARD_MAX_BYTES': lambda: b'{"results": [' + b"{}," * (
+            (max_bytes - 20) // 3) + b"{}]}",
+        f"{rows:,} one-member rows (RUN_CARD_MAX_VALUES)": lambda: b'{"results": [' + b",".join(
+            b'{"entry_id": "%d"}' % n for n in range(rows)) + b"]}",
+        f"{rows:,} one-member entries beside a card (RUN_CARD_MAX_VALUES)": lambda: b'{"run_card": {}, "entries": ['
+        + b",".join(b'{"entry_id": "%d"}' % n for n in range(rows)) + b"]}",
+        "a method_config string of RUN_CARD_MAX_BYTES, one emoji": lambda: b'{"method_config": {"p": "' + emoji
+        + b"a" * (max_bytes - 40) + b'"}}',
+        "a results[] string of RUN_CARD_MAX_BYTES, one emoji": lambda: b'{"results": [{"entry_id": "1", "notes": "'
+        + emoji + b"a" * (max_bytes - 60) + b'"}]}',
+        "results[] strings of a megabyte, one emoji each": lambda: b'{"results": [' + b",".join(
+            b'{"entry_id": "%d", "notes": "' % n + emoji + b"a" * (string - 20) + b'"}'
+            for n in range(max_bytes // string - 1)) + b"]}",
+        "one object of RUN_CARD_MAX_VALUES members": lambda: b'{"results": [{' + b",".join(
+            b'"m%d": 0' % n for n in range(max_values - 10)) + b"}]}",
+    }
+
+
+def bench_hostile() -> dict[str, Any]:
+    """Peak RSS growth of reading each hostile body as a submission is read (services.split_submission, then
+    parse_card: where every one of them is refused), against RUN_CARD_MAX_BYTES."""
+    from django.conf import settings
+
+    from leaderboard import services
+
+    def read(data: bytes) -> str:
+        try:
+            services.parse_card(*services.split_submission(data))
+        except services.RunCardRejected as refusal:
+            return f"{refusal.http_status} ({len(refusal.problems)} problems)"
+        return "read"
+
+    measurements = []
+    for name, make in hostile_bodies(settings.RUN_CARD_MAX_BYTES, settings.RUN_CARD_MAX_VALUES).items():
+        data = make()
+        answer, seconds, growth = base.measured(lambda data=data: read(data))
+        measurements.append({"body": name, "bytes": len(data), "answer": answer, "seconds": round(seconds, 3),
+                             "peak_rss_growth_bytes": growth})
+        del data
+    return {"max_bytes": settings.RUN_CARD_MAX_BYTES, "max_values": settings.RUN_CARD_MAX_VALUES,
+            "measurements": measurements}
 
 
 # ---------------------------------------------------------------------------------------------------------
