@@ -1,11 +1,11 @@
-"""What every page needs to know about the signed-in user's governance roles: whether to show the banner
-asking a secret holder to set up two-factor authentication, and which dashboards the navigation links."""
+"""What every page needs to know about the signed-in user's roles: whether to show the banner asking a secret
+holder to set up two-factor authentication, which dashboards the navigation links, and whether it is a speaker's."""
 
 from functools import cached_property
 
 from django.http import HttpRequest
 
-from .selectors import governed_organizations, needs_mfa_for_secrets, session_needs_code
+from .selectors import governed_organizations, needs_mfa_for_secrets, session_needs_code, speaker_only
 
 
 class SecretAccess:
@@ -22,6 +22,10 @@ class SecretAccess:
     def session_only(self) -> bool:
         """The account has two-factor authentication, but this session has not proved it."""
         return session_needs_code(self.user)
+
+    @cached_property
+    def speaker_only(self) -> bool:
+        return speaker_only(self.user)
 
     @cached_property
     def dashboards(self) -> list[tuple[str, str]]:

@@ -68,6 +68,15 @@ def governed_organizations(user) -> list[tuple[str, str]]:
                   key=lambda pair: pair[1])
 
 
+def speaker_only(user) -> bool:
+    """Whether `user` holds the speaker role and no other anywhere, and is no maintainer: the navigation then offers
+    what speakers use (their reviews, their account), not the datasets and the API."""
+    if not user or not user.is_authenticated or user.is_staff:
+        return False
+    roles = {role for _, role, _, _ in _memberships(user)}
+    return roles == {Role.SPEAKER}
+
+
 def account_has_totp(user) -> bool:
     """The account has an active authenticator, whatever this session proved."""
     return bool(user and user.is_authenticated) and _totp_of(user).exists()

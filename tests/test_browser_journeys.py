@@ -107,7 +107,9 @@ def test_journey2_developer_publishes_with_a_token_and_finds_the_row(live_server
     assert post_run_card(live_server.url, "not-a-token", card)[0] == 401
 
     page.get_by_role("link", name="Leaderboard").click()
-    # standard/1 is the default ranking; these cards are legacy-composite, ranked on their own.
+    # standard/1 is the default ranking; these cards are legacy-composite, ranked on their own. The filters fold
+    # behind one line until opened.
+    page.locator("details.leaderboard-filter-box > summary").click()
     page.get_by_label("Scoring standard").select_option("legacy-composite")
     page.get_by_role("button", name="Show").click()
     page.wait_for_url("**standard=legacy-composite**")
