@@ -1,13 +1,15 @@
 """Aggregate the ratings of a review campaign into the numbers governance staff decide from.
 
-Pure Python on plain dataclasses: the views read the database and build ``ItemObservations``; this
-module never queries. Every number is defined here once (see docs/validation-gate.md):
+Plain dataclasses: the views read the database and build ``ItemObservations``; this module never queries.
+Every number is defined here once (see docs/validation-gate.md):
 
 - An item's rating is the *lower median* of its ratings (conservative for an even count).
 - An item is *usable* when that median is ``acceptable`` or ``excellent``; shares are over *rated*
-  items (at least one rating), and their 95% Wilson interval goes with them. The whole campaign's usable
-  share also gets a two-way cluster bootstrap interval (review/bootstrap.py) that knows who rated; the gate
-  reads that one, never narrower than Wilson's.
+  items (at least one rating), and their 95% Wilson interval goes with them for reference. The whole
+  campaign, each difficulty tier and each group of tiers the tier floor judges also get the speaker-aware
+  interval of review/evidence.py (items and speakers as the two sources of uncertainty); the gate reads that one.
+- The figures the gate reads come from ``aggregate_arrays`` (vectorised, on the ratings as arrays), which the
+  planning simulation and the calibration suite call too; ``aggregate`` adds what only the pages show.
 - *Coverage* counts items with at least ``ratings_per_item`` ratings.
 - Hidden control items (the human reference shown as a candidate) measure the speakers, not the
   method: they count only in speaker reliability, never in campaign, tier or domain figures or alpha.
@@ -25,11 +27,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
 from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from corpus.labels import DOMAIN_LABELS
-from review.bootstrap import REPLICATES, cluster_bootstrap_intervals
+from review.evidence import REJECT_RANK, USABLE_MIN_RANK, Decisions, RatingArrays, ShareEvidence
 from review.statistics import krippendorff_alpha_ordinal, lower_median, weighted_wilson_interval, wilson_interval
 
 RATING_VALUES = ("reject", "gist", "acceptable", "excellent")
@@ -38,8 +41,7 @@ USABLE_VALUES = ("acceptable", "excellent")
 FLAGS = ("semantically_wrong", "culturally_inappropriate", "hallucination", "acceptable_variant")
 
 RATING_RANK = {value: rank for rank, value in enumerate(RATING_VALUES)}
-USABLE_MIN_RANK = RATING_RANK["acceptable"]
-REJECT_RANK = RATING_RANK["reject"]
+FLAG_BITS = {flag: 1 << index for index, flag in enumerate(FLAGS)}
 
 # Labels and reasons are lazy: an aggregate is cached and read back by pages in every language.
 CAMPAIGN_LABEL = gettext_lazy("Whole campaign")
@@ -111,18 +113,19 @@ class ItemSummary:
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """Figures for a set of non-control items: the whole campaign, one difficulty tier or one domain.
+    """Figures for a set of non-control items: the whole campaign, one difficulty tier, a group of tiers the tier
+    floor judges together, or one domain.
 
-    ``key`` is the difficulty (int or None) for a tier, the domain string for a domain, None for the
-    whole campaign. Tiers come in order 1..5 then "No difficulty"; domains alphabetically, then
-    "No domain". Shares are None when their denominator is 0; with no rated item the Wilson interval
-    is (0.0, 1.0) — nothing is known. ``bootstrap_low`` / ``bootstrap_high`` (whole campaign only, None
-    elsewhere) resample speakers as well as items; ``interval_low`` / ``interval_high`` are what the gate
-    reads.
+    ``key`` is the difficulty (int or None) for a tier, the tuple of its tiers' difficulties for a group of tiers,
+    the domain string for a domain, None for the whole campaign. Tiers come in order 1..5 then "No difficulty";
+    domains alphabetically, then "No domain". Shares are None when their denominator is 0; with no rated item the
+    Wilson interval is (0.0, 1.0) — nothing is known. ``speaker_low`` / ``speaker_high`` are the speaker-aware
+    interval (whole campaign, tiers and groups of tiers; None for domains, which the gate does not read);
+    ``interval_low`` / ``interval_high`` are what the pages and the gate show.
     """
 
     label: str
-    key: int | str | None
+    key: int | str | tuple[int | None, ...] | None
     items: int
     covered_items: int
     coverage: float | None
@@ -136,26 +139,25 @@ class GroupSummary:
     reject_items: int
     reject_share: float | None
     flag_counts: dict[str, int]
-    bootstrap_low: float | None = None
-    bootstrap_high: float | None = None
+    speaker_low: float | None = None
+    speaker_high: float | None = None
     weighted_share: float | None = None
 
     @property
     def estimate(self) -> float | None:
-        """What the gate judges: the post-stratified share (whole campaign, when its tiers' populations are known
-        and two or more tiers have rated items), otherwise the share of rated items."""
+        """What the gate judges: the post-stratified share (whole campaign and groups of tiers, when the tiers'
+        populations are known and two or more tiers have rated items), otherwise the share of rated items."""
         return self.usable_share if self.weighted_share is None else self.weighted_share
 
     @property
     def interval_low(self) -> float:
-        """The bootstrap's lower bound, but never above Wilson's: at a share of 0 or 1 every replicate agrees
-        and the percentile bootstrap collapses to a point, which would claim certainty from a small sample."""
-        return self.wilson_low if self.bootstrap_low is None else min(self.bootstrap_low, self.wilson_low)
+        """The speaker-aware lower bound; Wilson's (items only) for a domain, which only the page shows."""
+        return self.wilson_low if self.speaker_low is None else self.speaker_low
 
     @property
     def interval_high(self) -> float:
-        """The bootstrap's upper bound, never below Wilson's (see ``interval_low``)."""
-        return self.wilson_high if self.bootstrap_high is None else max(self.bootstrap_high, self.wilson_high)
+        """The speaker-aware upper bound; Wilson's for a domain (see ``interval_low``)."""
+        return self.wilson_high if self.speaker_high is None else self.speaker_high
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,9 @@ class CampaignAggregate:
 
     ``alpha`` is Krippendorff's ordinal alpha over non-control items; ``alpha_pairable_ratings`` is the
     number of ratings it rests on (ratings of items with two or more ratings), which tells apart "no
-    item has two ratings yet" (0) from "all ratings are the same value" when alpha is None.
+    item has two ratings yet" (0) from "all ratings are the same value" when alpha is None. ``floor_groups`` are
+    the difficulty tiers as the tier floor judges them: a tier with fewer than ``FLOOR_GROUP_MIN_ITEMS`` rated
+    items joins its neighbour.
     """
 
     ratings_per_item: int
@@ -211,16 +215,21 @@ class CampaignAggregate:
     ac1_items: int = 0
     distinct_speakers: int = 0
     speaker_drops: tuple[SpeakerDrop, ...] = ()
+    floor_groups: tuple[GroupSummary, ...] = ()
 
 
 @dataclass(frozen=True)
 class SpeakerDrop:
-    """The figures the gate reads, recomputed without one speaker's ratings (leave-one-speaker-out): if the
-    recommendation changes without them, that one speaker's ratings decide it."""
+    """The figures the gate reads with one speaker's ratings replaced by a typical speaker's (leave-one-speaker-out,
+    like with like: the same items, the same rule, the item's other ratings deciding). ``stands_out`` when their
+    influence on the share lies outside what the rest of the panel's spread predicts; such a speaker whose
+    replacement changes the recommendation decides it. ``floor_groups`` are the campaign's groups of tiers, in
+    order; ``ac1`` is computed without the speaker's ratings."""
 
     speaker_id: int
+    stands_out: bool
     campaign: GroupSummary
-    tiers: tuple[GroupSummary, ...]
+    floor_groups: tuple[GroupSummary, ...]
     ac1: float | None
     raw_agreement: float | None
 
@@ -260,17 +269,23 @@ def _ac1_from_sums(pa_sum: float, paired: float, pi_sum: float, rated: float) ->
     return (pa - pe) / (1 - pe), pa, paired
 
 
-def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: int = 0,
+FLOOR_GROUP_MIN_ITEMS = 40
+"""The tier floor judges a difficulty tier on at least this many rated items: a smaller tier is judged together with
+its neighbour (docs/validation-gate.md, "Tier floor"). On 40 items a tier whose true share is 0.85 demonstrates the
+default floor of 0.50 in all but about one campaign in a thousand; on 30, five such tiers left at least one
+undemonstrated in about one campaign in five, and a tier of a handful of outputs could never be judged at all."""
+
+
+def aggregate(items: Sequence[ItemObservations], ratings_per_item: int,
               tier_populations: Mapping[int | None, int] | None = None,
-              replicates: int = REPLICATES, repeats: Sequence[tuple[int, str, str]] = ()) -> CampaignAggregate:
-    """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability; ``seed`` fixes
-    the bootstrap's draws (the campaign's seed, so its page shows the same interval on every view).
+              repeats: Sequence[tuple[int, str, str]] = ()) -> CampaignAggregate:
+    """Summarise a campaign's ratings: per item, per group, agreement and speaker reliability.
 
     ``tier_populations`` (how many of the card's outputs each difficulty tier has) makes the campaign's estimate
     post-stratified: the sample gives small tiers a floor, so they are over-represented; weighting each tier's
-    usable share by its share of the population estimates the share of all the card's outputs. ``replicates``
-    is the bootstrap's (fewer only for planning simulations, review/planning.py). ``repeats``: (speaker, first
-    rating, second rating) of items a speaker was shown twice — only their consistency; never in the figures."""
+    usable share by its share of the population estimates the share of all the card's outputs. ``repeats``:
+    (speaker, first rating, second rating) of items a speaker was shown twice — only their consistency; never in
+    the figures. The figures the gate reads are ``aggregate_arrays``'s on the same ratings."""
     if ratings_per_item < 1:
         raise ValueError("ratings_per_item must be at least 1")
     seen: set[int] = set()
@@ -282,30 +297,26 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
     reviewed = [item for item in items if not item.is_control]
     controls = [item for item in items if item.is_control]
     summaries = tuple(_summarise_item(item, ratings_per_item) for item in reviewed)
-    pairs = list(zip(reviewed, summaries, strict=True))
-
-    tiers = defaultdict(list)
     domains = defaultdict(list)
-    for pair in pairs:
-        tiers[pair[0].difficulty].append(pair)
+    for pair in zip(reviewed, summaries, strict=True):
         domains[pair[0].domain].append(pair)
-    tier_keys = sorted(tiers, key=lambda difficulty: (difficulty is None, difficulty or 0))
     domain_keys = sorted(domains, key=lambda domain: (domain == "", domain))
-
+    tier_keys = sorted({item.difficulty for item in reviewed}, key=lambda difficulty: (difficulty is None,
+                                                                                         difficulty or 0))
+    stratum = {key: index for index, key in enumerate(tier_keys)}
+    ratings = [(index, o.speaker_id, RATING_RANK[o.value], sum(FLAG_BITS[flag] for flag in o.flags))
+               for index, item in enumerate(reviewed) for o in item.observations]
+    columns = list(zip(*ratings, strict=True)) if ratings else [(), (), (), ()]
+    arrays = RatingArrays(
+        item_stratum=np.array([stratum[item.difficulty] for item in reviewed], dtype=np.intp),
+        item=np.array(columns[0], dtype=np.intp), speaker=np.array(columns[1], dtype=np.int64),
+        rank=np.array(columns[2], dtype=np.intp))
+    figures = aggregate_arrays(arrays, ratings_per_item, tier_keys, tier_populations,
+                               flags=np.array(columns[3], dtype=np.int64))
     units = [[RATING_RANK[o.value] for o in item.observations] for item in reviewed]
     speakers = _speaker_reliability(reviewed, controls, repeats)
-    ac1, raw_agreement, ac1_items = gwet_ac1_binary(
-        [[rank >= USABLE_MIN_RANK for rank in unit] for unit in units])
-    drops = _speaker_drops(pairs, ratings_per_item, tiers, tier_keys)
-    weights = _tier_weights(tier_populations, tier_keys)
-    whole, *without = _bootstrap_intervals(reviewed, [drop.speaker_id for drop in drops], seed, weights,
-                                           replicates)
-    tier_summaries = tuple(_summarise_group(_tier_label(key), key, tiers[key]) for key in tier_keys)
-    return CampaignAggregate(
-        ratings_per_item=ratings_per_item,
-        campaign=_with_interval(_weighted(_summarise_group(CAMPAIGN_LABEL, None, pairs), tier_summaries, weights),
-                                whole),
-        tiers=tier_summaries,
+    return replace(
+        figures,
         domains=tuple(_summarise_group(DOMAIN_LABELS.get(key, key) if key else NO_DOMAIN_LABEL, key, domains[key])
                       for key in domain_keys),
         alpha=krippendorff_alpha_ordinal(units, categories=len(RATING_VALUES)),
@@ -315,64 +326,179 @@ def aggregate(items: Sequence[ItemObservations], ratings_per_item: int, seed: in
         control_rating_count=sum(len(item.observations) for item in controls),
         speakers=speakers,
         flagged_speakers=sum(speaker.flagged for speaker in speakers),
-        ac1=ac1,
-        raw_agreement=raw_agreement,
-        ac1_items=ac1_items,
-        distinct_speakers=len({o.speaker_id for item in reviewed for o in item.observations}),
-        speaker_drops=tuple(replace(drop, campaign=_with_interval(_weighted(drop.campaign, drop.tiers, weights),
-                                                                  bounds))
-                            for drop, bounds in zip(drops, without, strict=True)),
     )
 
 
-def _stratum_code(difficulty: int | None) -> int:
-    return -1 if difficulty is None else difficulty
+def aggregate_arrays(arrays: RatingArrays, ratings_per_item: int, tier_keys: Sequence[int | None],
+                     tier_populations: Mapping[int | None, int] | None = None,
+                     flags: np.ndarray | None = None) -> CampaignAggregate:
+    """The figures the gate reads, from the reviewed items' ratings as arrays (``tier_keys``: the difficulty of
+    each stratum index of ``arrays.item_stratum``; ``flags``: each rating's flags as bits of ``FLAG_BITS``): the
+    whole campaign, its tiers and the groups of tiers the tier floor judges, each with its speaker-aware interval;
+    agreement; and the same figures with each speaker replaced by a typical one. What only the pages show (domains,
+    alpha, items, speakers' reliability) is left empty: ``aggregate`` adds it. The planning simulation and the
+    calibration suite call this directly, so they judge exactly what the site judges."""
+    if ratings_per_item < 1:
+        raise ValueError("ratings_per_item must be at least 1")
+    weights = _tier_weights(tier_populations, tier_keys)
+    decisions = Decisions(arrays, weights)
+    rank = np.asarray(arrays.rank, dtype=np.intp)
+    flags = np.zeros(len(rank), dtype=np.int64) if flags is None else flags
+    counts = _Tally(decisions, rank, flags, ratings_per_item)
+    everything = np.ones(len(tier_keys), dtype=bool)
+    whole = decisions.evidence(everything)
+    campaign = counts.summary(CAMPAIGN_LABEL, None, everything, whole, weighted=weights is not None)
+    tiers = []
+    for index, key in enumerate(tier_keys):
+        mask = np.arange(len(tier_keys)) == index
+        tiers.append(counts.summary(_tier_label(key), key, mask, decisions.evidence(mask, drops=False),
+                                    weighted=False))
+    groups = []
+    for members in floor_groups([tier.rated_items for tier in tiers]):
+        mask = np.isin(np.arange(len(tier_keys)), members)
+        keys = tuple(tier_keys[index] for index in members)
+        evidence = decisions.evidence(mask)
+        groups.append((counts.summary(_floor_label(keys), keys, mask, evidence,
+                                      weighted=weights is not None and len(members) > 1), evidence))
+    agreement = _Agreement(decisions, rank)
+    standing_out = decisions.standing_out()
+    drops = tuple(
+        SpeakerDrop(
+            speaker_id=int(speaker_id),
+            stands_out=bool(standing_out[index]),
+            campaign=_dropped(campaign, whole, index),
+            floor_groups=tuple(_dropped(group, evidence, index) for group, evidence in groups),
+            ac1=agreement.without[index][0],
+            raw_agreement=agreement.without[index][1],
+        )
+        for index, speaker_id in enumerate(decisions.speakers))
+    return CampaignAggregate(
+        ratings_per_item=ratings_per_item,
+        campaign=campaign,
+        tiers=tuple(tiers),
+        domains=(),
+        alpha=None,
+        alpha_pairable_ratings=0,
+        items=(),
+        control_items=0,
+        control_rating_count=0,
+        speakers=(),
+        flagged_speakers=0,
+        ac1=agreement.whole[0],
+        raw_agreement=agreement.whole[1],
+        ac1_items=agreement.whole[2],
+        distinct_speakers=len(decisions.speakers),
+        speaker_drops=drops,
+        floor_groups=tuple(group for group, _evidence in groups),
+    )
+
+
+def floor_groups(rated: Sequence[int]) -> list[list[int]]:
+    """The tiers (indices, in tier order) the tier floor judges together: each tier with a rated item on its own;
+    then, while some group has fewer than ``FLOOR_GROUP_MIN_ITEMS`` rated items and there are others, the smallest
+    such group joins its smaller neighbour (the following one on a tie)."""
+    groups = [[index] for index, count in enumerate(rated) if count > 0]
+    sizes = [rated[group[0]] for group in groups]
+    while len(groups) > 1:
+        small = [index for index, size in enumerate(sizes) if size < FLOOR_GROUP_MIN_ITEMS]
+        if not small:
+            break
+        chosen = min(small, key=lambda index: (sizes[index], index))
+        neighbour = min((index for index in (chosen - 1, chosen + 1) if 0 <= index < len(groups)),
+                        key=lambda index: (sizes[index], -index))
+        first, last = sorted((chosen, neighbour))
+        groups[first:last + 1] = [groups[first] + groups[last]]
+        sizes[first:last + 1] = [sizes[first] + sizes[last]]
+    return groups
+
+
+class _Tally:
+    """Counts of a group of tiers, from the per-item decisions: what a GroupSummary shows."""
+
+    def __init__(self, decisions: Decisions, rank: np.ndarray, flags: np.ndarray, ratings_per_item: int) -> None:
+        self.decisions, self.rank, self.flags, self.ratings_per_item = decisions, rank, flags, ratings_per_item
+
+    def summary(self, label: str, key: int | tuple[int | None, ...] | None, strata: np.ndarray,
+                evidence: ShareEvidence | None, weighted: bool) -> GroupSummary:
+        decisions = self.decisions
+        in_group = strata[decisions.stratum] if len(decisions.stratum) else np.zeros(0, dtype=bool)
+        rated = int((in_group & decisions.rated).sum())
+        usable = int((in_group & decisions.usable).sum())
+        rejected = int((in_group & decisions.reject).sum())
+        items = int(in_group.sum())
+        covered = int((in_group & (decisions.count >= self.ratings_per_item)).sum())
+        in_ratings = in_group[decisions.item] if len(decisions.item) else np.zeros(0, dtype=bool)
+        distribution = np.bincount(self.rank[in_ratings], minlength=len(RATING_VALUES))
+        flags = self.flags[in_ratings]
+        low, high = wilson_interval(usable, rated)
+        summary = GroupSummary(
+            label=label, key=key, items=items, covered_items=covered, coverage=_share(covered, items),
+            rated_items=rated, rating_count=int(in_ratings.sum()),
+            distribution={value: int(distribution[rank]) for rank, value in enumerate(RATING_VALUES)},
+            usable_items=usable, usable_share=_share(usable, rated), wilson_low=low, wilson_high=high,
+            reject_items=rejected, reject_share=_share(rejected, rated),
+            flag_counts={flag: int(((flags & bit) != 0).sum()) for flag, bit in FLAG_BITS.items()},
+        )
+        if evidence is None:
+            return summary
+        summary = replace(summary, speaker_low=evidence.low, speaker_high=evidence.high)
+        if not weighted:
+            return summary
+        low, high = weighted_wilson_interval(evidence.share, evidence.effective_items)
+        return replace(summary, weighted_share=evidence.share, wilson_low=low, wilson_high=high)
+
+
+def _dropped(summary: GroupSummary, evidence: ShareEvidence | None, index: int) -> GroupSummary:
+    """``summary`` with the speaker at ``index`` replaced by a typical speaker: the estimate, the reject share and
+    the speaker-aware interval move; the counts stay (every item keeps its ratings)."""
+    if evidence is None:
+        return summary
+    share = float(evidence.drop_share[index])
+    return replace(summary, usable_share=summary.usable_share if summary.weighted_share is not None else share,
+                   weighted_share=None if summary.weighted_share is None else share,
+                   reject_share=float(evidence.drop_reject_share[index]),
+                   speaker_low=float(evidence.drop_low[index]), speaker_high=float(evidence.drop_high[index]))
+
+
+class _Agreement:
+    """Gwet's AC1 from the per-item vote counts, with all ratings (``whole``) and without each speaker's
+    (``without``, in the order of ``Decisions.speakers``)."""
+
+    def __init__(self, decisions: Decisions, rank: np.ndarray) -> None:
+        usable = (rank >= USABLE_MIN_RANK).astype(float)
+        count = decisions.count.astype(float)
+        votes = np.bincount(decisions.item, weights=usable, minlength=len(count))
+        terms = _ac1_term_arrays(votes, count)
+        sums = [float(term.sum()) for term in terms]
+        self.whole = _ac1_from_sums(*sums)
+        before = _ac1_term_arrays(votes[decisions.item], count[decisions.item])
+        after = _ac1_term_arrays(votes[decisions.item] - usable, count[decisions.item] - 1)
+        n_speakers = len(decisions.speakers)
+        changes = [np.bincount(decisions.speaker, weights=new - old, minlength=n_speakers)
+                   for new, old in zip(after, before, strict=True)]
+        self.without = [_ac1_from_sums(*(total + float(change[index])
+                                         for total, change in zip(sums, changes, strict=True)))
+                        for index in range(n_speakers)]
+
+
+def _ac1_term_arrays(votes: np.ndarray, count: np.ndarray) -> list[np.ndarray]:
+    """``_ac1_terms`` for arrays of units: (pa term, paired, pi term, rated)."""
+    safe = np.maximum(count, 1)
+    paired = count >= 2
+    other = count - votes
+    pa = np.where(paired, (votes * (votes - 1) + other * (other - 1)) / np.maximum(safe * (safe - 1), 1), 0.0)
+    rated = count >= 1
+    return [pa, paired.astype(float), np.where(rated, votes / safe, 0.0), rated.astype(float)]
 
 
 def _tier_weights(populations: Mapping[int | None, int] | None,
-                  tier_keys: Sequence[int | None]) -> dict[int | None, float] | None:
-    """Each reviewed tier's share of the population, when every reviewed tier's population is known and there
-    are two tiers or more (one tier needs no weighting)."""
+                  tier_keys: Sequence[int | None]) -> np.ndarray | None:
+    """Each reviewed tier's share of the population (in ``tier_keys`` order), when every reviewed tier's
+    population is known and there are two tiers or more (one tier needs no weighting)."""
     if not populations or len(tier_keys) < 2 or any(not populations.get(key) for key in tier_keys):
         return None
     total = sum(populations[key] for key in tier_keys)
-    return {key: populations[key] / total for key in tier_keys}
-
-
-def _weighted(summary: GroupSummary, tiers: Sequence[GroupSummary],
-              weights: Mapping[int | None, float] | None) -> GroupSummary:
-    """The campaign's summary with its post-stratified share: tier shares weighted by population, over the tiers
-    with a rated item (their weights scaled to sum to 1). Its Wilson reference interval is then taken at that
-    share on Kish's effective sample size, 1 / Σ (weight² / rated items of the tier)."""
-    if weights is None:
-        return summary
-    rated = [(weights[tier.key], tier.usable_share, tier.rated_items) for tier in tiers
-             if tier.usable_share is not None and isinstance(tier.key, int | None)]
-    total = sum(weight for weight, _share, _n in rated)
-    if not total:
-        return summary
-    share = min(1.0, sum(weight * tier_share for weight, tier_share, _n in rated) / total)
-    effective_n = 1 / sum((weight / total) ** 2 / n for weight, _share, n in rated)
-    low, high = weighted_wilson_interval(share, effective_n)
-    return replace(summary, weighted_share=share, wilson_low=low, wilson_high=high)
-
-
-def _bootstrap_intervals(reviewed: Sequence[ItemObservations], leave_out: Sequence[int], seed: int,
-                         weights: Mapping[int | None, float] | None = None,
-                         replicates: int = REPLICATES) -> list[tuple[float, float] | None]:
-    """The usable share's cluster-bootstrap interval, then the same without each speaker of ``leave_out``."""
-    ratings = [(item.item_id, o.speaker_id, RATING_RANK[o.value] >= USABLE_MIN_RANK, _stratum_code(item.difficulty))
-               for item in reviewed for o in item.observations]
-    if not ratings:
-        return [None] * (1 + len(leave_out))
-    items, speakers, usable, strata = zip(*ratings, strict=True)
-    stratum_weights = None if weights is None else {_stratum_code(key): share for key, share in weights.items()}
-    return cluster_bootstrap_intervals(items, speakers, usable, strata, seed, leave_out, replicates=replicates,
-                                       stratum_weights=stratum_weights)
-
-
-def _with_interval(summary: GroupSummary, bounds: tuple[float, float] | None) -> GroupSummary:
-    return summary if bounds is None else replace(summary, bootstrap_low=bounds[0], bootstrap_high=bounds[1])
+    return np.array([populations[key] / total for key in tier_keys])
 
 
 def _difficulty_label(difficulty: int) -> str:
@@ -437,6 +563,26 @@ def _tier_label(difficulty: int | None) -> str:
     return NO_DIFFICULTY_LABEL if difficulty is None else difficulty_label(difficulty)
 
 
+def _merged_label(first: int, last: int, without_difficulty: bool) -> str:
+    if without_difficulty and first == last:
+        return gettext("Difficulty %(first)s and no difficulty") % {"first": first}
+    if without_difficulty:
+        return gettext("Difficulties %(first)s to %(last)s and no difficulty") % {"first": first, "last": last}
+    return gettext("Difficulties %(first)s to %(last)s") % {"first": first, "last": last}
+
+
+merged_label = lazy(_merged_label, str)
+
+
+def _floor_label(keys: tuple[int | None, ...]) -> str:
+    """A group of tiers by its difficulties: "Difficulty 4", "Difficulties 4 to 5", "Difficulty 5 and no
+    difficulty"."""
+    numbered = [key for key in keys if key is not None]
+    if len(keys) == 1 or not numbered:
+        return _tier_label(keys[0])
+    return merged_label(numbered[0], numbered[-1], None in keys)
+
+
 def _median_rank(observations: Iterable[Observation]) -> int | None:
     ranks = [RATING_RANK[o.value] for o in observations]
     return lower_median(ranks) if ranks else None
@@ -460,24 +606,17 @@ def _share(part: int, whole: int) -> float | None:
 
 
 class _Counts:
-    """The running counts behind a GroupSummary, so that one speaker's ratings can be taken out cheaply."""
+    """The counts behind a domain's GroupSummary."""
 
     def __init__(self) -> None:
         self.items = self.covered = self.rated = self.usable = self.rejected = 0
         self.distribution = dict.fromkeys(RATING_VALUES, 0)
         self.flags = dict.fromkeys(FLAGS, 0)
 
-    def copy(self) -> _Counts:
-        other = _Counts()
-        other.items, other.covered, other.rated, other.usable, other.rejected = (
-            self.items, self.covered, self.rated, self.usable, self.rejected)
-        other.distribution, other.flags = dict(self.distribution), dict(self.flags)
-        return other
-
-    def add_rating(self, observation: Observation, sign: int = 1) -> None:
-        self.distribution[observation.value] += sign
+    def add_rating(self, observation: Observation) -> None:
+        self.distribution[observation.value] += 1
         for flag in observation.flags:
-            self.flags[flag] += sign
+            self.flags[flag] += 1
 
     def summary(self, label: str, key: int | str | None) -> GroupSummary:
         low, high = wilson_interval(self.usable, self.rated)
@@ -518,67 +657,6 @@ def _summarise_group(
     label: str, key: int | str | None, pairs: Sequence[tuple[ItemObservations, ItemSummary]]
 ) -> GroupSummary:
     return _count(pairs).summary(label, key)
-
-
-def _contribution(ranks: Sequence[int], ratings_per_item: int) -> tuple[int, int, int, int]:
-    """What one item adds to a group's counts: (covered, rated, usable, rejected)."""
-    if not ranks:
-        return 0, 0, 0, 0
-    median = lower_median(ranks)
-    return len(ranks) >= ratings_per_item, 1, median >= USABLE_MIN_RANK, median == REJECT_RANK
-
-
-def _speaker_drops(
-    pairs: Sequence[tuple[ItemObservations, ItemSummary]], ratings_per_item: int,
-    tier_pairs: Mapping[int | None, Sequence[tuple[ItemObservations, ItemSummary]]], tier_keys: Sequence[int | None],
-) -> tuple[SpeakerDrop, ...]:
-    """For each speaker, the campaign and tier figures and AC1 without their ratings. Starts from the totals
-    and redoes only the items that speaker rated, so the cost is one pass over the ratings, not one
-    aggregate per speaker."""
-    campaign = _count(pairs)
-    tiers = {key: _count(tier_pairs[key]) for key in tier_keys}
-    ac1_sums = [0.0, 0, 0.0, 0]
-    rated_by: defaultdict[int, list[tuple[ItemObservations, list[int], tuple[int, int, int, int]]]] = defaultdict(list)
-    for item, summary in pairs:
-        ranks = [RATING_RANK[o.value] for o in item.observations]
-        for index, term in enumerate(_ac1_terms(sum(rank >= USABLE_MIN_RANK for rank in ranks), len(ranks))):
-            ac1_sums[index] += term
-        entry = (item, ranks, (int(summary.covered), int(summary.median_value is not None), int(bool(summary.usable)),
-                               int(summary.median_value == RATING_VALUES[REJECT_RANK])))
-        for speaker_id in {o.speaker_id for o in item.observations}:
-            rated_by[speaker_id].append(entry)
-
-    drops = []
-    for speaker_id in sorted(rated_by):
-        without_campaign = campaign.copy()
-        without_tiers: dict[int | None, _Counts] = {}
-        sums = list(ac1_sums)
-        for item, ranks, before in rated_by[speaker_id]:
-            kept = [rank for rank, o in zip(ranks, item.observations, strict=True) if o.speaker_id != speaker_id]
-            after = _contribution(kept, ratings_per_item)
-            if item.difficulty not in without_tiers:
-                without_tiers[item.difficulty] = tiers[item.difficulty].copy()
-            for counts in (without_campaign, without_tiers[item.difficulty]):
-                counts.covered += after[0] - before[0]
-                counts.rated += after[1] - before[1]
-                counts.usable += after[2] - before[2]
-                counts.rejected += after[3] - before[3]
-                for observation in item.observations:
-                    if observation.speaker_id == speaker_id:
-                        counts.add_rating(observation, -1)
-            old_terms = _ac1_terms(sum(rank >= USABLE_MIN_RANK for rank in ranks), len(ranks))
-            new_terms = _ac1_terms(sum(rank >= USABLE_MIN_RANK for rank in kept), len(kept))
-            for index in range(4):
-                sums[index] += new_terms[index] - old_terms[index]
-        ac1, raw_agreement, _paired = _ac1_from_sums(*sums)
-        drops.append(SpeakerDrop(
-            speaker_id=speaker_id,
-            campaign=without_campaign.summary(CAMPAIGN_LABEL, None),
-            tiers=tuple((without_tiers.get(key) or tiers[key]).summary(_tier_label(key), key) for key in tier_keys),
-            ac1=ac1,
-            raw_agreement=raw_agreement,
-        ))
-    return tuple(drops)
 
 
 def _speaker_reliability(

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 
 from organizations.models import Role
 
-from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR
+from .gate import CHRF_TRIGGER_RANGE, POLICY_RANGES, policy_problems, ratings_per_item_problem
 from .models import (
     CLOCK_SLACK_SECONDS,
     FLAG_FIELDS,
@@ -74,7 +74,8 @@ class CampaignForm(CampaignGuidanceForm):
                                      help_text=gettext_lazy("How many outputs to rate, stratified by difficulty tier."))
     ratings_per_item = forms.IntegerField(
         min_value=1, max_value=10, initial=3, label=gettext_lazy("Ratings per item"),
-        help_text=gettext_lazy("Independent ratings each output needs, by different speakers."))
+        help_text=gettext_lazy("Independent ratings each output needs, by different speakers: 3 or 5, the numbers "
+                               "the gate is calibrated for."))
     speakers = SpeakerChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple, label=gettext_lazy("Speakers"),
                                   help_text=gettext_lazy("Speakers of your organization who will rate."))
     seed = forms.IntegerField(
@@ -111,6 +112,17 @@ class CampaignForm(CampaignGuidanceForm):
         ) % {"time_zone": timezone.get_current_timezone_name()}
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(1_000_000))
+
+    def clean_ratings_per_item(self) -> int:
+        return calibrated_ratings(self.cleaned_data["ratings_per_item"])
+
+
+def calibrated_ratings(value: int) -> int:
+    """A number of ratings per item the gate is calibrated for; anything else is refused with the reason."""
+    problem = ratings_per_item_problem(value)
+    if problem:
+        raise forms.ValidationError(problem)
+    return value
 
 
 SHOWN_SALT = "review.item-shown"
@@ -198,11 +210,15 @@ class DecisionForm(forms.Form):
 
 
 class PlanForm(forms.Form):
-    """The numbers a campaign is planned with, before it is opened (a GET form: nothing is stored)."""
+    """The numbers a campaign is planned with, before it is opened (a GET form: nothing is stored); the page's
+    script fills it from the campaign form as that changes."""
 
     plan_size = forms.IntegerField(min_value=1, label=gettext_lazy("Planned sample size"))
     plan_ratings = forms.IntegerField(min_value=1, max_value=10, label=gettext_lazy("Planned ratings per item"))
     plan_speakers = forms.IntegerField(min_value=1, max_value=500, label=gettext_lazy("Speakers in the pool"))
+
+    def clean_plan_ratings(self) -> int:
+        return calibrated_ratings(self.cleaned_data["plan_ratings"])
 
     def __init__(self, *args, outputs: int, **kwargs):
         super().__init__(*args, **kwargs)
@@ -237,33 +253,27 @@ class GatePolicyForm(forms.ModelForm):
             "standard1_min_chrf": gettext_lazy("Corpus chrF++ from which a standard/1 card is ready for review"),
         }
         help_texts = {
+            "min_usable_lower_bound": gettext_lazy("From 0.50 to 0.95: the lower end of the usable share's 95% "
+                                                   "interval must reach it."),
+            "min_tier_usable_share": gettext_lazy("From 0.25 to 0.95, for each difficulty tier (a tier of fewer than "
+                                                  "40 rated items is judged with its neighbour)."),
+            "max_reject_share": gettext_lazy("From 0 to 0.50."),
+            "min_ac1": gettext_lazy("From 0.40 to 1."),
             "standard1_min_chrf": gettext_lazy(
                 "standard/1 cards have no composite. From this chrF++ (0–100) governance staff open a campaign "
                 "without writing why; empty: every such card needs a written reason."),
         }
-        widgets = {name: forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "1"})
-                   for name in ["min_usable_lower_bound", "min_tier_usable_share", "max_reject_share", "min_ac1"]}
+        widgets = {name: forms.NumberInput(attrs={"step": "0.01", "min": str(low), "max": str(high)})
+                   for name, (low, high) in POLICY_RANGES.items()}
         widgets["standard1_min_chrf"] = forms.NumberInput(attrs={"step": "0.1", "min": "0", "max": "100"})
 
     def clean(self):
         data = super().clean()
-        for name in ("min_usable_lower_bound", "min_tier_usable_share", "max_reject_share"):
-            value = data.get(name)
-            if value is not None and not 0 <= value <= 1:
-                self.add_error(name, _("Enter a share between 0 and 1."))
-        rated = data.get("min_rated_items")
-        if rated is not None and rated < MIN_RATED_ITEMS_FLOOR:
-            self.add_error("min_rated_items", _("A policy needs at least %(floor)s rated items.")
-                           % {"floor": MIN_RATED_ITEMS_FLOOR})
+        for name, message in policy_problems(data):
+            self.add_error(name, message)
         trigger = data.get("standard1_min_chrf")
         if trigger is not None and not 0 <= trigger <= 100:
             self.add_error("standard1_min_chrf", str(CHRF_TRIGGER_RANGE))
-        speakers = data.get("min_distinct_speakers")
-        if speakers is not None and speakers < 2:
-            self.add_error("min_distinct_speakers", _("A policy needs ratings from at least 2 distinct speakers."))
-        ac1 = data.get("min_ac1")
-        if ac1 is not None and not 0 <= ac1 <= 1:
-            self.add_error("min_ac1", _("Enter a minimum AC1 between 0 and 1."))
         return data
 
 

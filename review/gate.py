@@ -8,25 +8,26 @@ Seven checks, one per rule, each with a sentence that carries its numbers:
 - ``rated_items``: at least ``min_rated_items`` items have a rating (never fewer than 30).
 - ``coverage``: every sampled item has the campaign's required number of ratings (when the policy
   requires complete coverage).
-- ``speakers``: at least ``min_distinct_speakers`` distinct speakers rated, and no single speaker decides:
-  recomputed without each speaker's ratings in turn (coverage, agreement and this rule left aside), the outcome
-  stays on the same side of pass / not pass.
+- ``speakers``: at least ``min_distinct_speakers`` distinct speakers rated, and no single speaker decides: no
+  speaker whose influence on the share stands out from the rest of the panel's (review/evidence.py) moves the
+  outcome between pass and not pass when their ratings are replaced by a typical speaker's (the same items and the
+  same per-item rule, the item's other ratings deciding; coverage, agreement and this rule left aside).
 - ``agreement``: Gwet's AC1 on the usable / not-usable decision is measurable and at least ``min_ac1``.
   Krippendorff's ordinal alpha is shown on the report but does not gate: when nearly every rating is
   the same its expected disagreement is tiny and it reads unanimous speakers as disagreeing.
 - ``usable_share``: the lower end of the usable share's 95% interval meets ``min_usable_lower_bound``; not
   met only when even the upper end is below it, otherwise "not demonstrated" (None). The interval is the
-  two-way cluster bootstrap (items within tiers and speakers resampled, review/bootstrap.py), never narrower
-  than Wilson's: Wilson alone ignores who rated and passes too often when speakers' leniency differs.
-- ``tier_floor``: judged per difficulty tier on its own Wilson interval against ``min_tier_usable_share``:
-  met when every rated tier's lower bound reaches the floor; not met when some tier's upper bound is
-  below it; otherwise None — a tier whose interval straddles the floor, or with fewer than
-  ``MIN_TIER_RATED_ITEMS`` rated items, is not demonstrated.
+  speaker-aware one of review/evidence.py (items within tiers and speakers as the two sources of uncertainty):
+  Wilson's alone ignores who rated and passes too often when speakers' leniency differs.
+- ``tier_floor``: judged per group of difficulty tiers (a tier with fewer than
+  ``aggregation.FLOOR_GROUP_MIN_ITEMS`` rated items joins its neighbour) on its own speaker-aware interval against
+  ``min_tier_usable_share``: met when every group's lower bound reaches the floor; not met when some group's upper
+  bound is below it; otherwise None — a group whose interval straddles the floor is not demonstrated.
 - ``reject_share``: the share of rated items whose median rating is ``reject`` is at most
   ``max_reject_share``.
 
 A check's ``passed`` is True (met), False (not met) or None (cannot be decided yet: no rated item,
-or an interval straddles its threshold, or a tier has too few rated items).
+or an interval straddles its threshold).
 
 The outcome:
 
@@ -38,8 +39,7 @@ The outcome:
    coverage incomplete while required; too few distinct speakers or one speaker's ratings deciding
    the outcome; AC1 not measurable or below ``min_ac1`` (the speakers
    disagree too much to conclude anything); the usable share's interval straddles the threshold, or
-   a tier's straddles the floor or the tier is too small to judge (neither pass nor fail is
-   demonstrated: more items are needed).
+   a group of tiers' straddles the floor (neither pass nor fail is demonstrated: more items are needed).
 3. otherwise **fail** when a rated tier's upper bound is below the tier floor or the reject share
    exceeds its maximum.
 4. otherwise **pass**: every check is met.
@@ -71,8 +71,54 @@ OUTCOME_CHOICES = tuple(OUTCOME_LABELS.items())
 MIN_RATED_ITEMS_FLOOR = 30
 """No policy may conclude from fewer rated items: below this the Wilson interval is too wide to mean much."""
 
-MIN_TIER_RATED_ITEMS = 5
-"""A difficulty tier with fewer rated items is not judged against the floor: its interval says almost nothing."""
+POLICY_RANGES = {
+    "min_usable_lower_bound": (0.50, 0.95),
+    "min_tier_usable_share": (0.25, 0.95),
+    "max_reject_share": (0.0, 0.50),
+    "min_ac1": (0.40, 1.0),
+}
+"""The thresholds a policy may set, so that each keeps its meaning: a pass says at least half the outputs are usable
+(and no more than 0.95 is asked, which a campaign's lower bound could hardly ever reach); no tier passes with three
+in four of its outputs unusable; at most half the items may be rejects; the speakers agree better than fairly
+(Landis and Koch's "moderate" starts at 0.41)."""
+
+POLICY_RANGE_MESSAGES = {
+    "min_usable_lower_bound": gettext_lazy(
+        "Enter a threshold between %(low)s and %(high)s: below half, a pass would not say that most outputs are "
+        "usable, and a campaign's lower bound can hardly ever reach more."),
+    "min_tier_usable_share": gettext_lazy(
+        "Enter a tier floor between %(low)s and %(high)s: below it, a tier with three outputs in four unusable "
+        "would meet the floor."),
+    "max_reject_share": gettext_lazy(
+        "Enter a highest reject share between %(low)s and %(high)s: a method whose outputs are mostly rejects "
+        "cannot pass."),
+    "min_ac1": gettext_lazy(
+        "Enter a lowest AC1 between %(low)s and %(high)s: below it, speakers who agree little more than chance "
+        "would count as agreeing."),
+}
+
+CALIBRATED_RATINGS_PER_ITEM = (3, 5)
+"""The ratings per item a campaign may ask for: the designs the calibration suite (`make gate-check`) shows the
+gate calibrated for. With an even number an item needs more than a majority of its ratings (both of 2, 3 of 4) and
+the usable share then depends on which speakers happened to meet, in a way a campaign cannot measure: at a true
+share at the threshold the gate passed up to 11% (2) and 7% (4) of simulated campaigns."""
+
+
+def ratings_per_item_problem(ratings_per_item: int) -> str | None:
+    """Why a campaign may not ask for this many ratings per item (None when it may), for the form to say."""
+    if ratings_per_item in CALIBRATED_RATINGS_PER_ITEM:
+        return None
+    if ratings_per_item < 2:
+        return _("One rating per item leaves no agreement between speakers to measure: the gate could never "
+                 "recommend a pass. Ask for 3 or 5.")
+    if ratings_per_item % 2 == 0:
+        return _("With %(count)s ratings per item, an item is usable only with more than a majority of them, and the "
+                 "usable share then depends on which speakers happened to meet in a way one campaign cannot measure: "
+                 "in simulations the gate passed too many methods whose true share was at the threshold. Ask for 3 "
+                 "or 5.") % {"count": ratings_per_item}
+    return _("The gate is checked for 3 or 5 ratings per item; more are not. Ask for 5, and invite more speakers "
+             "rather than more ratings of each item.")
+
 
 CHECK_NAMES = ("rated_items", "coverage", "speakers", "agreement", "usable_share", "tier_floor", "reject_share")
 
@@ -92,15 +138,31 @@ class GatePolicy:
     min_distinct_speakers: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("min_usable_lower_bound", "min_tier_usable_share", "max_reject_share", "min_ac1"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be a share between 0 and 1")
+        problems = policy_problems({name: getattr(self, name) for name in (*POLICY_RANGES, "min_rated_items",
+                                                                           "min_distinct_speakers")})
+        if problems:
+            name, message = problems[0]
+            raise ValueError(f"{name}: {message}")
         if not -1.0 <= self.min_alpha <= 1.0:
             raise ValueError("min_alpha must be between -1 and 1")
-        if self.min_rated_items < MIN_RATED_ITEMS_FLOOR:
-            raise ValueError(f"min_rated_items cannot be below {MIN_RATED_ITEMS_FLOOR}")
-        if self.min_distinct_speakers < 2:
-            raise ValueError("min_distinct_speakers cannot be below 2")
+
+
+def policy_problems(values: Mapping[str, float | int | None]) -> list[tuple[str, str]]:
+    """Each threshold of ``values`` outside what a policy may set, as (field, message naming the limits and why),
+    in field order: the form, the service and ``GatePolicy`` refuse the same values with the same words."""
+    problems = []
+    for name, (low, high) in POLICY_RANGES.items():
+        value = values.get(name)
+        if value is not None and not low <= value <= high:
+            problems.append((name, str(POLICY_RANGE_MESSAGES[name]) % {"low": _number(low), "high": _number(high)}))
+    rated = values.get("min_rated_items")
+    if rated is not None and rated < MIN_RATED_ITEMS_FLOOR:
+        problems.append(("min_rated_items", _("A policy needs at least %(floor)s rated items.")
+                         % {"floor": MIN_RATED_ITEMS_FLOOR}))
+    speakers = values.get("min_distinct_speakers")
+    if speakers is not None and speakers < 2:
+        problems.append(("min_distinct_speakers", _("A policy needs ratings from at least 2 distinct speakers.")))
+    return problems
 
 
 @dataclass(frozen=True)
@@ -168,7 +230,7 @@ def _core_findings(aggregate: CampaignAggregate, policy: GatePolicy) -> dict[str
         "rated_items": _check_rated_items(campaign, policy),
         "agreement": _check_agreement(aggregate, policy),
         "usable_share": _check_usable_share(campaign, policy),
-        "tier_floor": _check_tier_floor(aggregate.tiers, policy),
+        "tier_floor": _check_tier_floor(aggregate.floor_groups, policy),
         "reject_share": _check_reject_share(campaign, policy),
     }
 
@@ -198,12 +260,15 @@ def _verdict(aggregate: CampaignAggregate, policy: GatePolicy) -> str:
 
 
 def _decisive_speaker(aggregate: CampaignAggregate, policy: GatePolicy) -> tuple[int, str] | None:
-    """Leave one speaker out: the first speaker without whose ratings the outcome moves between pass and not
-    pass, with the outcome that holds with them."""
+    """Leave one speaker out, like with like: the first speaker who stands out from the panel and whose ratings,
+    replaced by a typical speaker's, move the outcome between pass and not pass, with the outcome that holds with
+    them. A speaker within the panel's spread is already accounted for by the interval, which resamples speakers."""
     with_all = _verdict(aggregate, policy)
     for drop in aggregate.speaker_drops:
-        without = _verdict(replace(aggregate, campaign=drop.campaign, tiers=drop.tiers, ac1=drop.ac1,
-                                        raw_agreement=drop.raw_agreement), policy)
+        if not drop.stands_out:
+            continue
+        without = _verdict(replace(aggregate, campaign=drop.campaign, floor_groups=drop.floor_groups, ac1=drop.ac1,
+                                   raw_agreement=drop.raw_agreement), policy)
         if (without == OUTCOME_PASS) != (with_all == OUTCOME_PASS):
             return drop.speaker_id, with_all
     return None
@@ -309,11 +374,15 @@ def _check_speakers(aggregate: CampaignAggregate, policy: GatePolicy, decisive: 
         speaker_id, with_all = decisive
         speaker = {"speaker": speaker_names.get(speaker_id) or _("speaker %(id)s") % {"id": speaker_id}}
         if with_all == OUTCOME_PASS:
-            message = _("Without the ratings of %(speaker)s the campaign would no longer pass: one speaker's "
-                        "ratings decide the recommendation. Invite more speakers to rate the same items.") % speaker
+            message = _("The ratings of %(speaker)s stand out from the other speakers', and with them replaced by a "
+                        "typical speaker's the campaign would no longer pass: one speaker's ratings decide the "
+                        "recommendation. Look at their ratings, and invite more speakers to rate the same "
+                        "items.") % speaker
         else:
-            message = _("Without the ratings of %(speaker)s the campaign would pass: one speaker's ratings decide "
-                        "the recommendation. Invite more speakers to rate the same items.") % speaker
+            message = _("The ratings of %(speaker)s stand out from the other speakers', and with them replaced by a "
+                        "typical speaker's the campaign would pass: one speaker's ratings decide the "
+                        "recommendation. Look at their ratings, and invite more speakers to rate the same "
+                        "items.") % speaker
         reason = _("the ratings of %(speaker)s alone decide the recommendation") % speaker
         return GateCheck("speakers", False, message), reason
     message = ngettext(
@@ -363,58 +432,49 @@ def _check_usable_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[Gat
                                                        "%(limit)s") % numbers
 
 
-def _check_tier_floor(tiers: tuple[GroupSummary, ...], policy: GatePolicy) -> tuple[GateCheck, str]:
-    """Each tier on its own interval, like the whole campaign: below the floor only when even the upper bound
-    is; demonstrated only when the lower bound reaches it; too small a tier is not judged at all."""
-    rated = [tier for tier in tiers if tier.rated_items > 0]
+def _check_tier_floor(groups: tuple[GroupSummary, ...], policy: GatePolicy) -> tuple[GateCheck, str]:
+    """Each group of tiers on its own speaker-aware interval, like the whole campaign: below the floor only when
+    even the upper bound is; demonstrated only when the lower bound reaches it."""
+    rated = [group for group in groups if group.rated_items > 0]
     floor, limit = _number(policy.min_tier_usable_share), policy.min_tier_usable_share
     if not rated:
         return GateCheck("tier_floor", None, _("No difficulty tier has a rated item yet.")), ""
-    below = [tier for tier in rated if tier.wilson_high < limit]
-    too_few = [tier for tier in rated if tier not in below and tier.rated_items < MIN_TIER_RATED_ITEMS]
-    unshown = [tier for tier in rated if tier not in below and tier not in too_few and tier.wilson_low < limit]
+    below = [group for group in rated if group.interval_high < limit]
+    unshown = [group for group in rated if group not in below and group.interval_low < limit]
 
-    def listed(group: list[GroupSummary]) -> str:
+    def listed(tiers: list[GroupSummary]) -> str:
         return _join(_("%(tier)s (%(usable)s of %(rated)s items usable, 95%% interval %(low)s–%(high)s)") % {
             "tier": tier.label, "usable": tier.usable_items, "rated": tier.rated_items,
-            "low": _number(tier.wilson_low, limit), "high": _number(tier.wilson_high, limit)} for tier in group)
+            "low": _number(tier.interval_low, limit), "high": _number(tier.interval_high, limit)} for tier in tiers)
 
-    def names(group: list[GroupSummary]) -> str:
-        return _join(str(tier.label) for tier in group)
+    def names(tiers: list[GroupSummary]) -> str:
+        return _join(str(tier.label) for tier in tiers)
 
-    sentences, reasons = [], []
+    sentences = []
     if below:
         sentences.append(ngettext(
             "%(tiers)s falls below the %(floor)s floor for every difficulty tier: even the upper bound of its "
             "interval is below it.",
             "%(tiers)s fall below the %(floor)s floor for every difficulty tier: even the upper bounds of their "
             "intervals are below it.", len(below)) % {"tiers": listed(below), "floor": floor})
-    if too_few:
-        sentences.append(ngettext(
-            "%(tiers)s has fewer than %(minimum)s rated items, too few to judge against the floor.",
-            "%(tiers)s have fewer than %(minimum)s rated items each, too few to judge against the floor.",
-            len(too_few)) % {"tiers": listed(too_few), "minimum": MIN_TIER_RATED_ITEMS})
-        reasons.append(ngettext("%(tiers)s has too few rated items to judge",
-                                "%(tiers)s have too few rated items to judge", len(too_few)) % {
-            "tiers": names(too_few)})
     if unshown:
         sentences.append(ngettext(
             "%(tiers)s does not yet demonstrate the %(floor)s floor: the lower bound of its interval is below it.",
             "%(tiers)s do not yet demonstrate the %(floor)s floor: the lower bounds of their intervals are below "
             "it.", len(unshown)) % {"tiers": listed(unshown), "floor": floor})
-        reasons.append(ngettext("%(tiers)s does not yet demonstrate the %(floor)s tier floor",
-                                "%(tiers)s do not yet demonstrate the %(floor)s tier floor", len(unshown)) % {
-            "tiers": names(unshown), "floor": floor})
     if below:
         reason = ngettext("%(tiers)s falls below the %(floor)s tier floor",
                           "%(tiers)s fall below the %(floor)s tier floor", len(below)) % {
             "tiers": names(below), "floor": floor}
         return GateCheck("tier_floor", False, " ".join(sentences)), reason
-    if reasons:
-        return GateCheck("tier_floor", None, " ".join(sentences)), _join(reasons)
-    lowest = min(rated, key=lambda tier: tier.wilson_low)
+    if unshown:
+        return GateCheck("tier_floor", None, " ".join(sentences)), ngettext(
+            "%(tiers)s does not yet demonstrate the %(floor)s tier floor",
+            "%(tiers)s do not yet demonstrate the %(floor)s tier floor", len(unshown)) % {
+            "tiers": names(unshown), "floor": floor}
+    lowest = min(rated, key=lambda tier: tier.interval_low)
     message = _("Every rated difficulty tier demonstrates the %(floor)s floor (lowest lower bound: %(tier)s at "
-                "%(low)s).") % {"floor": floor, "tier": lowest.label, "low": _number(lowest.wilson_low, limit)}
+                "%(low)s).") % {"floor": floor, "tier": lowest.label, "low": _number(lowest.interval_low, limit)}
     return GateCheck("tier_floor", True, message), ""
 
 

@@ -249,7 +249,7 @@ class GatePolicy(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(min_ac1__gte=0, min_ac1__lte=1), name="gatepolicy_min_ac1_in_range"),
+            models.CheckConstraint(condition=Q(min_ac1__gte=0.4, min_ac1__lte=1), name="gatepolicy_min_ac1_meaningful"),
             models.CheckConstraint(
                 condition=Q(standard1_min_chrf__isnull=True)
                 | Q(standard1_min_chrf__gte=0, standard1_min_chrf__lte=100),
@@ -257,12 +257,13 @@ class GatePolicy(models.Model):
             models.CheckConstraint(condition=Q(min_rated_items__gte=30), name="gatepolicy_min_rated_items_at_least_30"),
             models.CheckConstraint(condition=Q(min_distinct_speakers__gte=2),
                                    name="gatepolicy_min_distinct_speakers_at_least_2"),
+            # The ranges of review.gate.POLICY_RANGES: each threshold keeps its meaning.
             models.CheckConstraint(
-                condition=Q(min_usable_lower_bound__gte=0, min_usable_lower_bound__lte=1,
-                            min_tier_usable_share__gte=0, min_tier_usable_share__lte=1,
-                            max_reject_share__gte=0, max_reject_share__lte=1,
+                condition=Q(min_usable_lower_bound__gte=0.5, min_usable_lower_bound__lte=0.95,
+                            min_tier_usable_share__gte=0.25, min_tier_usable_share__lte=0.95,
+                            max_reject_share__gte=0, max_reject_share__lte=0.5,
                             min_alpha__gte=-1, min_alpha__lte=1),
-                name="gatepolicy_thresholds_in_range",
+                name="gatepolicy_thresholds_meaningful",
             ),
         ]
 

@@ -60,7 +60,6 @@ from .models import (
     SpeakerCredit,
     SpeakerExclusion,
 )
-from .planning import PassChance, pass_chances
 
 DATASET_PATH = "run_card__dataset_version__dataset"
 # A run card's raw text (megabytes for a large card) and method_config: never needed by review pages.
@@ -536,32 +535,15 @@ def campaign_aggregate(campaign: Campaign, every_speaker: bool = False,
     without = () if every_speaker else tuple(
         SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True).order_by("speaker_id")
         .values_list("speaker_id", flat=True))
-    key = "campaign-aggregate:v6:{}:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign, summary),
+    key = "campaign-aggregate:v7:{}:{}:{}:{}:{}".format(campaign.pk, *evidence_state(campaign, summary),
                                                        ",".join(map(str, without)))
     result = cache.get(key)
     if result is None:
         result = replace(aggregate(campaign_observations(campaign, without), campaign.ratings_per_item,
-                                   seed=campaign.seed, tier_populations=tier_populations(campaign),
+                                   tier_populations=tier_populations(campaign),
                                    repeats=repeat_pairs(campaign, without)), items=())
         cache.set(key, result, AGGREGATE_CACHE_SECONDS)
     return result
-
-
-PLAN_CACHE_SECONDS = 7 * 24 * 3600
-
-
-def planned_pass_chances(organization: Organization, sample_size: int, ratings_per_item: int,
-                         speakers: int) -> tuple[PassChance, ...]:
-    """The planning table for a campaign of the organization (its own gate thresholds), simulated once per plan
-    and kept: the simulation takes seconds, and the same plan always gives the same table."""
-    policy = gate_policy_for(organization)
-    key = "plan:v1:{}:{}:{}:{}".format(sample_size, ratings_per_item, speakers,
-                                       ":".join(str(value) for value in asdict(policy).values()))
-    chances = cache.get(key)
-    if chances is None:
-        chances = pass_chances(sample_size, ratings_per_item, speakers, policy)
-        cache.set(key, chances, PLAN_CACHE_SECONDS)
-    return chances
 
 
 def gate_policy_for(organization: Organization) -> GateThresholds:

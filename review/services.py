@@ -28,7 +28,7 @@ from organizations.models import AuditAction, Membership, Organization, Role
 from organizations.permissions import require
 
 from .assignment import assign, reassign, speaker_order
-from .gate import CHRF_TRIGGER_RANGE, MIN_RATED_ITEMS_FLOOR, evaluate_gate
+from .gate import CHRF_TRIGGER_RANGE, evaluate_gate, policy_problems
 from .models import (
     CLOCK_SLACK_SECONDS,
     CURRENCY_PATTERN,
@@ -720,12 +720,11 @@ def set_gate_policy(*, actor: User, organization: Organization, values: dict) ->
     unknown = set(values) - set(GATE_POLICY_FIELDS)
     if unknown:
         raise ReviewError(f"Unknown threshold {sorted(unknown)[0]!r}.", sorted(unknown)[0])
+    problems = policy_problems(values)
+    if problems:
+        field, message = problems[0]
+        raise ReviewError(message, field)
     policy, _created = GatePolicy.objects.get_or_create(organization=organization)
-    if values.get("min_rated_items", MIN_RATED_ITEMS_FLOOR) < MIN_RATED_ITEMS_FLOOR:
-        raise ReviewError(_("A policy needs at least %(floor)s rated items.") % {"floor": MIN_RATED_ITEMS_FLOOR},
-                          "min_rated_items")
-    if values.get("min_distinct_speakers", 2) < 2:
-        raise ReviewError(_("A policy needs ratings from at least 2 distinct speakers."), "min_distinct_speakers")
     trigger = values.get("standard1_min_chrf")
     if trigger is not None and not 0 <= trigger <= 100:
         raise ReviewError(str(CHRF_TRIGGER_RANGE), "standard1_min_chrf")

@@ -2,12 +2,14 @@
 
 Kept in pure Python (no NumPy, no database) so that every number a governance decision rests on can
 be recomputed by hand from the formulas below and checked against published examples in the tests.
+The vectorised interval of the usable share (review/evidence.py) takes its Student t quantile from here.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from statistics import NormalDist
 
 Z_95 = 1.959963984540054
 """Two-sided 95% standard-normal quantile."""
@@ -46,6 +48,73 @@ def weighted_wilson_interval(share: float, effective_n: float, z: float = Z_95) 
     low = 0.0 if share == 0.0 else max(0.0, centre - half_width)
     high = 1.0 if share == 1.0 else min(1.0, centre + half_width)
     return (low, high)
+
+
+def student_t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` (> 0, not necessarily whole) degrees of freedom, through the
+    regularized incomplete beta function: P(|T| > |t|) = I_x(df / 2, 1 / 2) with x = df / (df + t²)."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    tail = 0.5 * _regularized_beta(df / 2, 0.5, df / (df + t * t))
+    return 1 - tail if t > 0 else tail
+
+
+def student_t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (0.5 < p < 1): Newton's method on
+    ``student_t_cdf`` from the normal quantile, kept inside a bracket that bisection narrows whenever a Newton step
+    would leave it. t(0.975, 1) = 12.706, t(0.975, 2) = 4.303, t(0.975, 30) = 2.042 (published tables)."""
+    if not 0.5 < p < 1:
+        raise ValueError(f"need 0.5 < p < 1, got {p}")
+    low, high = 0.0, 1.0
+    while student_t_cdf(high, df) < p:
+        low, high = high, high * 2
+    guess = min(max(NormalDist().inv_cdf(p), low), high)
+    for _step in range(100):
+        error = student_t_cdf(guess, df) - p
+        if abs(error) < 1e-13:
+            break
+        if error < 0:
+            low = guess
+        else:
+            high = guess
+        density = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)
+                           - 0.5 * math.log(df * math.pi) - (df + 1) / 2 * math.log1p(guess * guess / df))
+        step = guess - error / density if density > 0 else (low + high) / 2
+        guess = step if low < step < high else (low + high) / 2
+        if high - low < 1e-12:
+            break
+    return guess
+
+
+def _regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), by the continued fraction of Numerical Recipes (betacf), on whichever side converges."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 400):
+        even = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        for term in (even, odd):
+            d = 1.0 + term * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + term / c
+            c = c if abs(c) > tiny else tiny
+            result *= d * c
+        if abs(d * c - 1.0) < 3e-15:
+            break
+    return result
 
 
 def lower_median(values: Iterable[int]) -> int:

@@ -9,7 +9,7 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from . import selectors, services
+from . import planning, selectors, services
 from .gate import OUTCOME_LABELS
 from .models import Campaign
 
@@ -30,6 +30,13 @@ def in_language(language: str):
 def prepare_campaign_task(campaign_pk: int) -> None:
     """Sample and assign a large campaign after the request that opened it returned."""
     services.prepare_campaign(campaign_pk)
+
+
+@shared_task(acks_late=True)
+def plan_campaign_task(arguments: dict) -> None:
+    """Simulate a campaign plan for the form (seconds of work, never in a web request) and keep it in the cache;
+    ``arguments`` holds the design and the thresholds as ``planning.requested_plan`` enqueued them."""
+    planning.store_plan(arguments["design"], arguments["policy"])
 
 
 def invitation(campaign: Campaign, language: str) -> tuple[str, str]:

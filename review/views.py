@@ -23,7 +23,7 @@ from organizations.mfa import secret_holder_required
 from organizations.models import Organization, Role
 from organizations.permissions import permitted
 
-from . import charts, rating_texts, selectors, services
+from . import charts, planning, rating_texts, selectors, services
 from .forms import (
     CampaignForm,
     CampaignGuidanceForm,
@@ -360,17 +360,15 @@ def campaign_new(request, public_id):
     if run_card is None or not permitted(request.user, "campaign.open", run_card):
         raise Http404(_("No such run card in your organizations."))
     organization = run_card.dataset_version.dataset.organization
-    # A plan (the chance of a pass for some numbers) comes as a GET form; its numbers prefill the campaign's.
-    plan = PlanForm(request.GET if "plan_size" in request.GET else None, outputs=run_card.result_count)
-    planned = plan.cleaned_data if plan.is_bound and plan.is_valid() else {}
+    # A plan (the chance of a pass for some numbers) comes as a GET form, which the page's script fills from the
+    # campaign form as it changes; its numbers prefill the campaign's.
+    plan_form = PlanForm(request.GET if "plan_size" in request.GET else None, outputs=run_card.result_count)
+    planned = plan_form.cleaned_data if plan_form.is_bound and plan_form.is_valid() else {}
     initial = {"sample_size": planned.get("plan_size", min(100, run_card.result_count))}
     if planned:
         initial["ratings_per_item"] = planned["plan_ratings"]
     form = CampaignForm(request.POST or None, organization=organization, initial=initial)
     pool_size = form.fields["speakers"].queryset.count()
-    if not planned:
-        # Never more ratings per item than the pool has speakers: the default would only be refused.
-        form.initial["ratings_per_item"] = max(1, min(CampaignForm.base_fields["ratings_per_item"].initial, pool_size))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         values = services.CampaignSettings(
@@ -388,20 +386,28 @@ def campaign_new(request, public_id):
             messages.success(request, _("Campaign opened.") if campaign.status == Campaign.Status.OPEN else
                              _("Campaign recorded; the sample is being drawn and assigned in the background."))
             return redirect("review:campaign", public_id=campaign.public_id)
-    if not plan.is_bound:
-        plan = PlanForm(outputs=run_card.result_count, initial={
+    if not plan_form.is_bound:
+        plan_form = PlanForm(outputs=run_card.result_count, initial={
             "plan_size": form["sample_size"].value(), "plan_ratings": form["ratings_per_item"].value(),
             "plan_speakers": max(1, pool_size)})
-    chances = (selectors.planned_pass_chances(organization, planned["plan_size"], planned["plan_ratings"],
-                                              planned["plan_speakers"]) if planned else None)
+    plan = None
+    if planned:
+        policy = selectors.gate_policy_for(organization)
+        design = planning.planned_design(planned["plan_size"], planned["plan_ratings"], planned["plan_speakers"],
+                                         planning.card_populations(run_card), policy)
+        plan = planning.requested_plan(design, policy)
+    status = 400 if form.errors or plan_form.errors else 200
+    plan_context = {"plan_form": plan_form, "plan": plan, "planned": planned}
+    if request.GET.get("fragment") == "plan":
+        return render(request, "review/_plan.html", plan_context, status=status)
     size, per_item = ((planned["plan_size"], planned["plan_ratings"]) if planned
-                      else (initial["sample_size"], form.initial["ratings_per_item"]))
+                      else (initial["sample_size"], form.initial.get("ratings_per_item", 3)))
     return render(request, "review/campaign_new.html", {
-        "run_card": run_card, "form": form, "plan": plan, "chances": chances,
+        "run_card": run_card, "form": form, **plan_context,
         "cost": selectors.estimated_cost(organization, size * per_item),
         "public_outputs": run_card.segment in ("development", "diagnostic", "mixed"),
         "trigger": selectors.review_trigger(run_card, selectors.stored_gate_policy(organization)),
-    }, status=400 if form.errors or plan.errors else 200)
+    }, status=status)
 
 
 @login_required

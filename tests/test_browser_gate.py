@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from review import services
+from review import planning, services
 
 from .browser_support import assert_accessible as accessible
 from .review_setup import gold_card, rate_everything, settings_for, speakers
@@ -22,16 +22,24 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_plan_then_leave_a_speaker_out_and_read_both_recommendations(live_server, page, steward,  # noqa: F811
-                                                                     governance_user):
+                                                                     governance_user, eager_tasks, monkeypatch):
     card = gold_card(steward, governance_user, count=60)
     pool = speakers(steward, 4)
+    monkeypatch.setattr(planning, "PLAN_RUNS", 20)
     sign_in(page, live_server.url, governance_user)
 
     page.goto(f"{live_server.url}/review/campaigns/new/{card.public_id}/")
     page.get_by_label("Planned sample size").fill("40")
     page.get_by_role("button", name="Estimate the chance of a pass").click()
     expect(page.locator("table.plan-table caption")).to_contain_text("40 items, 3 ratings each, 4 speakers")
-    expect(page.locator("table.plan-table tbody tr")).to_have_count(5)
+    # The risk of a false pass at the threshold, then the chance of a pass at 0.75 to 0.95.
+    expect(page.locator("table.plan-table tbody tr")).to_have_count(6)
+    expect(page.locator("table.plan-table tbody tr").first).to_contain_text("the risk of a false pass")
+    # The table follows the campaign form: the sample size typed and the three speakers ticked ask for their plan.
+    page.get_by_label("Sample size", exact=True).fill("50")
+    for speaker in pool[:3]:
+        page.get_by_label(speaker.email).check()
+    expect(page.locator("table.plan-table caption")).to_contain_text("50 items, 3 ratings each, 3 speakers")
     screenshot_both(page, "review-plan")
     accessible(page, "campaign form with a plan")
 

@@ -26,15 +26,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance_user):  # noqa: F811
     card = gold_card(steward, governance_user, count=12)
-    first, second = speakers(steward, 2)
+    first, second, third = speakers(steward, 3)
 
     sign_in(page, live_server.url, governance_user)
     page.goto(f"{live_server.url}/review/campaigns/new/{card.public_id}/")
     page.get_by_label("Title").fill("Clinic phrases, first look")
     page.get_by_label("Sample size", exact=True).fill("6")
-    page.get_by_label("Ratings per item", exact=True).fill("2")
-    page.get_by_label(first.email).check()
-    page.get_by_label(second.email).check()
+    page.get_by_label("Ratings per item", exact=True).fill("3")
+    for speaker in (first, second, third):
+        page.get_by_label(speaker.email).check()
     screenshot_both(page, "review-open-campaign")
     page.get_by_role("button", name="Open the campaign").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Clinic phrases, first look")
@@ -108,7 +108,8 @@ def test_open_rate_on_a_phone_and_approve(live_server, page, steward, governance
     screenshot_both(page, "review-decision")
     page.get_by_label(re.compile("^Approve")).check()
     page.get_by_label("Rationale").fill("Both speakers found every output acceptable or better.")
-    # Six items are too few for a pass: approving all the same takes the explicit confirmation.
+    # Six items, and two of the three speakers' ratings, are too few for a pass: approving all the same takes the
+    # explicit confirmation.
     page.get_by_role("button", name="Record the decision").click()
     expect(page.locator(".errorlist")).to_contain_text("To approve all the same")
     page.get_by_label("The community approves against the gate's recommendation").check()

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from review import services
-from review.aggregation import ItemObservations, Observation, aggregate
+from review.aggregation import FLOOR_GROUP_MIN_ITEMS, ItemObservations, Observation, aggregate, floor_groups
 from review.gate import GatePolicy, evaluate_gate
 from review.selectors import campaign_aggregate, tier_populations
 from review.statistics import weighted_wilson_interval, wilson_interval
@@ -31,16 +31,17 @@ def tiered(counts, usable_in):
 def test_each_tier_is_weighted_by_its_share_of_the_population():
     # 20 items of tier 1 (all usable) and 20 of tier 2 (none usable): half the sample is usable, but tier 1
     # holds 900 of the card's 1,000 outputs, so the estimate for the card is 0.9.
-    result = aggregate(tiered({1: 20, 2: 20}, usable_in={1}), 3, seed=1, tier_populations={1: 900, 2: 100})
+    result = aggregate(tiered({1: 20, 2: 20}, usable_in={1}), 3, tier_populations={1: 900, 2: 100})
     campaign = result.campaign
     assert campaign.usable_share == 0.5 and campaign.weighted_share == pytest.approx(0.9)
     assert campaign.estimate == pytest.approx(0.9)
-    # Every replicate draws items within tiers: tier 1 stays all usable, tier 2 none, so the bootstrap is a point.
-    assert campaign.bootstrap_low == pytest.approx(0.9) and campaign.bootstrap_high == pytest.approx(0.9)
     # Kish's effective size: 1 / (0.9² / 20 + 0.1² / 20) = 24.39...; Wilson's interval at 0.9 on it.
     assert (campaign.wilson_low, campaign.wilson_high) == pytest.approx(
         weighted_wilson_interval(0.9, 1 / (0.81 / 20 + 0.01 / 20)))
-    assert campaign.interval_low == pytest.approx(campaign.wilson_low) and campaign.interval_low < 0.9
+    # Within each tier every item agrees and every speaker agrees: both variances vanish, and the interval is
+    # Wilson's on that effective size (with Student's t rather than 1.96), never a point.
+    assert campaign.interval_low < 0.9 < campaign.interval_high
+    assert campaign.interval_low == pytest.approx(campaign.wilson_low, abs=0.01)
 
 
 def test_without_populations_or_with_one_tier_the_estimate_is_the_share_of_rated_items():
@@ -59,15 +60,15 @@ def test_a_tier_with_no_rated_item_leaves_the_weights_of_the_others():
 
 
 def test_the_gate_judges_the_weighted_estimate_and_says_so():
-    result = aggregate(tiered({1: 40, 2: 20}, usable_in={1}), 3, seed=1, tier_populations={1: 950, 2: 50})
-    gate = evaluate_gate(result, GatePolicy(min_tier_usable_share=0.0))
+    result = aggregate(tiered({1: 40, 2: 20}, usable_in={1}), 3, tier_populations={1: 950, 2: 50})
+    gate = evaluate_gate(result, GatePolicy(min_tier_usable_share=0.25))
     check = next(check for check in gate.reasons if check.name == "usable_share")
     assert check.message.startswith("Usable share 0.95, each difficulty tier weighted by its share of the card's "
                                     "outputs (40 of 60 rated items unweighted; 95% interval")
     assert check.passed is True
     # Unweighted, the hard tier's floor drags the share to 0.67: not demonstrated.
-    unweighted = evaluate_gate(aggregate(tiered({1: 40, 2: 20}, usable_in={1}), 3, seed=1),
-                               GatePolicy(min_tier_usable_share=0.0))
+    unweighted = evaluate_gate(aggregate(tiered({1: 40, 2: 20}, usable_in={1}), 3),
+                               GatePolicy(min_tier_usable_share=0.25))
     assert next(c for c in unweighted.reasons if c.name == "usable_share").passed is None
 
 
@@ -88,7 +89,7 @@ def test_the_weighted_interval_covers_the_population_share():
     truth = sum(populations[t] * quality[t] for t in populations) / sum(populations.values())
     covered = 0
     runs = 150
-    for run in range(runs):
+    for _run in range(runs):
         items, item_id = [], 0
         for tier, take in ((1, 40), (2, 20), (3, 20)):
             for _ in range(take):
@@ -96,7 +97,7 @@ def test_the_weighted_interval_covers_the_population_share():
                 items.append(ItemObservations(item_id, tier, "", False,
                                               tuple(Observation(speaker, value) for speaker in (1, 2, 3))))
                 item_id += 1
-        campaign = aggregate(items, 3, seed=run, tier_populations=populations).campaign
+        campaign = aggregate(items, 3, tier_populations=populations).campaign
         covered += campaign.interval_low <= truth <= campaign.interval_high
     assert math.isclose(truth, 0.7775)
     assert covered / runs >= 0.9
@@ -120,3 +121,34 @@ def test_a_campaign_is_weighted_by_the_populations_it_recorded(steward, governan
     assert "An estimate for all 200 outputs of the card" in page
     unweighted = f"{result.campaign.usable_items} of {result.campaign.rated_items} rated items."
     assert "Unweighted: " in page and unweighted in " ".join(page.split())
+
+
+@pytest.mark.parametrize("rated, groups", [
+    ([15, 15, 10], [[0, 1, 2]]),
+    ([80, 45, 5], [[0], [1, 2]]),
+    ([60, 3], [[0, 1]]),
+    ([0, 45, 2], [[1, 2]]),
+    ([30, 30, 30, 30, 30], [[0, 1], [2, 3, 4]]),
+    ([50, 50], [[0], [1]]),
+    ([12], [[0]]),
+])
+def test_tiers_below_the_minimum_join_their_smaller_neighbour(rated, groups):
+    assert FLOOR_GROUP_MIN_ITEMS == 40
+    assert floor_groups(rated) == groups
+
+
+def test_a_small_tier_rated_in_full_is_judged_with_its_neighbour_and_never_blocks_a_pass():
+    # The card has 3 outputs of difficulty 5 and the campaign rated all three: they are judged with difficulty 4,
+    # on the two tiers' 43 items, instead of being "too few to judge" for ever.
+    items = tiered({4: 40, 5: 3}, usable_in={4, 5})
+    result = aggregate(items, 3, tier_populations={4: 400, 5: 3})
+    assert [(group.label, group.rated_items) for group in result.floor_groups] == [("Difficulties 4 to 5", 43)]
+    assert evaluate_gate(result, GatePolicy()).outcome == "pass"
+
+
+def test_a_large_bad_tier_still_fails_its_floor():
+    items = tiered({1: 60, 2: 45}, usable_in={1})
+    result = evaluate_gate(aggregate(items, 3, tier_populations={1: 950, 2: 50}), GatePolicy())
+    assert result.outcome == "fail"
+    assert result.summary == ("Recommendation: fail — Difficulty 2 falls below the 0.50 tier floor and the reject "
+                              "share 0.43 exceeds the 0.10 maximum.")

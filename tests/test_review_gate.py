@@ -32,15 +32,18 @@ def group(label, key, usable, rated, *, items=None, covered=None, rejects=0):
 
 def campaign(usable, rated, *, items=None, covered=None, rejects=0, alpha=0.6, pairable=None, tiers=None,
              ac1=0.8, raw=0.9):
-    """A campaign aggregate; ``tiers`` is a list of (difficulty, usable, rated), one tier by default."""
+    """A campaign aggregate; ``tiers`` is a list of (difficulty, usable, rated), one tier by default, each judged
+    on its own by the tier floor (with its Wilson interval: no speaker-aware interval is given)."""
     tiers = [(1, usable, rated)] if tiers is None else tiers
+    tier_groups = tuple(
+        group("No difficulty" if key is None else f"Difficulty {key}", key, tier_usable, tier_rated)
+        for key, tier_usable, tier_rated in tiers
+    )
     return CampaignAggregate(
         ratings_per_item=3,
         campaign=group("Whole campaign", None, usable, rated, items=items, covered=covered, rejects=rejects),
-        tiers=tuple(
-            group("No difficulty" if key is None else f"Difficulty {key}", key, tier_usable, tier_rated)
-            for key, tier_usable, tier_rated in tiers
-        ),
+        tiers=tier_groups,
+        floor_groups=tier_groups,
         domains=(),
         alpha=alpha,
         alpha_pairable_ratings=3 * rated if pairable is None else pairable,
@@ -93,17 +96,18 @@ def test_worked_example():
     # AC1 on usable / not usable: pa = (36 + 4 · 1/3) / 40 = 0.9333, pi = (34 + 4 · 1/3) / 40 = 0.8833,
     # pe = 2 · 0.8833 · 0.1167 = 0.2061, AC1 = (0.9333 - 0.2061) / (1 - 0.2061) = 0.9160.
     assert round(example.ac1, 4) == 0.9160 and round(example.raw_agreement, 4) == 0.9333
-    # Difficulty 3 (6 of 10 usable, interval 0.31–0.83) straddles the 0.50 floor: not demonstrated.
+    # Three speakers: the usable share's speaker-aware interval is 0.67–1.00 (Wilson's, items only, 0.71–0.93), so
+    # the lower bound misses 0.70. The three tiers have 40 rated items together: the tier floor judges them as one.
+    campaign_ = example.campaign
+    assert (round(campaign_.interval_low, 2), campaign_.interval_high) == (0.67, 1.0)
+    assert (round(campaign_.wilson_low, 2), round(campaign_.wilson_high, 2)) == (0.71, 0.93)
+    assert [(group.label, group.key) for group in example.floor_groups] == [("Difficulties 1 to 3", (1, 2, 3))]
     held_back = evaluate_gate(example, DEFAULT)
     assert held_back.outcome == "insufficient_evidence"
-    assert message(held_back, "tier_floor") == (
-        "Difficulty 3 (6 of 10 items usable, 95% interval 0.31–0.83) does not yet demonstrate the 0.50 floor: the "
-        "lower bound of its interval is below it."
-    )
     assert held_back.summary == (
-        "Recommendation: insufficient evidence — Difficulty 3 does not yet demonstrate the 0.50 tier floor."
+        "Recommendation: insufficient evidence — the usable share's lower bound 0.67 is still below 0.70."
     )
-    policy = GatePolicy(min_tier_usable_share=0.30)
+    policy = GatePolicy(min_usable_lower_bound=0.65)
     result = evaluate_gate(example, policy)
     assert result.outcome == "pass"
     assert result.outcome_label == "Pass"
@@ -115,9 +119,9 @@ def test_worked_example():
         "recommendation.",
         "Agreement between speakers on the usable / not-usable decision (Gwet's AC1) is 0.92 (raw agreement 0.93), "
         "meeting the 0.60 minimum.",
-        "Usable share 0.85 (34 of 40 rated items; 95% interval 0.71–1.00) — its lower bound 0.71 meets the 0.70 "
+        "Usable share 0.85 (34 of 40 rated items; 95% interval 0.67–1.00) — its lower bound 0.67 meets the 0.65 "
         "threshold.",
-        "Every rated difficulty tier demonstrates the 0.30 floor (lowest lower bound: Difficulty 3 at 0.31).",
+        "Every rated difficulty tier demonstrates the 0.50 floor (lowest lower bound: Difficulties 1 to 3 at 0.67).",
         "Reject share 0.05 (2 of 40 rated items have a median rating of reject) is within the 0.10 maximum.",
     ]
     assert result.summary == (
@@ -165,7 +169,7 @@ def test_a_usable_share_below_the_threshold_is_not_a_demonstrated_fail():
 
 
 def test_fail_when_a_difficulty_tier_falls_below_its_floor():
-    tiers = [(1, 15, 15), (2, 15, 15), (3, 1, 9), (None, 0, 1)]
+    tiers = [(1, 15, 15), (2, 15, 15), (3, 1, 9)]
     result = evaluate_gate(campaign(34, 40, tiers=tiers), DEFAULT)
     assert result.outcome == "fail"
     assert checks(result) == {
@@ -174,28 +178,18 @@ def test_fail_when_a_difficulty_tier_falls_below_its_floor():
     }
     assert message(result, "tier_floor") == (
         "Difficulty 3 (1 of 9 items usable, 95% interval 0.02–0.43) falls below the 0.50 floor for every "
-        "difficulty tier: even the upper bound of its interval is below it. No difficulty (0 of 1 items usable, "
-        "95% interval 0.00–0.79) has fewer than 5 rated items, too few to judge against the floor."
+        "difficulty tier: even the upper bound of its interval is below it."
     )
     assert result.summary == "Recommendation: fail — Difficulty 3 falls below the 0.50 tier floor."
 
 
-def test_a_tier_with_too_few_rated_items_is_insufficient_evidence():
-    result = evaluate_gate(campaign(34, 40, tiers=[(1, 30, 36), (2, 4, 4)]), DEFAULT)
-    assert result.outcome == "insufficient_evidence"
-    assert checks(result)["tier_floor"] is None
-    assert result.summary == "Recommendation: insufficient evidence — Difficulty 2 has too few rated items to judge."
-    # Five rated items are enough to judge: 5 of 5 has a lower bound of 0.57.
-    assert evaluate_gate(campaign(34, 40, tiers=[(1, 30, 35), (2, 5, 5)]), DEFAULT).outcome == "pass"
-
-
 def test_tier_floor_is_judged_on_the_lower_bound_inclusively():
-    tiers = [(1, 15, 15), (2, 15, 15), (3, 4, 8), (4, 0, 0)]
-    policy = GatePolicy(require_complete_coverage=False, min_tier_usable_share=wilson_interval(4, 8)[0])
-    result = evaluate_gate(campaign(34, 38, items=40, covered=38, tiers=tiers), policy)
+    tiers = [(1, 15, 15), (2, 15, 15), (3, 6, 8), (4, 0, 0)]
+    policy = GatePolicy(require_complete_coverage=False, min_tier_usable_share=wilson_interval(6, 8)[0])
+    result = evaluate_gate(campaign(36, 38, items=40, covered=38, tiers=tiers), policy)
     assert result.outcome == "pass"
     assert message(result, "tier_floor") == (
-        "Every rated difficulty tier demonstrates the 0.22 floor (lowest lower bound: Difficulty 3 at 0.22)."
+        "Every rated difficulty tier demonstrates the 0.41 floor (lowest lower bound: Difficulty 3 at 0.41)."
     )
 
 
@@ -318,8 +312,8 @@ def test_insufficient_evidence_mentions_rules_already_failing():
 
 def test_hand_built_campaign_needs_more_evidence():
     result = evaluate_gate(aggregate(HAND_BUILT_CAMPAIGN, ratings_per_item=3), DEFAULT)
-    # Upper bound 0.83 (the speaker bootstrap's) is above 0.70, so the low usable share (0.50) is not yet a
-    # certain failure.
+    # Upper bound 1.00 (four speakers who disagree, on six items) is above 0.70, so the low usable share (0.50) is
+    # not yet a certain failure. The three tiers, 6 rated items in all, are judged together against the floor.
     assert result.outcome == "insufficient_evidence"
     assert checks(result) == {
         "rated_items": False, "coverage": False, "speakers": True, "agreement": False,
@@ -328,8 +322,8 @@ def test_hand_built_campaign_needs_more_evidence():
     assert result.summary == (
         "Recommendation: insufficient evidence — only 6 items are rated (30 needed), coverage is incomplete "
         "(5 of 7 items), speakers disagree too much (AC1 -0.14, minimum 0.60), the usable share 0.50 is below the "
-        "0.70 threshold but its upper bound 0.83 is not (a fail is not demonstrated) and Difficulty 1, Difficulty 2 "
-        "and No difficulty have too few rated items to judge. Also not met on the current evidence: the reject "
+        "0.70 threshold but its upper bound 1.00 is not (a fail is not demonstrated) and Difficulties 1 to 2 and no "
+        "difficulty does not yet demonstrate the 0.50 tier floor. Also not met on the current evidence: the reject "
         "share 0.17 exceeds the 0.10 maximum."
     )
 
@@ -345,6 +339,11 @@ def test_hand_built_campaign_needs_more_evidence():
         {"min_ac1": -0.1},
         {"min_rated_items": -1},
         {"min_rated_items": 29},
+        {"min_usable_lower_bound": 0.49},
+        {"min_usable_lower_bound": 0.96},
+        {"min_tier_usable_share": 0.2},
+        {"max_reject_share": 0.51},
+        {"min_ac1": 0.39},
     ],
 )
 def test_policy_refuses_impossible_thresholds(fields):

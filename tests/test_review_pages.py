@@ -293,7 +293,7 @@ def test_governance_opens_a_campaign_from_the_form(client, card, governance_user
     bad = client.post(url, {"title": "T", "sample_size": 500, "ratings_per_item": 3, "seed": 1,
                             "speakers": [p.pk for p in pool], "control_count": 0})
     assert bad.status_code == 400 and b"between 1 and 60" in bad.content
-    response = client.post(url, {"title": "Autumn review", "sample_size": 15, "ratings_per_item": 2, "seed": 9,
+    response = client.post(url, {"title": "Autumn review", "sample_size": 15, "ratings_per_item": 3, "seed": 9,
                                  "speakers": [p.pk for p in pool[:3]], "control_count": 2})
     campaign = Campaign.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/review/campaigns/{campaign.public_id}/"
@@ -388,7 +388,7 @@ def test_gate_thresholds_are_the_organizations_own(client, steward, governance_u
     url = f"/review/orgs/{steward.slug}/gate/"
     bad = client.post(url, {"min_usable_lower_bound": 1.5, "min_tier_usable_share": 0.5, "max_reject_share": 0.1,
                             "min_alpha": 0.4, "min_ac1": 0.6, "min_rated_items": 30, "min_distinct_speakers": 3})
-    assert bad.status_code == 400 and b"between 0 and 1" in bad.content
+    assert bad.status_code == 400 and b"Enter a threshold between 0.50 and 0.95" in bad.content
     client.post(url, {"min_usable_lower_bound": 0.8, "min_tier_usable_share": 0.5, "max_reject_share": 0.1,
                       "min_alpha": 0.4, "min_ac1": 0.6, "min_rated_items": 30, "min_distinct_speakers": 3,
                       "require_complete_coverage": "on"})

@@ -10,7 +10,13 @@ from review.aggregation import (
     Observation,
     aggregate,
 )
-from review.statistics import krippendorff_alpha_ordinal, lower_median, wilson_interval
+from review.statistics import (
+    krippendorff_alpha_ordinal,
+    lower_median,
+    student_t_cdf,
+    student_t_quantile,
+    wilson_interval,
+)
 
 
 def test_wilson_interval_matches_hand_computed_values():
@@ -268,3 +274,17 @@ def test_aggregate_counts_ten_thousand_ratings():
     ]
     result = aggregate(items, ratings_per_item=3)
     assert result.campaign.rating_count + result.control_rating_count == 10002
+
+
+@pytest.mark.parametrize("df, quantile", [(1, 12.7062), (2, 4.3027), (3, 3.1824), (5, 2.5706), (10, 2.2281),
+                                          (30, 2.0423), (120, 1.9799)])
+def test_student_t_quantile_matches_published_tables(df, quantile):
+    assert student_t_quantile(0.975, df) == pytest.approx(quantile, abs=1e-4)
+    assert student_t_cdf(quantile, df) == pytest.approx(0.975, abs=1e-5)
+
+
+def test_student_t_takes_fractional_degrees_of_freedom_between_its_neighbours():
+    assert student_t_quantile(0.975, 2) > student_t_quantile(0.975, 2.5) > student_t_quantile(0.975, 3)
+    assert student_t_quantile(0.975, 1e6) == pytest.approx(1.95996, abs=1e-4)
+    with pytest.raises(ValueError):
+        student_t_quantile(0.4, 3)
