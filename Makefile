@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test lint install install-test migrate demo bench check-deploy worker beat clean messages
+.PHONY: run test lint install install-test migrate demo bench gate-check check-deploy worker beat clean messages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

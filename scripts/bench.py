@@ -9,6 +9,8 @@ every comparison in interleaved rounds — prints the goals and the tables, writ
   loop as speakers do it (GET the item, POST the rating, go to the next item; with and without rate.js) at 10
   and 50 speakers, each against a bare Django view on the same server in the same round; the decision page.
 * Aggregation of the 30,000 ratings of a 10,000-item campaign, cached and computed; queries per page.
+* Then, with --gate-check-docs, the gate's calibration suite (scripts/gate_check.py, `make gate-check`): its own
+  report, bench/gate_check.json, and the generated table of docs/validation-gate.md.
 
 Every phase runs in its own process (its peak RSS is the phase's), in a database dropped and created
 afresh for the run; see docs/performance.md for what each figure means.
@@ -207,6 +209,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (above 1: gthread workers)")
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT), help="where to write the JSON report")
+    parser.add_argument("--gate-check-docs", default="",
+                        help="run the gate's calibration suite afterwards, rewriting this Markdown file's table")
     parser.add_argument("--docs", default="", help="a Markdown file whose results block to rewrite from this run "
                         "(make bench: docs/performance.md)")
     parser.add_argument("--phase", help=argparse.SUPPRESS)  # internal: run one phase in this process
@@ -269,7 +273,9 @@ def phase_run_cards(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     bench_leaderboard.bench_cards(template, version, user, args.cards, template["results"])
     bench_leaderboard.analyze()
     return {"ingest": ingest, "secret_scan": bench_leaderboard.bench_secret_scan(),
-            "cards": args.cards, "results_per_card": bench_leaderboard.CARD_RESULTS,
+            "card_scan": bench_leaderboard.bench_card_scan(template), "hostile": bench_leaderboard.bench_hostile(),
+            "cards": args.cards,
+            "results_per_card": bench_leaderboard.CARD_RESULTS,
             "cards_store_seconds": round(time.perf_counter() - started, 1)}
 
 
@@ -748,14 +754,34 @@ def ingest_section(report: dict[str, Any]) -> str:
              f"{max(m['runs_ratio_to_sacrebleu']):.2f})", mib(m.get("peak_rss_growth_bytes")))
             for m in ingest["measurements"]]
     header = ("operation", "results", "seconds", "× sacrebleu (min–max)", "RSS +MiB")
+    hostile = hostile_section(report)
     return (f"Run-card ingest, one {ingest['results']:,}-result card ({mib(ingest['card_bytes'])} MiB), median of "
-            f"{ingest['rounds']} interleaved rounds:\n" + aligned(header, rows) + "\n" + secret_scan_line(report))
+            f"{ingest['rounds']} interleaved rounds:\n" + aligned(header, rows) + "\n" + secret_scan_line(report)
+            + (f"\n\n{hostile}" if hostile else ""))
 
 
 def secret_scan_line(report: dict[str, Any]) -> str:
     scan = report["run_cards"]["secret_scan"]
-    return (f"Secret-text scan: {mib(scan['text_bytes'])} MiB of card text against {scan['secrets']:,} secrets in "
+    line = (f"Secret-text scan: {mib(scan['text_bytes'])} MiB of card text against {scan['secrets']:,} secrets in "
             f"{scan['seconds']:.2f} s (index built in {scan['build_seconds']:.2f} s)")
+    card = report["run_cards"].get("card_scan")
+    if card is not None:
+        line += (f"; the ingest's card, every row public, against {card['secret_texts']:,} secret texts in "
+                 f"{card['seconds']:.2f} s")
+    return line
+
+
+def hostile_section(report: dict[str, Any]) -> str:
+    """Hostile run-card bodies (runs before this measurement have none: nothing is shown)."""
+    hostile = report["run_cards"].get("hostile")
+    if hostile is None:
+        return ""
+    rows = [(m["body"], mib(m["bytes"]), m["answer"], f"{m['seconds']:.2f}", mib(m["peak_rss_growth_bytes"]),
+             "—" if m["peak_rss_growth_bytes"] is None else f"{m['peak_rss_growth_bytes'] / hostile['max_bytes']:.1f}×")
+            for m in hostile["measurements"]]
+    header = ("body", "MiB", "answer", "seconds", "RSS +MiB", "÷ largest card")
+    return (f"Hostile run-card bodies read as a submission is read (largest card {mib(hostile['max_bytes'])} MiB, "
+            f"{hostile['max_values']:,} JSON values):\n" + aligned(header, rows))
 
 
 def http_section(report: dict[str, Any]) -> str:
@@ -836,6 +862,11 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
         ("JSON corpus import: peak memory ÷ file size", "≤ 3×", json_import["memory_times_file"], lambda v: v <= 3,
          "{:.1f}×"),
     ]
+    hostile = report["run_cards"].get("hostile")
+    if hostile is not None:
+        worst = max((m["peak_rss_growth_bytes"] or 0) for m in hostile["measurements"])
+        found.append(("hostile run-card bodies: peak memory ÷ largest allowed card", "≤ 10×",
+                      worst / hostile["max_bytes"], lambda v: v <= 10, "{:.1f}×"))
     return [{"goal": name, "target": target, "measured": value, "shown": shown.format(value), "met": bool(check(value))}
             for name, target, value, check, shown in found]
 
@@ -967,6 +998,8 @@ def main() -> None:
         docs = Path(args.docs)
         docs.write_text(with_results(docs.read_text(encoding="utf-8"), report), encoding="utf-8")
         print(f"wrote {docs}")
+    if args.gate_check_docs:
+        subprocess.run([sys.executable, str(SCRIPTS / "gate_check.py"), "--docs", args.gate_check_docs], check=True)
 
 
 if __name__ == "__main__":

@@ -267,7 +267,7 @@ def synthetic_items(count: int, speakers: int = RATINGS_PER_ITEM) -> list:
 
 def panel_items(count: int, speakers: int, seed: int) -> list:
     """`count` items each rated by one to three of `speakers` speakers drawn at random (mostly three): the shape
-    the gate's speaker bootstrap and leave-one-speaker-out check work hardest on."""
+    the gate's speaker-aware interval and leave-one-speaker-out check work hardest on."""
     import random
 
     from review.aggregation import ItemObservations, Observation
@@ -354,8 +354,8 @@ def phase_review() -> dict[str, Any]:
     gate = measure(
         GATE_OPERATION, sum(len(item.observations) for item in gate_items),
         lambda: evaluate_gate(aggregate(gate_items, RATINGS_PER_ITEM), GatePolicy()),
-        f"{GATE_ITEMS:,} items rated by up to three of {GATE_SPEAKERS} speakers: aggregation, the two-way "
-        "bootstrap once for the panel and once without each speaker, and the gate")
+        f"{GATE_ITEMS:,} items rated by up to three of {GATE_SPEAKERS} speakers: aggregation, the speaker-aware "
+        "interval for the panel and with each speaker replaced, and the gate")
     measurements.append(gate)
     result = campaign_aggregate(campaign)
     loop, loop_speakers = create_loop_campaign(campaign)
