@@ -41,9 +41,16 @@ lint: install-test
 ## The benchmark report (docs/performance.md): the rating loop, leaderboard and decision page under load against a
 ## bare view, import vs COPY, ingest vs sacrebleu, memory, queries per page, in interleaved rounds; drops and
 ## creates PostgreSQL champollion_bench (BENCH_DATABASE_URL); needs wrk (apt-get install wrk). Prints the goals
-## and tables, writes bench/results.json and the results block of docs/performance.md.
+## and tables, writes bench/results.json and the results block of docs/performance.md; then runs the gate's
+## calibration suite (gate-check below).
 bench: install-test
-	$(BIN)/python scripts/bench.py --docs docs/performance.md $(BENCH_ARGS)
+	$(BIN)/python scripts/bench.py --docs docs/performance.md --gate-check-docs docs/validation-gate.md $(BENCH_ARGS)
+
+## The Deployable validation gate's calibration suite: every design the campaign form allows, simulated through the
+## real aggregation and gate (false passes at the threshold, coverage, the chance of a pass); writes
+## bench/gate_check.json and the generated table of docs/validation-gate.md. About five minutes on two cores.
+gate-check: install
+	$(BIN)/python scripts/gate_check.py --docs docs/validation-gate.md $(GATE_CHECK_ARGS)
 
 ## Refresh the French (Canada) catalogs from the code and compile them (needs GNU gettext: apt-get install gettext).
 ## Translations are written by hand in locale/fr_CA/LC_MESSAGES/*.po; the suite fails on any string left untranslated.
