@@ -102,7 +102,10 @@ class Discrepancy:
         return f"{self.path}: {self.message}"
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        if found["entry"] is None:
+            del found["entry"]
+        return found
 
 
 # ---------------------------------------------------------------------------------------------------------

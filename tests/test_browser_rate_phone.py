@@ -230,7 +230,7 @@ def touch_page(browser):  # noqa: F811 - the browser fixture
 
 
 def test_tapping_undo_after_the_rating_was_sent_withdraws_it(live_server, touch_page, steward, governance_user):
-    page = touch_page
+    page = touch_page  # noqa: F811 - a page, not the fixture
     speaker = speakers(steward, 1)[0]
     campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
     sign_in(page, live_server.url, speaker)
@@ -255,7 +255,7 @@ def test_tapping_undo_after_the_rating_was_sent_withdraws_it(live_server, touch_
 
 def test_tapping_undo_while_the_rating_is_still_on_the_phone_takes_it_back(live_server, touch_page, steward,
                                                                            governance_user):
-    page = touch_page
+    page = touch_page  # noqa: F811 - a page, not the fixture
     speaker = speakers(steward, 1)[0]
     campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
     sign_in(page, live_server.url, speaker)
@@ -276,7 +276,7 @@ def test_tapping_undo_while_the_rating_is_still_on_the_phone_takes_it_back(live_
 
 def test_a_tap_that_comes_as_the_next_item_appears_is_not_counted_and_the_page_says_so(live_server, touch_page,
                                                                                      steward, governance_user):
-    page = touch_page
+    page = touch_page  # noqa: F811 - a page, not the fixture
     speaker = speakers(steward, 1)[0]
     campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
     sign_in(page, live_server.url, speaker)
