@@ -266,8 +266,11 @@ def with_repeats(order: list[int], repeats: int, controls: set[int]) -> list[tup
 
 
 def open_load(campaign: Campaign) -> dict[int, int]:
-    """Open assignments per active pool speaker (zero included): what reassignment balances."""
-    load = {pk: 0 for pk in campaign.pool.filter(left_at__isnull=True).values_list("user_id", flat=True)}
+    """Open assignments per active pool speaker (zero included): what reassignment balances. A speaker whose ratings
+    governance staff left out gets no new item while they are."""
+    left_out = SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True).values("speaker_id")
+    load = {pk: 0 for pk in campaign.pool.filter(left_at__isnull=True).exclude(user_id__in=left_out)
+            .values_list("user_id", flat=True)}
     for speaker_pk in (campaign.assignments.filter(state=Assignment.State.OPEN, is_repeat=False)
                        .values_list("speaker_id", flat=True)):
         if speaker_pk in load:
@@ -803,7 +806,9 @@ def record_ratings_export(*, actor: User, campaign: Campaign, file_format: str, 
 @transaction.atomic
 def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: str) -> SpeakerExclusion:
     """Leave a speaker's ratings out of the campaign's figures and recommendation, with governance staff's written
-    reason (audited). The ratings are kept; the decision page shows the recommendation both ways."""
+    reason (audited). The ratings are kept; the decision page shows the recommendation both ways. While the campaign
+    is not closed, coverage is restored at once: the items their counted ratings covered and those still open for
+    them go to the rest of the pool, and they are given no new item while left out (open_load)."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     reason = checked_reason(reason)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -817,10 +822,31 @@ def exclude_speaker(*, actor: User, campaign: Campaign, speaker: User, reason: s
         raise ReviewError(_("This speaker's ratings are already left out."), "speaker")
     exclusion = SpeakerExclusion.objects.create(campaign=campaign, speaker=speaker, reason=reason,
                                                 excluded_by=actor)
+    released, reassigned = 0, 0
+    if campaign.status != Campaign.Status.CLOSED:
+        released, reassigned = restore_coverage_without(campaign, speaker)
     record_event(AuditAction.SPEAKER_EXCLUDED, actor=actor, organization=campaign.organization, obj=campaign,
-                 details={"speaker": speaker.email, "reason": exclusion.reason})
+                 details={"speaker": speaker.email, "reason": exclusion.reason, "released": released,
+                          "reassigned": reassigned})
     refresh_summary_after_commit(campaign)
     return exclusion
+
+
+def restore_coverage_without(campaign: Campaign, speaker: User) -> tuple[int, int]:
+    """(items released, items reassigned): the speaker's open assignments are released, and every sampled item
+    whose counted rating (or open showing) was theirs goes to the least-loaded other speaker who never held it, so
+    that each keeps the number of counted ratings the campaign asks for."""
+    open_rows = list(Assignment.objects.select_for_update(of=("self",)).filter(
+        campaign=campaign, speaker=speaker, state=Assignment.State.OPEN).values_list("pk", "item_id", "is_repeat",
+                                                                                      "item__is_control"))
+    Assignment.objects.filter(pk__in=[row[0] for row in open_rows], state=Assignment.State.OPEN).update(
+        state=Assignment.State.RELEASED)
+    rated = Rating.objects.filter(assignment__campaign=campaign, speaker=speaker, is_current=True,
+                                  withdrawn_at__isnull=True, withdrawal__isnull=True, assignment__is_repeat=False,
+                                  assignment__item__is_control=False).exclude(value="cannot_judge")
+    items = set(rated.values_list("assignment__item_id", flat=True))
+    items |= {item for _pk, item, repeat, control in open_rows if not repeat and not control}
+    return len(open_rows), reassign_released(campaign, sorted(items))
 
 
 # Celery beat refreshes the stored figures of open campaigns every five minutes; without beat (`make run`) nothing

@@ -444,3 +444,29 @@ def test_two_cant_judge_answers_on_one_item_at_once_give_it_to_two_different_spe
     assert errors == []
     stand_ins = Assignment.objects.filter(item=item, state="open")
     assert stand_ins.count() == 2 and len(set(stand_ins.values_list("speaker_id", flat=True))) == 2
+
+
+def test_leaving_a_speaker_out_gives_their_items_to_the_rest_of_the_pool_at_once(card, governance_user, pool):
+    campaign = open_campaign(card, governance_user, pool, sample_size=12, ratings_per_item=3)
+    left_out = pool[0]
+    mine = list(Assignment.objects.filter(campaign=campaign, speaker=left_out, state="open",
+                                          item__is_control=False, is_repeat=False).select_related("speaker"))
+    for assignment in mine[:4]:
+        submit(assignment, "excellent")
+    rated_items = {assignment.item_id for assignment in mine[:4]}
+    open_items = {assignment.item_id for assignment in mine[4:]}
+    services.exclude_speaker(campaign=campaign, actor=governance_user, speaker=left_out,
+                             reason="Rated every output excellent without reading it.")
+
+    assert not Assignment.objects.filter(campaign=campaign, speaker=left_out, state="open").exists()
+    for item in rated_items | open_items:
+        holders = Assignment.objects.filter(campaign=campaign, item_id=item, state__in=["open", "rated"]).exclude(
+            speaker=left_out)
+        assert holders.count() == 3, "each item is back to three speakers whose ratings count"
+    event = AuditEvent.objects.get(action="review.speaker_excluded")
+    assert event.details["released"] == len(open_items) and event.details["reassigned"] == len(rated_items | open_items)
+    # While left out, the speaker gets nothing new when another speaker skips an item.
+    other = Assignment.objects.filter(campaign=campaign, state="open").exclude(speaker=left_out).select_related(
+        "speaker").first()
+    submit(other, "cannot_judge")
+    assert not Assignment.objects.filter(campaign=campaign, speaker=left_out, state="open").exists()

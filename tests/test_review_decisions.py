@@ -197,7 +197,11 @@ def test_governance_leaves_a_flagged_speaker_out_with_a_reason_and_sees_the_reco
     exclusion = SpeakerExclusion.objects.get()
     assert (exclusion.speaker, exclusion.excluded_by, exclusion.included_at) == (harsh, governance_user, None)
     event = AuditEvent.objects.get(action="review.speaker_excluded")
-    assert event.details == {"speaker": harsh.email, "reason": "Rated every output reject, control items included."}
+    # Each item harsh rated goes to the one speaker of the pool who never held it: coverage is restored.
+    harsh_items = Rating.objects.filter(speaker=harsh, assignment__item__is_control=False,
+                                        assignment__is_repeat=False).count()
+    assert event.details == {"speaker": harsh.email, "reason": "Rated every output reject, control items included.",
+                             "released": 0, "reassigned": harsh_items}
     after = campaign_aggregate(campaign)
     assert harsh.pk not in {s.speaker_id for s in after.speakers}
     assert after.campaign.rating_count < before.campaign.rating_count
