@@ -4,27 +4,41 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test lint install install-test migrate demo bench gate-check check-deploy worker beat clean messages
+.PHONY: run test lint install install-test migrate demo bench gate-check check-deploy worker beat clean messages print-site-base-url
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# The pinned dependencies of pyproject.toml (and of an extra, e.g. `test`), one per line: the project itself is an
+# application run from its checkout, not a package to build and install (which only printed setuptools warnings).
+REQUIREMENTS = $(BIN)/python -c 'import sys, tomllib; project = tomllib.load(open("pyproject.toml", "rb"))["project"]; 	print("\n".join(project["dependencies"] + [p for extra in sys.argv[1:] for p in project["optional-dependencies"][extra]]))'
+
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(REQUIREMENTS) > $(VENV)/requirements.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
 
 install-test: $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(REQUIREMENTS) test > $(VENV)/requirements-test.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements-test.txt
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
+
+# The address links in e-mails and printed invitations point to (the demo's too).
+SITE_BASE_URL ?= http://127.0.0.1:$(PORT)
+export SITE_BASE_URL
+
+print-site-base-url:
+	@echo "$$SITE_BASE_URL"
 
 demo: migrate
 	$(BIN)/python manage.py load_demo
 
 ## Install, migrate, load the human-authored demo data and serve on http://127.0.0.1:$(PORT)/
 run: demo
-	SITE_BASE_URL=$${SITE_BASE_URL:-http://127.0.0.1:$(PORT)} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	@echo "Open $(SITE_BASE_URL)/ (demo accounts: README.md)."
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 ## Install test dependencies, check the code (lint) and run the whole suite (DATABASE_URL / CELERY_BROKER_URL
 ## select PostgreSQL / Redis)

@@ -1,11 +1,30 @@
-"""`make run PORT=…` serves on that port, and the links its e-mails carry point there too (issue 12, part 7)."""
+"""`make run PORT=…` serves on that port, and the links its e-mails and the demo's printed invitations carry point
+there too; installing prints nothing alarming (the application is not built as a package)."""
 
 import subprocess
 
 
+def make_plan(*arguments: str) -> str:
+    return subprocess.run(["make", "-n", *arguments], capture_output=True, text=True, check=True).stdout
+
+
 def test_make_run_derives_the_site_address_from_the_port(monkeypatch):
     monkeypatch.delenv("SITE_BASE_URL", raising=False)
-    plan = subprocess.run(["make", "-n", "run", "PORT=8123"], capture_output=True, text=True, check=True).stdout
-    serve = next(line for line in plan.splitlines() if "runserver" in line)
-    assert "runserver 127.0.0.1:8123" in serve
-    assert "SITE_BASE_URL=${SITE_BASE_URL:-http://127.0.0.1:8123}" in serve
+    plan = make_plan("run", "PORT=8123")
+    assert "runserver 127.0.0.1:8123" in next(line for line in plan.splitlines() if "runserver" in line)
+    assert "Open http://127.0.0.1:8123/" in plan
+    # Every command make runs sees the address, load_demo's printed links included.
+    printed = subprocess.run(["make", "--no-print-directory", "-s", "PORT=8104", "print-site-base-url"],
+                             capture_output=True, text=True)
+    assert printed.stdout.strip() == "http://127.0.0.1:8104", printed.stdout + printed.stderr
+
+
+def test_an_address_given_by_the_environment_wins(monkeypatch):
+    monkeypatch.setenv("SITE_BASE_URL", "https://review.example.org")
+    assert "Open https://review.example.org/" in make_plan("run")
+
+
+def test_installing_never_builds_the_application_as_a_package():
+    for target in ("install", "install-test"):
+        plan = make_plan(target)
+        assert "pip install" in plan and " -e " not in plan and "pip install --quiet ." not in plan
