@@ -26,6 +26,7 @@ from .resources import (
     COLUMNS,
     CONTENT_TYPES,
     EXPORT_FORMATS,
+    NEW_ENTRY_COLUMNS,
     REQUIRED_COLUMNS,
     export_entries,
 )
@@ -65,7 +66,7 @@ def render_import_page(request, version, *, form=None, preview=None, file_proble
             "refusal": refusal,
             "filename": filename,
             "columns": COLUMNS,
-            "required_columns": REQUIRED_COLUMNS,
+            "required_columns": REQUIRED_COLUMNS, "new_entry_columns": NEW_ENTRY_COLUMNS,
             "max_bytes": settings.CORPUS_MAX_UPLOAD_BYTES,
         },
         status=status,

@@ -43,7 +43,9 @@ COLUMNS = (
     "id", "source", "reference", "segment", "difficulty", "provenance", "register", "context", "domain",
     "morphological_analysis", "notes", "variant_class",
 )
-REQUIRED_COLUMNS = ("id", "source", "reference")
+# An update names its entry by id and changes only the columns the file has; a new entry also needs its texts.
+REQUIRED_COLUMNS = ("id",)
+NEW_ENTRY_COLUMNS = ("source", "reference")
 FORMATS = ("csv", "xlsx")
 EXPORT_FORMATS = ("csv", "xlsx", "json")
 CONTENT_TYPES = {

@@ -331,8 +331,8 @@ def test_version_page_links_to_import_for_curators_only_and_to_exports_for_all(c
         (b"", "csv", "the file is empty"),
         (b"   \n", "csv", "the file is empty"),
         ("id,source,reference\n1,caf\xe9,x\n".encode("latin-1"), "csv", "not valid UTF-8"),
-        (b"id,source,notes\n1,a,b\n", "csv", "missing required column: reference"),
-        (b"identifier,text\n1,a\n", "csv", "missing required columns: id, source, reference"),
+        (b"id,source,notes\n99,a,b\n", "csv", "reference"),  # a new entry needs its reference
+        (b"identifier,text\n1,a\n", "csv", "missing required column: id"),
         (b"id,source,reference,source\n1,a,b,c\n", "csv", "named more than once: source"),
         (b"id,source,reference\n", "csv", "no entries below it"),
         (b"id,source,reference\n1,a,b\n", "xlsx", "not an XLSX workbook"),
@@ -557,3 +557,16 @@ def test_apply_runs_no_query_per_row(steward):
     assert version.entry_count == 2000 and version.sha256 == content_sha256(version)
     assert version.entries.get(entry_id="7").source == "edited 7"
     assert version.entries.get(entry_id="2000").position == 1999
+
+
+def test_an_update_file_needs_only_the_id_and_the_columns_it_changes(client, curator, public_version):
+    """The page's help says only the present columns are updated: a file of `id` and `notes` updates the notes."""
+    client.force_login(curator)
+    before = {row.entry_id: (row.source, row.reference) for row in public_version.entries.all()}
+    response = upload(client, public_version, "id,notes\n1,Checked with the elders in May.\n".encode(), "csv")
+    preview = response.context["preview"]
+    assert response.status_code == 200 and preview.is_valid and not preview.problems
+    assert confirm(client, public_version, preview.staged.pk).status_code == 302
+    entry = public_version.entries.get(entry_id="1")
+    assert entry.notes == "Checked with the elders in May."
+    assert {row.entry_id: (row.source, row.reference) for row in public_version.entries.all()} == before

@@ -574,3 +574,12 @@ def test_withdrawn_json_body_for_scripts(client, dataset, governance_user):
         "The dataset test-en-crk was withdrawn by its community: Steward Nation revoked its consent to public "
         "release of the development and diagnostic segments, so its entries are no longer available here. "
         "Nothing was deleted.")}
+
+
+def test_the_form_says_one_of_document_and_reference_is_required(client, dataset, governance_user):
+    client.force_login(governance_user)
+    page = " ".join(client.get(consent_url(dataset["dataset"])).content.decode().split())
+    assert "Supporting document: upload it, give a reference to it, or both (one of the two is required)" in page
+    for label in ("Supporting document", "Document reference"):
+        assert f'{label} <span class="optional">' not in page, f"{label} is not optional on its own"
+    assert 'Notes <span class="optional">' in page
