@@ -1,5 +1,5 @@
 """The interface language every page is written in: `lang`/`dir` on <html> and the address of the JavaScript
-catalog, which names language and revision so that browsers may keep it for a day."""
+catalog, which names language, fallbacks and revisions so that browsers may keep it for a day."""
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -23,4 +23,8 @@ def interface_language(request: HttpRequest) -> dict:
     info = getattr(request, "interface_language", None) or language_info(translation.get_language()) \
         or language_info(settings.LANGUAGE_CODE)
     query = f"?language={info.code}&revision={info.revision}.{CATALOG_STAMP}"
+    fallbacks = [found for found in map(language_info, getattr(request, "language_fallbacks", [])) if found]
+    if fallbacks:
+        query += "&fallbacks=" + ",".join(found.code for found in fallbacks)
+        query += "&fallback_revisions=" + ".".join(str(found.revision) for found in fallbacks)
     return {"interface_language": info, "javascript_catalog_url": reverse("javascript-catalog") + query}

@@ -8,6 +8,11 @@ from django.utils import timezone
 
 from organizations.models import Organization
 
+# A BCP 47 language tag in lower case (RFC 5646 §2.1): language (with up to three extended subtags), then optional
+# script, region, variants, extensions, and a private-use part such as "crk-x-ux".
+BCP47_LOWER = (r"^[a-z]{2,3}(-[a-z]{3}){0,3}(-[a-z]{4})?(-([a-z]{2}|[0-9]{3}))?(-([a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*"
+               r"(-[0-9a-wy-z](-[a-z0-9]{2,8})+)*(-x(-[a-z0-9]{1,8})+)?$")
+
 
 class InterfaceLanguage(models.Model):
     """A language a community added for the interface; `revision` grows with every saved translation so that each
@@ -29,8 +34,7 @@ class InterfaceLanguage(models.Model):
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(condition=Q(direction__in=["ltr", "rtl"]), name="interfacelanguage_direction_valid"),
-            models.CheckConstraint(condition=Q(code__regex=r"^[a-z]{2,3}(-[a-z0-9]{2,8})*$"),
-                                   name="interfacelanguage_code_bcp47_lower"),
+            models.CheckConstraint(condition=Q(code__regex=BCP47_LOWER), name="interfacelanguage_code_bcp47_lower"),
         ]
 
     def __str__(self) -> str:
@@ -59,3 +63,17 @@ class InterfaceTranslation(models.Model):
 
     def __str__(self) -> str:
         return self.msgid[:60]
+
+
+# At most this many languages a user falls back on before English, which every string has.
+MAX_FALLBACKS = 2
+
+
+class LanguageFallbacks(models.Model):
+    """The languages a user reads, in order, for the strings their interface language has not translated yet (a
+    speaker choosing Plains Cree, then French: a string the community has not written yet shows in French, not in
+    English). English always comes last."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="language_fallbacks")
+    codes = models.JSONField(default=list, help_text="Interface language codes, in the order they are tried.")
+    updated_at = models.DateTimeField(default=timezone.now)

@@ -7,13 +7,16 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
+from django.utils.translation import trans_real
 
 from organizations.models import Organization
 
 from .catalog import SourceString, rater_facing_strings
-from .models import InterfaceLanguage, InterfaceTranslation
+from .models import InterfaceLanguage, InterfaceTranslation, LanguageFallbacks
 
 COMMUNITY_LANGUAGES_KEY = "languages:community:v1"
+# A visitor's fallback languages, in order, comma-separated (a signed-in user's are on their account).
+FALLBACKS_COOKIE = "champollion_language_fallbacks"
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,27 @@ def language_info(code: str) -> LanguageInfo | None:
     return community_languages().get(code)
 
 
+def active_fallbacks() -> tuple[str, ...]:
+    """The languages the active translation falls back on before English (languages.activation)."""
+    return getattr(getattr(trans_real._active, "value", None), "fallback_codes", ())  # type: ignore[attr-defined]
+
+
 def language_cache_key() -> str:
     """The active interface language as a cache key part: a community language's revision is in it, so a page
-    cached before its translations changed is not served after."""
+    cached before its translations changed is not served after, and so are the languages it falls back on."""
     code = translation.get_language() or settings.LANGUAGE_CODE
     info = language_info(code)
-    return f"{code}.{info.revision}" if info is not None else code
+    key = f"{code}.{info.revision}" if info is not None else code
+    for fallback in active_fallbacks():
+        found = language_info(fallback)
+        key += f">{fallback}.{found.revision if found is not None else 0}"
+    return key
+
+
+def stored_fallbacks(user) -> list[str] | None:
+    """The user's own fallback languages, in order; None when they never chose any."""
+    found = LanguageFallbacks.objects.filter(user=user).values_list("codes", flat=True).first()
+    return None if found is None else [code for code in found if isinstance(code, str)]
 
 
 def language_choices() -> list[LanguageInfo]:

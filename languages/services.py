@@ -5,8 +5,10 @@ web process rebuilds that language's catalog on its next request."""
 import operator
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import reduce
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q
@@ -20,10 +22,10 @@ from organizations.models import AuditAction, Organization
 from organizations.permissions import require
 
 from .catalog import SourceString, rater_facing_strings
-from .models import InterfaceLanguage, InterfaceTranslation
+from .models import BCP47_LOWER, MAX_FALLBACKS, InterfaceLanguage, InterfaceTranslation, LanguageFallbacks
 from .selectors import COMMUNITY_LANGUAGES_KEY, language_info, shipped_languages
 
-CODE_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})*$")
+CODE_PATTERN = re.compile(BCP47_LOWER)
 PLACEHOLDER = re.compile(r"%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|%[sd]")
 TAG = re.compile(r"<[^<>]*>")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -53,8 +55,9 @@ def add_interface_language(*, actor: User, organization: Organization, code: str
     code = code.strip().lower().replace("_", "-")
     name = " ".join(name.split())
     if not CODE_PATTERN.match(code) or len(code) > 35:
-        raise ApplicationError(_("Enter a BCP 47 language tag such as “crk” or “oj-ca”: two or three letters, then "
-                                 "optional parts of 2 to 8 letters or digits after hyphens."), "code")
+        raise ApplicationError(_("Enter a BCP 47 language tag such as “crk”, “oj-ca”, “crk-cans” or “crk-x-ux”: "
+                                 "two or three letters, then optional script, region, variant and private-use "
+                                 "parts after hyphens."), "code")
     if code.split("-")[0] in {shipped.split("-")[0] for shipped in shipped_languages()}:
         raise ApplicationError(_("“%(code)s” is a language the interface already ships with.") % {"code": code},
                                "code")
@@ -153,9 +156,37 @@ def save_interface_translations(*, actor: User, language: InterfaceLanguage,
 
 
 @transaction.atomic
-def choose_interface_language(*, user: User, code: str) -> None:
-    """Remember the user's interface language on their account, so every device they sign in on speaks it."""
+def checked_fallbacks(code: str, fallbacks: Sequence[str]) -> list[str]:
+    """The fallback languages of `code` as they are kept: each an interface language other than `code` and English,
+    none twice, at most MAX_FALLBACKS; a refusal names the field."""
+    kept: list[str] = []
+    for position, fallback in enumerate(fallbacks, 1):
+        field = f"fallback_{position}"
+        if not fallback:
+            continue
+        if language_info(fallback) is None:
+            raise ApplicationError(_("“%(code)s” is not an interface language here.") % {"code": fallback[:40]},
+                                   field)
+        if fallback == code or fallback in kept:
+            raise ApplicationError(_("Choose each language once: a text missing in one is looked for in the next."),
+                                   field)
+        if fallback != settings.LANGUAGE_CODE:
+            kept.append(fallback)
+    if len(kept) > MAX_FALLBACKS:
+        raise ApplicationError(_("At most %(count)s languages before English.") % {"count": MAX_FALLBACKS},
+                               f"fallback_{MAX_FALLBACKS + 1}")
+    return kept
+
+
+def choose_interface_language(*, user: User, code: str, fallbacks: Sequence[str] = ()) -> list[str]:
+    """Remember the user's interface language, and the languages to fall back on before English for the strings it
+    has not translated yet, on their account, so every device they sign in on speaks them. Returns the fallbacks
+    kept."""
     if language_info(code) is None:
         raise ApplicationError(_("“%(code)s” is not an interface language here.") % {"code": code}, "language")
-    User.objects.filter(pk=user.pk).update(interface_language=code)
+    kept = checked_fallbacks(code, fallbacks)
+    with transaction.atomic():
+        User.objects.filter(pk=user.pk).update(interface_language=code)
+        LanguageFallbacks.objects.update_or_create(user=user, defaults={"codes": kept, "updated_at": timezone.now()})
     user.interface_language = code
+    return kept

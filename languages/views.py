@@ -16,7 +16,7 @@ from organizations.permissions import permitted
 
 from . import selectors, services
 from .forms import AddLanguageForm
-from .models import InterfaceLanguage
+from .models import MAX_FALLBACKS, InterfaceLanguage
 
 
 def safe_next(request, fallback: str = "/") -> str:
@@ -27,27 +27,39 @@ def safe_next(request, fallback: str = "/") -> str:
 
 
 def choose_language(request):
-    """Everyone picks the interface language here; a signed-in user's choice is kept on their account."""
+    """Everyone picks the interface language here, and the languages a text not yet written in it falls back on
+    (before English); a signed-in user's choice is kept on their account, a visitor's in cookies."""
     choices = selectors.language_choices()
     current = request.LANGUAGE_CODE
+    fallbacks = list(getattr(request, "language_fallbacks", []))
+    context = {"choices": choices, "current": current, "next": safe_next(request),
+               "fallback_fields": fallback_fields(fallbacks)}
     if request.method == "POST":
         code = request.POST.get("language", "")
+        wanted = [request.POST.get(f"fallback_{position}", "") for position in range(1, MAX_FALLBACKS + 1)]
         try:
             if selectors.language_info(code) is None:
                 raise ApplicationError(_("Choose one of the languages listed."), "language")
             if request.user.is_authenticated:
-                services.choose_interface_language(user=request.user, code=code)
+                kept = services.choose_interface_language(user=request.user, code=code, fallbacks=wanted)
+            else:
+                kept = services.checked_fallbacks(code, wanted)
         except ApplicationError as error:
-            return render(request, "languages/choose.html", {
-                "choices": choices, "current": current, "next": safe_next(request), "error": error.message,
-            }, status=400)
+            return render(request, "languages/choose.html", context | {
+                "current": code or current, "fallback_fields": fallback_fields(wanted),
+                "error": error.message, "error_field": error.field}, status=400)
         response = redirect(safe_next(request))
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, code, max_age=365 * 24 * 60 * 60,
-                            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
-                            secure=settings.SESSION_COOKIE_SECURE, httponly=True)
+        for name, value in ((settings.LANGUAGE_COOKIE_NAME, code), (selectors.FALLBACKS_COOKIE, ",".join(kept))):
+            response.set_cookie(name, value, max_age=365 * 24 * 60 * 60, samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                                secure=settings.SESSION_COOKIE_SECURE, httponly=True)
         return response
-    return render(request, "languages/choose.html", {"choices": choices, "current": current,
-                                                     "next": safe_next(request)})
+    return render(request, "languages/choose.html", context)
+
+
+def fallback_fields(chosen: list[str]) -> list[tuple[str, str]]:
+    """(field name, chosen code or "") of each fallback select, in order."""
+    return [(f"fallback_{position}", chosen[position - 1] if position <= len(chosen) else "")
+            for position in range(1, MAX_FALLBACKS + 1)]
 
 
 def governed_organization(request, slug: str) -> Organization:

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from corpus.language_pairs import version_pair_key
 from leaderboard.models import TierBands
 from leaderboard.services import TIER_BAND_FIELDS, organization_pairs
-from leaderboard.verification import DEFAULT_TIER_BANDS
+from leaderboard.verification import DEFAULT_TIER_BANDS, TIER_NAMES
 from organizations.models import Organization
 
 from .models import Campaign, Decision, GatePolicy
 from .selectors import STANDARD_1, campaign_aggregate, shown_chrf, shown_composite, stored_gate_policy
 
 WIDTH, HEIGHT = 600, 300
-LEFT, RIGHT, TOP, BOTTOM = 48, 16, 12, 40
+LEFT, RIGHT, TOP, BOTTOM = 48, 16, 28, 40
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def calibration_page(organization: Organization) -> list[dict]:
         pages.append({
             "calibration": found, "fields": TIER_BAND_FIELDS,
             "composite_chart": scatter(found.composite_points, top=1.0, usable_threshold=threshold,
-                                       verticals=[(found.bands[name], name) for name in TIER_BAND_FIELDS]),
+                                       verticals=[(found.bands[name], TIER_NAMES[name]) for name in TIER_BAND_FIELDS]),
             "chrf_chart": scatter(found.chrf_points, top=100.0, usable_threshold=threshold,
                                   verticals=[(trigger, "trigger")] if trigger is not None else []),
         })

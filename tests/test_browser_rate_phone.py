@@ -356,3 +356,51 @@ def test_the_rating_page_in_each_of_its_states_passes_axe(live_server, page, ste
     blocking = [(label, v) for label, v in found if v["impact"] in BLOCKING_IMPACTS]
     print("\n".join(line for label, v in found for line in describe(label, [v])) or "axe: no violations")
     assert not blocking, "\n".join(line for label, v in blocking for line in describe(label, [v]))
+
+
+def test_a_larger_text_size_is_remembered_on_the_device_and_the_page_still_fits(live_server, touch_page, steward,
+                                                                               governance_user):
+    page = touch_page  # noqa: F811 - a page, not the fixture
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
+    sign_in(page, live_server.url, speaker)
+    open_rating_page(page, live_server.url, campaign)
+    normal = page.locator(".text.source").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    control = page.get_by_role("group", name="Text size on this device")
+    control.get_by_role("button", name="larger").tap()
+    expect(control.get_by_role("button", name="larger")).to_have_attribute("aria-pressed", "true")
+    larger = page.locator(".text.source").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert larger >= normal * 1.4
+    open_rating_page(page, live_server.url, campaign)  # another page load: still larger
+    assert page.evaluate("document.documentElement.classList.contains('text-larger')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONES["360x740"]["width"]
+    for index in range(4):
+        box = page.locator("button.rating").nth(index).bounding_box()
+        assert box["width"] <= PHONES["360x740"]["width"] and box["height"] >= 48
+    screenshot(page, "rate-text-larger-360", PHONES["360x740"])
+
+
+def test_a_community_languages_longer_words_never_push_the_top_bar_off_a_phone(live_server, touch_page, steward,
+                                                                               governance_user):
+    from languages.models import InterfaceTranslation
+    from languages.services import add_interface_language
+
+    page = touch_page  # noqa: F811 - a page, not the fixture
+    cree = add_interface_language(actor=governance_user, organization=steward, code="crk", name="nēhiyawēwin")
+    for msgid, msgstr in (("Your reviews", "kitaskîhkêwina kahkiyaw ê-kî-kitâpahtaman"),
+                          ("Instructions", "«crk» kiskinohamâkêwina"),
+                          ("%(done)s of %(total)s rated", "%(done)s ohci %(total)s kîsi-kitâpahtamihk")):
+        InterfaceTranslation.objects.create(language=cree, msgid=msgid, msgstr=msgstr, updated_by=governance_user)
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=4)
+    sign_in(page, live_server.url, speaker)
+    page.context.add_cookies([{"name": "champollion_language", "value": "crk", "url": live_server.url}])
+    open_rating_page(page, live_server.url, campaign)
+    expect(page.locator("[data-progress-text]")).to_contain_text("kîsi-kitâpahtamihk")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONES["360x740"]["width"]
+    for target in ("a.rate-back", "details.rate-instructions > summary", "[data-progress-text]"):
+        box = page.locator(target).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONES["360x740"]["width"], f"{target} runs off"
+    line = page.locator("[data-progress-text]").evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
+    assert page.locator("[data-progress-text]").bounding_box()["height"] <= 2.2 * line, "the count wraps to 3 lines"
+    screenshot(page, "rate-community-language-360", PHONES["360x740"])

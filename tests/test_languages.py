@@ -90,6 +90,8 @@ def test_governance_adds_a_language_from_the_page(client, governance_user, stewa
     ("en-ca", "English", "already ships with"),
     ("c", "x", "BCP 47"),
     ("crk_CA!", "x", "BCP 47"),
+    ("crk-x", "x", "BCP 47"),  # a private-use part needs its subtag
+    ("crk--ux", "x", "BCP 47"),
     ("crk", "", "This field is required"),
     ("crk", "a\x00b", "Null characters are not allowed"),
     ("crk", "a\x07b", "Give the language"),
@@ -217,3 +219,78 @@ def test_a_cached_page_follows_a_changed_translation(client, governance_user, st
     client.logout()
     client.post(reverse("languages:choose"), {"language": "crk"})
     assert ">kiskinowâcihcikana<" in client.get(reverse("leaderboard:leaderboard")).content.decode()
+
+
+@pytest.mark.parametrize("code", ["crk-x-ux", "crk-cans", "oj-ca", "crk-cans-ca-x-y", "zh-yue"])
+def test_any_well_formed_tag_is_accepted_private_use_included(client, governance_user, steward, code):
+    client.force_login(governance_user)
+    response = client.post(reverse("languages:community_languages", args=[steward.slug]),
+                           {"code": code.upper(), "name": "nēhiyawēwin (ux)", "direction": "ltr"})
+    assert response.status_code == 302, response.content.decode()[:300]
+    assert InterfaceLanguage.objects.get().code == code
+
+
+# ------------------------------------------------------------------ falling back along the reader's own languages
+
+def translate_sign_in(cree, governance_user):
+    InterfaceTranslation.objects.create(language=cree, msgid="Sign in", msgstr="pîhtokwê", updated_by=governance_user)
+    InterfaceLanguage.objects.filter(pk=cree.pk).update(revision=cree.revision + 1)
+    from django.core.cache import cache
+
+    from languages.selectors import COMMUNITY_LANGUAGES_KEY
+
+    cache.delete(COMMUNITY_LANGUAGES_KEY)
+
+
+def test_a_visitor_falls_back_on_french_before_english(client, governance_user, cree):
+    translate_sign_in(cree, governance_user)
+    response = client.post(reverse("languages:choose"), {"language": "crk", "fallback_1": "fr-ca"})
+    assert response.status_code == 302
+    assert response.cookies["champollion_language_fallbacks"].value == "fr-ca"
+    page = client.get(reverse("leaderboard:leaderboard")).content.decode()
+    assert '<html lang="crk"' in page and ">pîhtokwê<" in page  # the community's own string
+    assert "Classement" in page and ">Leaderboard<" not in page  # not written yet: French, not English
+    assert "fallbacks=fr-ca" in page  # the script catalog falls back the same way
+    script = client.get(reverse("javascript-catalog"), {"language": "crk", "fallbacks": "fr-ca"}).content.decode()
+    assert "Toutes vos \\u00e9valuations sont enregistr\\u00e9es." in script
+
+
+def test_pages_cached_for_one_chain_are_never_served_for_another(client, governance_user, cree):
+    from django.test import Client
+
+    translate_sign_in(cree, governance_user)
+    english_after = Client()
+    english_after.post(reverse("languages:choose"), {"language": "crk"})
+    assert ">Leaderboard<" in english_after.get(reverse("leaderboard:leaderboard")).content.decode()
+    client.post(reverse("languages:choose"), {"language": "crk", "fallback_1": "fr-ca"})
+    assert ">Leaderboard<" not in client.get(reverse("leaderboard:leaderboard")).content.decode()
+    assert ">Leaderboard<" in english_after.get(reverse("leaderboard:leaderboard")).content.decode()
+
+
+def test_a_speakers_chain_is_kept_on_their_account(client, speaker, governance_user, cree):
+    translate_sign_in(cree, governance_user)
+    client.force_login(speaker)
+    client.post(reverse("languages:choose"), {"language": "crk", "fallback_1": "fr-ca", "fallback_2": ""})
+    assert speaker.language_fallbacks.codes == ["fr-ca"]
+    client.cookies.clear()
+    client.force_login(speaker)
+    page = client.get(reverse("review:queue")).content.decode()
+    assert '<html lang="crk"' in page and "Vos évaluations" in page
+    chooser = client.get(reverse("languages:choose")).content.decode()
+    assert '<option value="fr-ca" lang="fr-ca" selected>' in chooser
+
+
+@pytest.mark.parametrize(("fallbacks", "field", "message"), [
+    ({"fallback_1": "xx-unknown"}, "fallback_1", "is not an interface language"),
+    ({"fallback_1": "crk"}, "fallback_1", "Choose each language once"),
+    ({"fallback_1": "fr-ca", "fallback_2": "fr-ca"}, "fallback_2", "Choose each language once"),
+])
+def test_a_bad_chain_is_refused_naming_the_field(client, speaker, cree, fallbacks, field, message):
+    from languages.models import LanguageFallbacks
+
+    client.force_login(speaker)
+    response = client.post(reverse("languages:choose"), {"language": "crk", **fallbacks})
+    page = response.content.decode()
+    assert response.status_code == 400 and message in page
+    assert f'id="{field}" aria-invalid="true"' in page
+    assert not LanguageFallbacks.objects.exists() and User.objects.get(pk=speaker.pk).interface_language == ""
