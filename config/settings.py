@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "organizations",
     "languages",
     "corpus",
+    "speakers",
     "leaderboard",
     "review",
     "submissions",

@@ -46,6 +46,7 @@ urlpatterns = [
     path("datasets/", include("corpus.urls")),
     path("leaderboard/", include("leaderboard.urls")),
     path("review/", include("review.urls")),
+    path("speakers/", include("speakers.urls")),
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("organizations.urls")),

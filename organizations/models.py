@@ -168,6 +168,14 @@ class AuditAction(models.TextChoices):
     RUN_CARD_DISQUALIFIED = "run_card.disqualified", "Run card or method disqualified"
     DISQUALIFICATION_LIFTED = "run_card.disqualification_lifted", "Disqualification lifted"
     TIER_BANDS_CHANGED = "tier_bands.changed", "Quality-tier bands changed"
+    SKILL_ATTESTED = "speaker_skill.attested", "Speaker's language skill attested"
+    ATTESTATION_WITHDRAWN = "speaker_skill.attestation_withdrawn", "Attestation of a speaker's language skill withdrawn"
+    PRACTICE_ROUND_CHANGED = "practice.round_changed", "Practice round settings changed"
+    PRACTICE_ITEM_CHANGED = "practice.item_changed", "Practice item written, changed or retired"
+    PRACTICE_PASSED = "practice.passed", "Practice round passed"
+    PRACTICE_FAILED = "practice.failed", "Practice round failed"
+    CONFLICT_DECLARED = "conflict.declared", "Conflict of interest declared"
+    CONFLICT_WITHDRAWN = "conflict.withdrawn", "Declared conflict of interest withdrawn"
 
 
 SITE_CHAIN = "site"

@@ -47,6 +47,7 @@ STEWARD = "the steward organization"
 GOVERNANCE = (Role.GOVERNANCE,)
 GOVERNANCE_STAFF = "governance staff"
 SECRET_READERS = "curators and governance staff"
+SPEAKERS = "speakers"
 
 
 def _denied(who: str, organization_name: str | None) -> Verdict:
@@ -74,6 +75,12 @@ def _secret(user, organization_id: int, proven_org_ids: Callable[[Any], list[int
 def organization_govern(user, organization_id: int, organization_name: str | None = None) -> Verdict:
     """Act as the organization's governance staff (services: campaigns, decisions, terms, transfers)."""
     return _role(user, organization_id, GOVERNANCE, GOVERNANCE_STAFF, organization_name)
+
+
+def organization_speak(user, organization_id: int, organization_name: str | None = None) -> Verdict:
+    """Act as a speaker of the organization (its practice round; vouching, where `speakers.services` also asks that
+    the speaker's own reading of the language is attested)."""
+    return _role(user, organization_id, (Role.SPEAKER,), SPEAKERS, organization_name)
 
 
 def organization_manage(user, organization_id: int, organization_name: str | None = None) -> Verdict:
@@ -112,6 +119,16 @@ PERMISSIONS: dict[str, Callable[[Any, Any], Verdict]] = {
     "method.disqualify": lambda user, method: ALLOWED if user.is_staff else Verdict(
         False, "Only the site's maintainers may disqualify a method; governance staff disqualify its run cards on "
                "their data."),
+    # The speakers' ledger: governance staff attest their speakers' languages and write the practice round; a speaker
+    # of the organization vouches for another (their own attested reading of the language checked by the service)
+    # and takes the practice round.
+    "skill.attest": lambda user, organization: organization_govern(user, organization.pk, organization.name),
+    "skill.vouch": lambda user, organization: organization_speak(user, organization.pk, organization.name),
+    "practice.write": lambda user, organization: organization_govern(user, organization.pk, organization.name),
+    "practice.take": lambda user, organization: organization_speak(user, organization.pk, organization.name),
+    # A declared conflict of interest is withdrawn only by the person who declared it.
+    "conflict.withdraw": lambda user, declaration: ALLOWED if declaration.user_id == user.pk else Verdict(
+        False, "Only the person who declared a conflict of interest may withdraw it."),
 }
 
 
