@@ -313,3 +313,33 @@ class LeaderboardState(models.Model):
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
     stamp = models.CharField(max_length=64)
+
+
+class ConflictDeclaration(models.Model):
+    """Someone's own declaration of a conflict of interest with a run card or a method (they work for its developer,
+    they helped build it, …): while it stands they are never in a review pool of the card (of any card of the
+    method) and never record the decision on it. Withdrawing it sets `withdrawn_at`; the row stays."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    run_card = models.ForeignKey(RunCard, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="conflict_declarations")
+    method = models.ForeignKey(Method, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="conflict_declarations")
+    reason = models.TextField()
+    declared_at = models.DateTimeField(default=timezone.now)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-declared_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(run_card__isnull=False, method__isnull=True)
+                                   | Q(run_card__isnull=True, method__isnull=False),
+                                   name="conflictdeclaration_one_target"),
+            models.CheckConstraint(condition=~Q(reason=""), name="conflictdeclaration_reason_given"),
+            models.UniqueConstraint(fields=["user", "run_card"],
+                                    condition=Q(withdrawn_at__isnull=True, run_card__isnull=False),
+                                    name="conflictdeclaration_one_per_card"),
+            models.UniqueConstraint(fields=["user", "method"],
+                                    condition=Q(withdrawn_at__isnull=True, method__isnull=False),
+                                    name="conflictdeclaration_one_per_method"),
+        ]

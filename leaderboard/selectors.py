@@ -45,7 +45,15 @@ from languages.selectors import language_cache_key
 from organizations.selectors import governance_org_ids, secret_reader_org_ids
 
 from . import ranking
-from .models import Disqualification, LeaderboardState, RunCard, RunCardResult, TierBands
+from .models import (
+    ConflictDeclaration,
+    Disqualification,
+    LeaderboardState,
+    Method,
+    RunCard,
+    RunCardResult,
+    TierBands,
+)
 from .verification import DEFAULT_TIER_BANDS, quality_tier
 
 # The default first: standard/1 is what the harness scores every new run by; legacy-composite cards rank apart.
@@ -235,9 +243,30 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
     order = [F("shown_cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
     validated_method = RunCard.objects.filter(method_id=OuterRef("method_id"), method_id__isnull=False,
                                               community_validated_at__isnull=False)
-    return cards.annotate(method_validated=Exists(validated_method)).select_related(
-        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).order_by("unverified", *order, score_order,
-                                                                            "submitted_at", "pk")
+    return cards.annotate(method_validated=Exists(validated_method)).order_by("unverified", *order, score_order,
+                                                                              "submitted_at", "pk")
+
+
+# What a row shows that the ranking computes (leaderboard's annotations), beside the card's own columns.
+ROW_ANNOTATIONS = ("domain_count", "ranked_domain", "group_size", "method_validated",
+                   *(f"shown_{name}" for name in DOMAIN_METRICS))
+
+
+def ranked_rows(user, cards: QuerySet[RunCard], start: int, stop: int) -> list[RunCard]:
+    """The cards ranked `start` to `stop` with what the ranking computed for them. The ranking itself sorts narrow rows
+    (ids, keys, scores: at 10,000 cards the whole rows spilled the sort to disk); the page's cards are then read
+    whole by id, with their method and dataset."""
+    names = [*ROW_ANNOTATIONS, *(("evaluation_withdrawn",) if governance_org_ids(user) else ())]
+    ranked = list(cards.values("pk", *names)[start:stop])
+    full = RunCard.objects.filter(pk__in=[row["pk"] for row in ranked]).select_related(
+        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).in_bulk()
+    rows = []
+    for row in ranked:
+        card = full[row["pk"]]
+        for name in names:
+            setattr(card, name, row[name])
+        rows.append(card)
+    return rows
 
 
 @dataclass(frozen=True)
@@ -322,13 +351,15 @@ def clustered(query: LeaderboardQuery) -> bool:
     return STANDARDS[query.standard] == "chrf_plus_plus" and query.sort == "primary"
 
 
-def rank_clusters(user, query: LeaderboardQuery) -> dict[str, int]:
-    """Row id → rank cluster (ranking.rank_clusters) over the whole ranking of this filter, in rank order: a row's
-    cluster depends on every row above it. One query reads the rows' per-entry statistics (a domain filter adds one
-    for that domain's entries); nothing of them leaves this function but the cluster numbers."""
+def rank_clusters(user, query: LeaderboardQuery, upto: int) -> dict[str, int]:
+    """Row id → rank cluster (ranking.rank_clusters) of the first `upto` rows of this filter's ranking, in rank order:
+    a row's cluster depends on every row above it, and on nothing below, so a page needs only the rows down to its
+    last (a first page at 10,000 cards costs 50 paired bootstraps, not 10,000). One query reads the rows' per-entry
+    statistics (a domain filter adds one for that domain's entries); nothing of them leaves this function but the
+    cluster numbers."""
     if not clustered(query):
         return {}
-    ranked = list(leaderboard(user, query).values_list("public_id", "dataset_version_id", "chrf_statistics"))
+    ranked = list(leaderboard(user, query).values_list("public_id", "dataset_version_id", "chrf_statistics")[:upto])
     only = None
     if query.domain:
         only = np.fromiter(Entry.objects.filter(version_id__in={version for _, version, _ in ranked},
@@ -405,7 +436,7 @@ def cached_under(stamp: str | None, name: str, compute: Callable[[], Any]) -> An
 
 def ranking_count(user, query: LeaderboardQuery, stamp: str | None) -> int:
     """How many rows a ranking has (the count leaderboard_page caches)."""
-    return cached_under(stamp, f"{filters_key(query)}:count", lambda: leaderboard(user, query).count())
+    return cached_under(stamp, f"{filters_key(query)}:count", lambda: leaderboard(user, query).values("pk").count())
 
 
 def public_stamp(user) -> str | None:
@@ -432,17 +463,19 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
 
     # Built only when something is not cached: building this queryset alone costs more than a cached answer.
     cards = functools.cache(lambda: leaderboard(user, query))
-    paginator = Paginator(range(cached("count", lambda: cards().count())), per_page)
+    paginator = Paginator(range(cached("count", lambda: cards().values("pk").count())), per_page)
     page = paginator.page(number) if strict else paginator.get_page(number)
     offset = (page.number - 1) * per_page
     name = f"rows:{per_page}:{page.number}"
-    # Of the whole ranking, so computed once per filter and stamp, and only when a page's rows are.
-    clusters = functools.cache(lambda: cached("clusters", lambda: rank_clusters(user, query)))
+    # Of the ranking down to this page's last row, and only when a page's rows are computed.
+    clusters = functools.cache(lambda: cached(f"clusters:{offset + per_page}",
+                                              lambda: rank_clusters(user, query, offset + per_page)))
 
     def rows_of_page() -> list[dict[str, Any]]:
         bands = tier_bands()
         return [row_view(card, offset + index, clusters().get(str(card.public_id)) if clustered(query) else None,
-                         bands=bands) for index, card in enumerate(cards()[offset:offset + per_page], 1)]
+                         bands=bands)
+                for index, card in enumerate(ranked_rows(user, cards(), offset, offset + per_page), 1)]
 
     rows = cached(name, rows_of_page) if paginator.count else []
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
@@ -673,3 +706,37 @@ def disqualification_history(*, run_card: RunCard | None = None, method=None) ->
     else:
         targets = Q(method=method)
     return Disqualification.objects.filter(targets).order_by("-disqualified_at")
+
+
+# Conflicts of interest.
+
+def conflicts_of(run_card: RunCard) -> dict[int, str]:
+    """The accounts in conflict of interest with a run card, each with why (the first reason that applies): its
+    submitter, its method's submitter, and whoever declared a conflict with the card or its method (declarations
+    in force). Never in a review pool of the card; never the one who records its decision. Two queries."""
+    declared = Q(run_card_id=run_card.pk)
+    if run_card.method_id is not None:
+        declared |= Q(method_id=run_card.method_id)
+    reasons: dict[int, str] = {}
+    for user_id, reason in (ConflictDeclaration.objects.filter(declared, withdrawn_at__isnull=True)
+                            .order_by("declared_at", "pk").values_list("user_id", "reason")):
+        reasons.setdefault(user_id, gettext("declared a conflict of interest (%(reason)s)") % {"reason": reason})
+    if run_card.method_id is not None:
+        author = Method.objects.filter(pk=run_card.method_id).values_list("submitted_by_id", flat=True).first()
+        if author is not None:
+            reasons[author] = gettext("submitted the run card's method")
+    reasons[run_card.submitted_by_id] = gettext("submitted the run card")
+    return reasons
+
+
+def conflicted_account_ids(run_card: RunCard) -> set[int]:
+    return set(conflicts_of(run_card))
+
+
+def own_conflict(user, *, run_card: RunCard | None = None,
+                 method: Method | None = None) -> ConflictDeclaration | None:
+    """The signed-in user's declaration in force on the card or the method, if they made one."""
+    if not user.is_authenticated:
+        return None
+    target: dict[str, Any] = {"run_card": run_card} if run_card is not None else {"method": method}
+    return ConflictDeclaration.objects.filter(user=user, withdrawn_at__isnull=True, **target).first()

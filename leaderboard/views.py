@@ -6,6 +6,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -17,7 +18,7 @@ from corpus.views import withdrawn_response
 from organizations.permissions import permitted
 
 from . import selectors, services
-from .models import Disqualification, Method
+from .models import ConflictDeclaration, Disqualification, Method
 
 
 def leaderboard(request):
@@ -148,3 +149,45 @@ def lift_disqualification(request, pk: int):
     if found.run_card is not None:
         return redirect("leaderboard:card", public_id=found.run_card.public_id)
     return redirect("submissions:method", method_id=found.method.method_id)
+
+
+@login_required
+@require_POST
+def declare_conflict(request, public_id=None, method_id: str | None = None):
+    """The signed-in person declares their own conflict of interest with a run card (they can see) or a method."""
+    card = method = None
+    if public_id is not None:
+        card = selectors.visible_card(request.user, public_id)
+        if card is None:
+            raise Http404("No such run card.")
+    else:
+        method = get_object_or_404(Method, method_id=method_id)
+    try:
+        services.declare_conflict(actor=request.user, run_card=card, method=method,
+                                  reason=request.POST.get("reason", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("Conflict of interest declared: you will not be asked to review it, nor record "
+                                    "a decision on it."))
+    return conflict_target_page(card, method)
+
+
+@login_required
+@require_POST
+def withdraw_conflict(request, pk: int):
+    found = get_object_or_404(ConflictDeclaration.objects.select_related("run_card", "method"), pk=pk,
+                              user=request.user)
+    try:
+        services.withdraw_conflict(actor=request.user, declaration=found)
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("Your declaration of a conflict of interest is withdrawn."))
+    return conflict_target_page(found.run_card, found.method)
+
+
+def conflict_target_page(card, method):
+    if card is not None:
+        return redirect(reverse("leaderboard:card", kwargs={"public_id": card.public_id}) + "#conflict")
+    return redirect(reverse("submissions:method", kwargs={"method_id": method.method_id}) + "#conflict")

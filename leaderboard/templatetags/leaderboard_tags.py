@@ -68,3 +68,16 @@ def disqualification_panel(context, card=None, method=None, part="notice") -> di
         can = permitted(user, "method.disqualify", method)
     return {"active": active_disqualification(run_card=card, method=method), "card": card, "method": method,
             "can": can, "request": context["request"], "part": part}
+
+
+@register.inclusion_tag("leaderboard/_conflict.html", takes_context=True)
+def conflict_panel(context, card=None, method=None) -> dict:
+    """For a signed-in visitor: their own declaration of a conflict of interest with the card or the method (to
+    withdraw it), or the form to declare one."""
+    from ..selectors import own_conflict
+
+    user = context["request"].user
+    if not user.is_authenticated:
+        return {"show": False}
+    return {"show": True, "card": card, "method": method, "request": context["request"],
+            "declared": own_conflict(user, run_card=card, method=method)}
