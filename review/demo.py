@@ -8,9 +8,11 @@ import uuid
 from leaderboard.models import RunCard
 from leaderboard.services import submit_run_card
 from leaderboard.verification import card_hash, legacy_composite, recompute_scores
+from speakers.demo import qualify_demo_speaker
 
 from . import services
 from .models import Campaign
+from .selectors import pool_requirement
 
 DEMO_MODEL = "demo-reference-echo"
 DEMO_TITLE = "Demo campaign: the demo entries' own references (demo data)"
@@ -44,6 +46,11 @@ def demo_card(version, governance_user) -> RunCard:
 
 
 def demo_campaign(card: RunCard, governance_user, speakers: list) -> Campaign:
+    """The demo campaign, its speakers attested in the demo pair's languages first (a pool is drawn only from
+    speakers qualified for the card's pair)."""
+    requirement = pool_requirement(card, card.dataset_version.dataset.organization)
+    for speaker in speakers:
+        qualify_demo_speaker(speaker, requirement.organization, (requirement.source, requirement.target))
     existing = Campaign.objects.filter(run_card=card).first()
     if existing is not None:
         return existing

@@ -47,6 +47,29 @@ class SpeakerChoiceField(forms.ModelMultipleChoiceField):
         return user.email
 
 
+class RefusingOptions:
+    """A choice widget whose options for the speakers who may not be chosen (`refusals`: user id → why) are shown
+    disabled, saying why; a post that chooses one all the same is refused by the service, with the same reason."""
+
+    refusals: dict[int, str]
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)  # type: ignore[misc]
+        reason = self.refusals.get(getattr(value, "value", value))
+        if reason:
+            option["attrs"]["disabled"] = True
+            option["label"] = _("%(email)s — not available: %(reason)s") % {"email": label, "reason": reason}
+        return option
+
+
+class PoolCheckboxes(RefusingOptions, forms.CheckboxSelectMultiple):
+    refusals: dict[int, str] = {}
+
+
+class PoolSelect(RefusingOptions, forms.Select):
+    refusals: dict[int, str] = {}
+
+
 INSTRUCTIONS_LIMIT = 10_000
 
 
@@ -76,8 +99,15 @@ class CampaignForm(CampaignGuidanceForm):
         min_value=1, max_value=10, initial=3, label=gettext_lazy("Ratings per item"),
         help_text=gettext_lazy("Independent ratings each output needs, by different speakers: 3 or 5, the numbers "
                                "the gate is calibrated for."))
-    speakers = SpeakerChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple, label=gettext_lazy("Speakers"),
-                                  help_text=gettext_lazy("Speakers of your organization who will rate."))
+    speakers = SpeakerChoiceField(
+        queryset=None, widget=PoolCheckboxes, label=gettext_lazy("Speakers"),
+        help_text=gettext_lazy("Speakers of your organization who will rate: those attested as reading the target "
+                               "language fluently and the source language at the working level or above, with no "
+                               "conflict of interest, and who passed your practice round when it is required."))
+    variety = forms.CharField(
+        required=False, max_length=100, label=gettext_lazy("Variety (dialect) of the target language"),
+        help_text=gettext_lazy("Optional: only speakers attested for this variety can join the pool (compared without "
+                               "regard to capitals). Empty: any variety."))
     seed = forms.IntegerField(
         min_value=0, max_value=2**62, label=gettext_lazy("Seed"),
         help_text=gettext_lazy("The same seed draws the same sample again: keep it to reproduce the campaign."))
@@ -101,12 +131,14 @@ class CampaignForm(CampaignGuidanceForm):
                                "Deployable threshold) for legacy-composite cards, your organization's chrF++ "
                                "trigger for standard/1 cards."))
 
-    field_order = ["title", "sample_size", "ratings_per_item", "speakers", "seed", "show_reference", "control_count",
-                   "repeat_count", "deadline", "below_threshold_reason", "instructions", "device_may_hold_secret_items"]
+    field_order = ["title", "sample_size", "ratings_per_item", "variety", "speakers", "seed", "show_reference",
+                   "control_count", "repeat_count", "deadline", "below_threshold_reason", "instructions",
+                   "device_may_hold_secret_items"]
 
-    def __init__(self, *args, organization, **kwargs):
+    def __init__(self, *args, organization, refusals: dict[int, str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["speakers"].queryset = pool_candidates(organization)
+        self.fields["speakers"].widget.refusals = refusals
         self.fields["deadline"].help_text = _(
             "Optional, in %(time_zone)s. Speakers with items left get a reminder a day before."
         ) % {"time_zone": timezone.get_current_timezone_name()}
@@ -228,13 +260,14 @@ class PlanForm(forms.Form):
 
 
 class SpeakerForm(forms.Form):
-    speaker = forms.ModelChoiceField(queryset=None, label=gettext_lazy("Add a speaker"),
+    speaker = forms.ModelChoiceField(queryset=None, widget=PoolSelect, label=gettext_lazy("Add a speaker"),
                                      empty_label=gettext_lazy("Choose a speaker"))
 
-    def __init__(self, *args, organization, exclude=(), **kwargs):
+    def __init__(self, *args, organization, exclude=(), refusals: dict[int, str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["speaker"].queryset = pool_candidates(organization).exclude(pk__in=list(exclude))
         self.fields["speaker"].label_from_instance = lambda user: user.email
+        self.fields["speaker"].widget.refusals = refusals or {}
 
 
 class GatePolicyForm(forms.ModelForm):

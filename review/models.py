@@ -83,6 +83,9 @@ class Campaign(models.Model):
         max_digits=8, decimal_places=2, null=True, blank=True,
         help_text="Speakers' pay per active hour in this campaign; empty: the organization's rate (PayPolicy).")
     currency = models.CharField(max_length=3, blank=True, help_text="ISO 4217 code of `hourly_rate`.")
+    variety = models.CharField(
+        max_length=100, blank=True,
+        help_text="The target language's variety (dialect) its speakers must be attested for; empty: any variety.")
 
     class Meta:
         ordering = ["-opened_at"]

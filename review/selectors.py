@@ -33,13 +33,15 @@ from django.db.models import (
 from django.utils.translation import gettext as _
 
 from common.compiled import CompiledQuery, loaded, rows_together
+from corpus.language_pairs import split_pair
 from corpus.models import ConsentUse
 from corpus.selectors import consent_filter, has_consent
 from leaderboard.models import RunCard
-from leaderboard.selectors import bands_of
+from leaderboard.selectors import bands_of, conflicts_of
 from organizations.audit import record_secret_access
-from organizations.models import Organization, Role
+from organizations.models import Membership, Organization, Role
 from organizations.selectors import governance_org_ids, org_ids_with_roles
+from speakers.selectors import Requirement, practice_problems, qualification_problems
 
 from .aggregation import CampaignAggregate, ItemObservations, Observation, aggregate
 from .gate import GatePolicy as GateThresholds
@@ -64,6 +66,44 @@ from .models import (
 DATASET_PATH = "run_card__dataset_version__dataset"
 # A run card's raw text (megabytes for a large card) and method_config: never needed by review pages.
 LARGE_CARD_FIELDS = ("run_card__raw", "run_card__method_config")
+
+
+# Who may be in a campaign's pool.
+
+def pool_requirement(run_card: RunCard, organization: Organization, variety: str = "") -> Requirement:
+    """What a speaker of the card's organization must be attested for to review it: the dataset version's language
+    pair (its tags, or the pair as written when they are missing) and the campaign's variety."""
+    version = run_card.dataset_version
+    sides = split_pair(version.language_pair) or ("", "")
+    return Requirement.of(organization, version.source_language.strip() or sides[0],
+                          version.target_language.strip() or sides[1], variety)
+
+
+def pool_refusals(run_card: RunCard, organization: Organization, user_ids: Sequence[int],
+                  variety: str = "") -> dict[int, str]:
+    """Why each of `user_ids` (speakers of the organization) may not be in a review pool of the card; those who may
+    are absent. First a conflict of interest (the card's submitter, its method's, a declared conflict), then the
+    attested languages (`speakers.selectors.qualification_problems`), then the organization's practice round when
+    it is required. A constant number of queries however many speakers."""
+    ids = set(user_ids)
+    refusals = {user_id: _("conflict of interest: %(reason)s") % {"reason": reason}
+                for user_id, reason in conflicts_of(run_card).items() if user_id in ids}
+    remaining = ids - set(refusals)
+    refusals |= qualification_problems(pool_requirement(run_card, organization, variety), remaining)
+    refusals |= practice_problems(organization, remaining - set(refusals))
+    return refusals
+
+
+def organization_pool_refusals(run_card: RunCard, organization: Organization, variety: str = "") -> dict[int, str]:
+    """`pool_refusals` for every speaker of the organization: what the pool forms show."""
+    speakers = Membership.objects.filter(organization=organization, role=Role.SPEAKER).values_list("user_id",
+                                                                                                    flat=True)
+    return pool_refusals(run_card, organization, list(speakers), variety)
+
+
+def decision_conflict(user, campaign: Campaign) -> str | None:
+    """Why `user` may not record the campaign's decision (a conflict of interest with its run card), or None."""
+    return conflicts_of(campaign.run_card).get(user.pk)
 
 
 def serving_filter() -> Q:

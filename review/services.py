@@ -11,10 +11,10 @@ from functools import partial
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from accounts.models import User
 from common import compiled, errors
@@ -22,10 +22,12 @@ from common.errors import ApplicationError
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
 from corpus.validation import unstorable_string
-from leaderboard.models import RunCard, RunCardResult
+from leaderboard.models import ConflictDeclaration, RunCard, RunCardResult
 from organizations.audit import record_event
 from organizations.models import AuditAction, Membership, Organization, Role
 from organizations.permissions import require
+from speakers.selectors import qualification_problems
+from speakers.services import SpeakerError, checked_variety, forget_skills
 
 from .assignment import assign, reassign, speaker_order
 from .gate import CHRF_TRIGGER_RANGE, evaluate_gate, policy_problems
@@ -52,6 +54,7 @@ from .models import (
 )
 from .rating_texts import NOT_TAKING_RATINGS
 from .sampling import Candidate, choose_controls, stratified_sample
+from .selectors import pool_refusals, pool_requirement
 
 # Campaigns needing more assignments than this are sampled by a Celery task, not in the request.
 INLINE_ASSIGNMENT_LIMIT = 2000
@@ -84,6 +87,7 @@ class CampaignSettings:
     instructions: str = ""
     device_may_hold_secret_items: bool = False
     repeat_count: int = 0
+    variety: str = ""
 
 
 @dataclass
@@ -145,6 +149,13 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
     if not set(pool_ids) <= speaker_ids_of(organization):
         raise ReviewError(_("Only speakers of %(organization)s can join this campaign.") % {
             "organization": organization.name}, "speakers")
+    try:
+        values.variety = checked_variety(values.variety)[0]  # stored as checked: whitespace folded
+    except SpeakerError as error:
+        raise ReviewError(error.message, "variety") from error
+    refusals = pool_refusals(run_card, organization, pool_ids, values.variety)
+    if refusals:
+        raise ReviewError(refused_speakers(values.speakers, refusals), "speakers")
     if len(pool_ids) < values.ratings_per_item:
         raise ReviewError(_("Each item needs %(needed)s different speakers, but the pool has %(pool)s.") % {
             "needed": values.ratings_per_item, "pool": len(pool_ids)}, "speakers")
@@ -153,6 +164,20 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
     if not 0 <= values.repeat_count <= MAX_REPEATS:
         raise ReviewError(_("Repeated items per speaker must be between 0 and %(maximum)s.")
                           % {"maximum": MAX_REPEATS}, "repeat_count")
+
+
+REFUSALS_NAMED = 10
+
+
+def refused_speakers(speakers: Sequence[User], refusals: dict[int, str]) -> str:
+    """Who of the pool may not review this card, and why: each speaker by address, at most REFUSALS_NAMED of them."""
+    named = [f"{user.email} ({refusals[user.pk]})" for user in speakers if user.pk in refusals]
+    message = _("Not every speaker can review this run card: %(speakers)s.") % {
+        "speakers": "; ".join(named[:REFUSALS_NAMED])}
+    if len(named) > REFUSALS_NAMED:
+        left = len(named) - REFUSALS_NAMED
+        message += " " + ngettext("And %(count)d more.", "And %(count)d more.", left) % {"count": left}
+    return message
 
 
 @transaction.atomic
@@ -167,7 +192,7 @@ def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -
         control_count=values.control_count, deadline=values.deadline,
         below_threshold_reason=values.below_threshold_reason.strip(), opened_by=actor,
         instructions=values.instructions.strip(), device_may_hold_secret_items=values.device_may_hold_secret_items,
-        repeat_count=values.repeat_count,
+        repeat_count=values.repeat_count, variety=values.variety,
     )
     CampaignSpeaker.objects.bulk_create([CampaignSpeaker(campaign=campaign, user=user) for user in values.speakers])
     record_event(AuditAction.CAMPAIGN_OPENED, actor=actor, organization=organization, obj=campaign, details={
@@ -175,7 +200,7 @@ def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -
         "ratings_per_item": values.ratings_per_item, "seed": values.seed, "control_items": values.control_count,
         "speakers": len(values.speakers), "below_threshold_reason": campaign.below_threshold_reason,
         "instructions": campaign.instructions, "device_may_hold_secret_items": values.device_may_hold_secret_items,
-        "repeat_count": values.repeat_count,
+        "repeat_count": values.repeat_count, "variety": values.variety,
     })
     assignments = ((values.sample_size + values.control_count) * values.ratings_per_item
                    + values.repeat_count * len(values.speakers))
@@ -432,6 +457,10 @@ def add_speaker(*, actor: User, campaign: Campaign, user) -> CampaignSpeaker:
     if user.pk not in speaker_ids_of(campaign.organization):
         raise ReviewError(_("%(email)s is not a speaker of %(organization)s.") % {
             "email": user.email, "organization": campaign.organization.name}, "speaker")
+    refusal = pool_refusals(campaign.run_card, campaign.organization, [user.pk], campaign.variety).get(user.pk)
+    if refusal:
+        raise ReviewError(_("%(email)s cannot review this run card: %(reason)s.") % {
+            "email": user.email, "reason": refusal}, "speaker")
     member, created = CampaignSpeaker.objects.get_or_create(campaign=campaign, user=user)
     if not created and member.left_at is None:
         raise ReviewError(_("%(email)s is already in the pool.") % {"email": user.email}, "speaker")
@@ -500,6 +529,46 @@ def leave_pool(*, actor: User, campaign: Campaign, member: CampaignSpeaker, reas
         details["reason"] = reason
     record_event(AuditAction.CAMPAIGN_SPEAKER_REMOVED, actor=actor, organization=campaign.organization, obj=campaign,
                  details=details)
+    return reassigned
+
+
+@transaction.atomic
+def speaker_unqualified(*, actor: User, organization: Organization, user) -> int:
+    """A speaker whose attestation was withdrawn (or who lowered or removed a language) leaves at once the pool of
+    every campaign of the organization, not yet closed, that they are no longer qualified for; their open items go
+    to others. Returns how many items were reassigned."""
+    reassigned = 0
+    campaigns = (Campaign.objects.select_for_update().filter(organization=organization, pool__user=user,
+                                                             pool__left_at__isnull=True)
+                 .exclude(status=Campaign.Status.CLOSED).select_related("organization", "run_card__dataset_version")
+                 .order_by("pk"))
+    for campaign in campaigns:
+        requirement = pool_requirement(campaign.run_card, organization, campaign.variety)
+        problem = qualification_problems(requirement, [user.pk]).get(user.pk)
+        if problem is None:
+            continue
+        member = CampaignSpeaker.objects.select_for_update().select_related("user").get(
+            campaign=campaign, user=user, left_at__isnull=True)
+        reassigned += leave_pool(campaign=campaign, member=member, actor=actor,
+                                 reason=f"no longer qualified: {problem}")
+    return reassigned
+
+
+@transaction.atomic
+def speaker_in_conflict(*, actor: User, declaration: ConflictDeclaration) -> int:
+    """Whoever declares a conflict of interest leaves at once the pool of every campaign, not yet closed, on the card
+    (on any card of the method); their open items go to others. Returns how many items were reassigned."""
+    target = (Q(run_card_id=declaration.run_card_id) if declaration.run_card_id is not None
+              else Q(run_card__method_id=declaration.method_id))
+    reassigned = 0
+    campaigns = (Campaign.objects.select_for_update().filter(target, pool__user_id=declaration.user_id,
+                                                             pool__left_at__isnull=True)
+                 .exclude(status=Campaign.Status.CLOSED).select_related("organization").order_by("pk"))
+    for campaign in campaigns:
+        member = CampaignSpeaker.objects.select_for_update().select_related("user").get(
+            campaign=campaign, user_id=declaration.user_id, left_at__isnull=True)
+        reassigned += leave_pool(campaign=campaign, member=member, actor=actor,
+                                 reason="declared a conflict of interest")
     return reassigned
 
 
@@ -649,6 +718,10 @@ def record_decision(*, actor: User, campaign: Campaign, outcome: str, rationale:
 
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().select_related("run_card").get(pk=campaign.pk)
+    conflict = selectors.decision_conflict(actor, campaign)
+    if conflict:
+        raise NotAllowed(_("You have a conflict of interest with this run card (you %(reason)s): another member of "
+                           "governance staff records the decision.") % {"reason": conflict}, "outcome")
     if outcome not in Decision.Outcome.values:
         raise ReviewError(_("Unknown decision %(outcome)r; expected approve, reject or revoke.") % {"outcome": outcome},
                           "outcome")
@@ -1133,6 +1206,7 @@ def delete_account(*, actor: User, withdraw: bool) -> None:
 
     if withdraw:
         withdraw_all_ratings(actor=actor)
+    forget_skills(actor=actor)
     name = actor.get_full_name().strip()[:DISPLAY_NAME_LIMIT]
     for credit in SpeakerCredit.objects.filter(user=actor, choice=SpeakerCredit.Choice.NAME):
         credit.choice = SpeakerCredit.Choice.DISPLAY_NAME if name else SpeakerCredit.Choice.ANONYMOUS

@@ -1,15 +1,18 @@
-"""Consent changes reach running campaigns: when a dataset loses (or regains) the community's consent to
-human review, its open campaigns stop (or resume) serving items on the next request — the selectors see
-to that — and the audit log records it for each campaign, naming the consent record."""
+"""Changes below review reach running campaigns. When a dataset loses (or regains) the community's consent to
+human review, its open campaigns stop (or resume) serving items on the next request — the selectors see to that —
+and the audit log records it for each campaign, naming the consent record. A speaker who loses the role, stops being
+qualified for a campaign's languages or declares a conflict of interest with its run card leaves its pool at once."""
 
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from corpus.models import ConsentRecord, ConsentUse
 from corpus.selectors import has_consent
+from leaderboard.services import conflict_declared
 from organizations.audit import record_event
 from organizations.models import AuditAction, Role
 from organizations.services import membership_removed
+from speakers.services import qualification_lost
 
 from .models import Campaign
 
@@ -38,3 +41,17 @@ def hand_back_open_items(sender, organization, user, role, actor, **kwargs) -> N
         from .services import speaker_left_organization
 
         speaker_left_organization(organization=organization, user=user, actor=actor)
+
+
+@receiver(qualification_lost, dispatch_uid="review.speaker_no_longer_qualified")
+def leave_pools_no_longer_qualified(sender, user, organization, actor, **kwargs) -> None:
+    from .services import speaker_unqualified
+
+    speaker_unqualified(organization=organization, user=user, actor=actor)
+
+
+@receiver(conflict_declared, dispatch_uid="review.conflicted_speaker_leaves")
+def leave_pools_in_conflict(sender, declaration, actor, **kwargs) -> None:
+    from .services import speaker_in_conflict
+
+    speaker_in_conflict(declaration=declaration, actor=actor)

@@ -22,6 +22,7 @@ from leaderboard.models import RunCard
 from organizations.mfa import secret_holder_required
 from organizations.models import Organization, Role
 from organizations.permissions import permitted
+from speakers.selectors import practice_due
 
 from . import charts, planning, rating_texts, selectors, services
 from .forms import (
@@ -68,6 +69,7 @@ def queue(request):
     return render(request, "review/queue.html", {
         "rows": selectors.speaker_campaigns(request.user),
         "governs": bool(selectors.governed_campaigns(request.user).exists()),
+        "practice_due": practice_due(request.user),
     })
 
 
@@ -367,8 +369,11 @@ def campaign_new(request, public_id):
     initial = {"sample_size": planned.get("plan_size", min(100, run_card.result_count))}
     if planned:
         initial["ratings_per_item"] = planned["plan_ratings"]
-    form = CampaignForm(request.POST or None, organization=organization, initial=initial)
-    pool_size = form.fields["speakers"].queryset.count()
+    # Speakers who may not review this card are listed, not selectable, saying why; the variety typed in the form is
+    # checked when it is sent.
+    refusals = selectors.organization_pool_refusals(run_card, organization)
+    form = CampaignForm(request.POST or None, organization=organization, refusals=refusals, initial=initial)
+    pool_size = form.fields["speakers"].queryset.count() - len(refusals)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         values = services.CampaignSettings(
@@ -377,6 +382,7 @@ def campaign_new(request, public_id):
             control_count=data["control_count"], deadline=data["deadline"],
             below_threshold_reason=data["below_threshold_reason"], instructions=data["instructions"],
             device_may_hold_secret_items=data["device_may_hold_secret_items"], repeat_count=data["repeat_count"] or 0,
+            variety=data["variety"],
         )
         try:
             campaign = services.open_campaign(run_card=run_card, actor=request.user, values=values)
@@ -420,10 +426,11 @@ def campaign_page(request, campaign: Campaign, guidance_form: CampaignGuidanceFo
     """The campaign's page; with a refused `guidance_form`, that form as it was sent, its errors beside it."""
     pool = selectors.pool_progress(campaign)
     active = [row["member"].user_id for row in pool if row["member"].left_at is None]
+    refusals = selectors.organization_pool_refusals(campaign.run_card, campaign.organization, campaign.variety)
     return render(request, "review/campaign_detail.html", {
         "campaign": campaign, "pool": pool, "serving": selectors.is_serving(campaign),
         "withdrawn": selectors.consent_withdrawn(campaign),
-        "speaker_form": SpeakerForm(organization=campaign.organization, exclude=active),
+        "speaker_form": SpeakerForm(organization=campaign.organization, exclude=active, refusals=refusals),
         "guidance_form": guidance_form or CampaignGuidanceForm(initial={
             "instructions": campaign.instructions,
             "device_may_hold_secret_items": campaign.device_may_hold_secret_items}),
@@ -569,6 +576,7 @@ def decision(request, public_id):
         "usable_chart": charts.usable_chart([aggregate.campaign, *aggregate.tiers], policy.min_usable_lower_bound),
         "attention": attention, "decisions": selectors.decisions_of(campaign), "in_force": in_force,
         "form": form, "transfer_eligible": selectors.transfer_eligible(campaign.run_card),
+        "conflict": selectors.decision_conflict(request.user, campaign),
     }, status=400 if form.errors else 200))
 
 
