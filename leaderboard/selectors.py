@@ -10,24 +10,22 @@ from typing import Any
 import numpy as np
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
+from django.db import connection
 from django.db.models import (
     BooleanField,
     Case,
     CharField,
     Count,
-    Exists,
     ExpressionWrapper,
     F,
     FilteredRelation,
     IntegerField,
-    OuterRef,
     Q,
     QuerySet,
     Value,
     When,
-    Window,
 )
-from django.db.models.functions import Coalesce, NullIf, RowNumber
+from django.db.models.functions import Cast, Coalesce, Concat, NullIf
 from django.utils.translation import gettext
 
 from common.compiled import CompiledQuery
@@ -138,13 +136,14 @@ class LeaderboardQuery:
         return replace(self, **changes)
 
 
-def evaluation_consented(user) -> Q:
-    """Cards of datasets whose community consents to evaluation; the steward's governance staff also see
-    their withdrawn ones (marked `withdrawn`), to manage them. Nothing is deleted either way."""
-    consented = consent_filter(ConsentUse.EVALUATION, "dataset_version__dataset")
+def evaluation_consented(user, dataset_path: str = "dataset_version__dataset") -> Q:
+    """Cards (rows reaching their dataset through `dataset_path`) of datasets whose community consents to
+    evaluation; the steward's governance staff also see their withdrawn ones (marked `withdrawn`), to manage them.
+    Nothing is deleted either way."""
+    consented = consent_filter(ConsentUse.EVALUATION, dataset_path)
     governed = governance_org_ids(user)
     if governed:
-        consented |= Q(dataset_version__dataset__organization_id__in=governed)
+        consented |= Q(**{f"{dataset_path}__organization_id__in": governed})
     return consented
 
 
@@ -161,11 +160,12 @@ LISTED_STATUSES = (RunCard.Status.READY, RunCard.Status.UNVERIFIED)
 def listed_cards(user) -> QuerySet[RunCard]:
     """Verified-and-processed cards of datasets the user may see and whose community consents to
     evaluation (governance staff: their own withdrawn ones too); class X methods are never listed."""
-    cards = (
-        RunCard.objects.filter(status__in=LISTED_STATUSES, dataset_version__dataset__in=visible_datasets(user))
-        .filter(evaluation_consented(user))
-        .exclude(method__dependency_class="X")
-    )
+    # Visibility, consent and class X are decided over the few versions and methods, in subqueries PostgreSQL runs
+    # once: checked card by card, they cost more than the ranking itself at 10,000 cards.
+    versions = DatasetVersion.objects.filter(dataset__in=visible_datasets(user)).filter(
+        evaluation_consented(user, "dataset")).values("pk")
+    cards = RunCard.objects.filter(status__in=LISTED_STATUSES, dataset_version_id__in=versions).exclude(
+        method_id__in=Method.objects.filter(dependency_class="X").values("pk"))
     if governance_org_ids(user):
         cards = cards.annotate(evaluation_withdrawn=ExpressionWrapper(
             ~consent_filter(ConsentUse.EVALUATION, "dataset_version__dataset"), output_field=BooleanField()))
@@ -185,10 +185,15 @@ def setup_key():
     return Coalesce(NullIf(F("setup_fingerprint"), Value("")), F("fingerprint"), output_field=CharField())
 
 
-def disqualified() -> Exists:
-    """A card disqualified itself, or through its method (benchmark specification §9.2), and not lifted since."""
-    return Exists(Disqualification.objects.filter(lifted_at__isnull=True).filter(
-        Q(run_card_id=OuterRef("pk")) | Q(method_id=OuterRef("method_id"))))
+def disqualified() -> ExpressionWrapper:
+    """A card disqualified itself, or through its method (benchmark specification §9.2), and not lifted since. Two
+    uncorrelated subqueries (the disqualifications in force are few), never a check per card."""
+    active = Disqualification.objects.filter(lifted_at__isnull=True)
+    return ExpressionWrapper(Q(pk__in=active.filter(run_card_id__isnull=False).values("run_card_id"))
+                             # A method-less card is not disqualified: false, never NULL (negated, NULL drops it).
+                             | Q(method_id__isnull=False,
+                                 method_id__in=active.filter(method_id__isnull=False).values("method_id")),
+                             output_field=BooleanField())
 
 
 def ranked_cards(user) -> QuerySet[RunCard]:
@@ -197,21 +202,28 @@ def ranked_cards(user) -> QuerySet[RunCard]:
     return listed_cards(user).exclude(disqualified())
 
 
-def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
-    """One row per method and fingerprint (its best card), ranked by the standard's primary metric — the claimed
-    value, or the recomputed one when the claim disagrees with the card's results — or by that metric over one
-    domain's entries when a domain is chosen. `query.ranking` keeps the official (secret-segment) or the open
-    cards; `query` is taken as it is: `ranking_view` is what gives a ranking its one dataset version."""
-    metric = STANDARDS[query.standard]
-    cards = ranked_cards(user).filter(scoring_standard=query.standard)
+def scored_cards(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
+    """The cards a ranking is made of, each with the scores it is shown with (`shown_*`: the whole card's, or one
+    domain's) and a score in the standard's primary metric; not yet one per group (`leaderboard`)."""
+    cards = view_cards(user, query).filter(scoring_standard=query.standard)
     if query.ranking:
         cards = cards.filter(is_secret=query.ranking == "official")
+    return cards.filter(**{f"shown_{STANDARDS[query.standard]}__isnull": False})
+
+
+def view_cards(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
+    """The cards of every ranking the filters other than `ranking` and `standard` allow, with their shown scores."""
+    cards = ranked_cards(user)
     if query.pair:
         cards = cards.filter(dataset_version_id__in=versions_of_pair(query.pair))
-    if query.dataset:
-        cards = cards.filter(dataset_version__dataset__identifier=query.dataset)
-    if query.version:
-        cards = cards.filter(dataset_version__version=query.version)
+    if query.dataset or query.version:
+        # The version ids first (one subquery): joined to every card, the names cost a lookup per card.
+        versions = DatasetVersion.objects.all()
+        if query.dataset:
+            versions = versions.filter(dataset__identifier=query.dataset)
+        if query.version:
+            versions = versions.filter(version=query.version)
+        cards = cards.filter(dataset_version_id__in=versions.values("pk"))
     if query.segment:
         cards = cards.filter(segment=query.segment)
     if query.domain:
@@ -231,40 +243,60 @@ def leaderboard(user, query: LeaderboardQuery) -> QuerySet[RunCard]:
             "exact_match_rate": Coalesce(F("recomputed_exact_match_rate"), F("exact_match_rate"))}
         cards = cards.annotate(domain_count=F("result_count"), ranked_domain=Value(""),
                                **{f"shown_{name}": value for name, value in shown.items()})
-    score_order = F(f"shown_{metric}").desc(nulls_last=True)
-    group = [F("method_id"), setup_key(), F("segment")]
-    # A claim nothing could recompute (a card without per-entry rows) never outranks a verified score.
-    cards = cards.annotate(unverified=unverified_last())
-    cards = cards.filter(**{f"shown_{metric}__isnull": False}).annotate(
-        place_in_group=Window(RowNumber(), partition_by=group,
-                              order_by=[F("unverified").asc(), score_order, F("submitted_at").asc()]),
-        group_size=Window(Count("pk"), partition_by=group),
-    ).filter(place_in_group=1)
-    order = [F("shown_cost_adjusted").desc(nulls_last=True)] if query.sort == "cost_adjusted" else []
-    validated_method = RunCard.objects.filter(method_id=OuterRef("method_id"), method_id__isnull=False,
-                                              community_validated_at__isnull=False)
-    return cards.annotate(method_validated=Exists(validated_method)).order_by("unverified", *order, score_order,
-                                                                              "submitted_at", "pk")
+    return cards
 
 
-# What a row shows that the ranking computes (leaderboard's annotations), beside the card's own columns.
-ROW_ANNOTATIONS = ("domain_count", "ranked_domain", "group_size", "method_validated",
-                   *(f"shown_{name}" for name in DOMAIN_METRICS))
+def leaderboard(user, query: LeaderboardQuery, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
+    """The rows ranked `start` to `stop` (all when None) as (card id, cards in its group): one row per method, setup
+    and segment (its best card), ranked by the standard's primary metric — the claimed value, or the recomputed one
+    when the claim disagrees with the card's results — or by that metric over one domain's entries when a domain is
+    chosen. A claim nothing could recompute (a card without per-entry rows) never outranks a verified score.
+    `query.ranking` keeps the official (secret-segment) or the open cards; `query` is taken as it is:
+    `ranking_view` is what gives a ranking its one dataset version.
+
+    Plain SQL around the ORM's selection of the cards, which keeps every visibility rule: the ORM's window filter
+    sorts every card once more inside its subquery and selects every annotation; this sorts narrow rows once to
+    rank inside the groups and once (its first rows only) to rank the groups."""
+    metric = f"shown_{STANDARDS[query.standard]}"
+    cards = scored_cards(user, query).annotate(
+        ranked_id=F("pk"), ranked_method=F("method_id"), ranked_setup=setup_key(), ranked_segment=F("segment"),
+        ranked_unverified=unverified_last(), ranked_score=F(metric), ranked_cost=F("shown_cost_adjusted"),
+        ranked_at=F("submitted_at"),
+    ).values("ranked_id", "ranked_method", "ranked_setup", "ranked_segment", "ranked_unverified", "ranked_score",
+             "ranked_cost", "ranked_at").order_by()
+    sql, params = cards.query.sql_with_params()
+    cost = "ranked_cost DESC NULLS LAST, " if query.sort == "cost_adjusted" else ""
+    group = "PARTITION BY ranked_method, ranked_setup, ranked_segment"
+    ranked = (
+        "SELECT ranked_id, group_size FROM (SELECT ranked_id, ranked_unverified, ranked_score, ranked_cost, ranked_at, "
+        f"ROW_NUMBER() OVER ({group} ORDER BY ranked_unverified, ranked_score DESC NULLS LAST, ranked_at) AS place, "
+        f"COUNT(*) OVER ({group}) AS group_size FROM ({sql}) AS cards) AS best WHERE place = 1 "
+        f"ORDER BY ranked_unverified, {cost}ranked_score DESC NULLS LAST, ranked_at, ranked_id"
+    )
+    if stop is not None:
+        ranked += " LIMIT %s"
+        params = (*params, stop - start)
+    if start:
+        ranked += " OFFSET %s"
+        params = (*params, start)
+    with connection.cursor() as cursor:
+        cursor.execute(ranked, params)
+        return [(card_id, group_size) for card_id, group_size in cursor.fetchall()]
 
 
-def ranked_rows(user, cards: QuerySet[RunCard], start: int, stop: int) -> list[RunCard]:
-    """The cards ranked `start` to `stop` with what the ranking computed for them. The ranking itself sorts narrow rows
-    (ids, keys, scores: at 10,000 cards the whole rows spilled the sort to disk); the page's cards are then read
-    whole by id, with their method and dataset."""
-    names = [*ROW_ANNOTATIONS, *(("evaluation_withdrawn",) if governance_org_ids(user) else ())]
-    ranked = list(cards.values("pk", *names)[start:stop])
-    full = RunCard.objects.filter(pk__in=[row["pk"] for row in ranked]).select_related(
-        "method", "dataset_version__dataset").defer(*LARGE_FIELDS).in_bulk()
+def ranked_rows(user, query: LeaderboardQuery, start: int, stop: int) -> list[RunCard]:
+    """The cards ranked `start` to `stop`, each with the scores it is shown with, its group's size and whether its
+    method is Community Validated: ranked on narrow rows (`leaderboard`), then the page's cards read whole by id."""
+    ranked = leaderboard(user, query, start, stop)
+    validated_methods = RunCard.objects.filter(method_id__isnull=False, community_validated_at__isnull=False).values(
+        "method_id")
+    cards = scored_cards(user, query).filter(pk__in=[card_id for card_id, _ in ranked]).annotate(
+        method_validated=ExpressionWrapper(Q(method_id__in=validated_methods), output_field=BooleanField()),
+    ).select_related("method", "dataset_version__dataset").defer(*LARGE_FIELDS).in_bulk()
     rows = []
-    for row in ranked:
-        card = full[row["pk"]]
-        for name in names:
-            setattr(card, name, row[name])
+    for card_id, group_size in ranked:
+        card = cards[card_id]
+        card.group_size = group_size
         rows.append(card)
     return rows
 
@@ -305,21 +337,18 @@ def version_choices(user, stamp: str | None = READ_STAMP) -> list[VersionChoice]
     cards, then the newest): one grouped query, cached under the state stamp for everyone who sees the public
     listing."""
     def compute() -> list[VersionChoice]:
-        rows = ranked_cards(user).values(
-            "dataset_version_id", "dataset_version__dataset__identifier", "dataset_version__version",
-            "dataset_version__language_pair", "dataset_version__source_language", "dataset_version__target_language",
-            "dataset_version__imported_at").annotate(
+        # Grouped by the version's id alone, its names read after: grouped by them, every card joins its version.
+        counts = {row["dataset_version_id"]: row for row in ranked_cards(user).values("dataset_version_id").annotate(
             verified=Count("pk", filter=Q(status=RunCard.Status.READY, corpus_mismatches=0)),
-            cards=Count("pk")).order_by()
-        ordered = sorted(rows, key=lambda row: (-row["verified"], -row["cards"],
-                                                -row["dataset_version__imported_at"].timestamp(),
-                                                row["dataset_version_id"]))
-        return [VersionChoice(row["dataset_version__dataset__identifier"], row["dataset_version__version"],
-                              row["dataset_version__language_pair"],
-                              version_pair_key(row["dataset_version__language_pair"],
-                                               row["dataset_version__source_language"],
-                                               row["dataset_version__target_language"]) or "",
-                              row["verified"], row["cards"]) for row in ordered]
+            cards=Count("pk")).order_by()}
+        versions = DatasetVersion.objects.filter(pk__in=counts).select_related("dataset").only(
+            "dataset__identifier", "version", "language_pair", "source_language", "target_language", "imported_at")
+        ordered = sorted(versions, key=lambda version: (-counts[version.pk]["verified"], -counts[version.pk]["cards"],
+                                                        -version.imported_at.timestamp(), version.pk))
+        return [VersionChoice(version.dataset.identifier, version.version, version.language_pair,
+                              version_pair_key(version.language_pair, version.source_language,
+                                               version.target_language) or "",
+                              counts[version.pk]["verified"], counts[version.pk]["cards"]) for version in ordered]
 
     if stamp is READ_STAMP:
         stamp = public_stamp(user)
@@ -359,7 +388,10 @@ def rank_clusters(user, query: LeaderboardQuery, upto: int) -> dict[str, int]:
     cluster numbers."""
     if not clustered(query):
         return {}
-    ranked = list(leaderboard(user, query).values_list("public_id", "dataset_version_id", "chrf_statistics")[:upto])
+    order = [card_id for card_id, _ in leaderboard(user, query, 0, upto)]
+    read = {card_id: (public_id, version, blob) for card_id, public_id, version, blob in RunCard.objects.filter(
+        pk__in=order).values_list("pk", "public_id", "dataset_version_id", "chrf_statistics")}
+    ranked = [read[card_id] for card_id in order]
     only = None
     if query.domain:
         only = np.fromiter(Entry.objects.filter(version_id__in={version for _, version, _ in ranked},
@@ -434,9 +466,26 @@ def cached_under(stamp: str | None, name: str, compute: Callable[[], Any]) -> An
     return value
 
 
-def ranking_count(user, query: LeaderboardQuery, stamp: str | None) -> int:
-    """How many rows a ranking has (the count leaderboard_page caches)."""
-    return cached_under(stamp, f"{filters_key(query)}:count", lambda: leaderboard(user, query).values("pk").count())
+def row_counts(user, query: LeaderboardQuery) -> dict[tuple[str, str], int]:
+    """(ranking, standard) → how many rows `leaderboard` gives each ranking of `query`'s filters: one per group
+    (method, setup, segment) with a score in its standard's metric. One grouped query for the four, none of
+    them ranking the cards inside a group."""
+    group = Concat(Coalesce(Cast("method_id", CharField()), Value("")), Value("|"), setup_key(), Value("|"),
+                   F("segment"), output_field=CharField())
+    scored = Q()
+    for standard, metric in STANDARDS.items():
+        scored |= Q(scoring_standard=standard, **{f"shown_{metric}__isnull": False})
+    counted = {(is_secret, standard): rows for is_secret, standard, rows in view_cards(user, query).filter(
+        scored).values("is_secret", "scoring_standard").annotate(rows=Count(group, distinct=True)).order_by(
+        ).values_list("is_secret", "scoring_standard", "rows")}
+    return {(kind, standard): counted.get((kind == "official", standard), 0)
+            for kind in RANKINGS for standard in STANDARDS}
+
+
+def view_counts(user, query: LeaderboardQuery, stamp: str | None) -> dict[tuple[str, str], int]:
+    """`row_counts`, cached under the state stamp."""
+    return cached_under(stamp, f"{filters_key(query.but(ranking='', standard=DEFAULT_STANDARD))}:counts",
+                        lambda: row_counts(user, query))
 
 
 def public_stamp(user) -> str | None:
@@ -446,14 +495,14 @@ def public_stamp(user) -> str | None:
 
 
 def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 50, strict: bool = False,
-                     stamp: str | None = READ_STAMP) -> LeaderboardPage:
+                     stamp: str | None = READ_STAMP, count: int | None = None) -> LeaderboardPage:
     """One page of ranked rows and its `Page` (for the pager), for the page and the API alike.
 
     For everyone who `shares_public_view`, the count and each page's rows are cached under the leaderboard's
     state stamp, read first: a write that changes the listing changes the stamp in its own transaction, so no
     answer computed before it is served after it (`cache_key` carries the stamp for the rendered ranking).
     `strict` raises `InvalidPage` for a page that does not exist (the API's 404) instead of showing the nearest
-    one."""
+    one. `count`: the ranking's rows when the caller has them (`view_counts`)."""
     if stamp is READ_STAMP:
         stamp = public_stamp(user)
     filters = filters_key(query)
@@ -461,9 +510,13 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
     def cached(name: str, compute: Callable[[], Any]) -> Any:
         return cached_under(stamp, f"{filters}:{name}", compute)
 
-    # Built only when something is not cached: building this queryset alone costs more than a cached answer.
-    cards = functools.cache(lambda: leaderboard(user, query))
-    paginator = Paginator(range(cached("count", lambda: cards().values("pk").count())), per_page)
+    if count is None and query.ranking:
+        count = view_counts(user, query, stamp)[(query.ranking, query.standard)]
+    elif count is None:
+        # Both rankings at once: a group is of one segment, so of one ranking.
+        count = sum(rows for (_, standard), rows in view_counts(user, query, stamp).items()
+                    if standard == query.standard)
+    paginator = Paginator(range(count), per_page)
     page = paginator.page(number) if strict else paginator.get_page(number)
     offset = (page.number - 1) * per_page
     name = f"rows:{per_page}:{page.number}"
@@ -475,7 +528,7 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
         bands = tier_bands()
         return [row_view(card, offset + index, clusters().get(str(card.public_id)) if clustered(query) else None,
                          bands=bands)
-                for index, card in enumerate(ranked_rows(user, cards(), offset, offset + per_page), 1)]
+                for index, card in enumerate(ranked_rows(user, query, offset, offset + per_page), 1)]
 
     rows = cached(name, rows_of_page) if paginator.count else []
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
@@ -504,21 +557,22 @@ def ranking_sections(user, view: RankingView, number, *, per_page: int = 50,
     rankings = [view.query.ranking] if view.query.ranking else list(RANKINGS)
     standards = [view.query.standard] if view.query.standard_given else list(STANDARDS)
     single = len(rankings) * len(standards) == 1
+    counts = ranking_counts(user, view, stamp)
     sections = []
     for kind in rankings:
         for standard in standards:
+            if not (counts[(kind, standard)] or single):
+                continue
             query = view.query.but(ranking=kind, standard=standard)
-            ranked = leaderboard_page(user, query, number if single else 1,
-                                      per_page=per_page if single else SECTION_ROWS, stamp=stamp)
-            if ranked.rows or single:
-                sections.append(RankingSection(query, ranked))
+            sections.append(RankingSection(query, leaderboard_page(
+                user, query, number if single else 1, per_page=per_page if single else SECTION_ROWS, stamp=stamp,
+                count=counts[(kind, standard)])))
     return sections
 
 
 def ranking_counts(user, view: RankingView, stamp: str | None) -> dict[tuple[str, str], int]:
     """(ranking, standard) → rows of each ranking of the view."""
-    return {(kind, standard): ranking_count(user, view.query.but(ranking=kind, standard=standard), stamp)
-            for kind in RANKINGS for standard in STANDARDS}
+    return view_counts(user, view.query, stamp)
 
 
 NOT_APPROVED = ("reject", "revoke")

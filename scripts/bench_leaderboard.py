@@ -465,6 +465,44 @@ def bench_cards(template: dict, version, user, count: int, entry_results: list[d
     return stored
 
 
+# The leaderboard as a first visitor after a write gets it: every cached answer and count gone.
+COLD_TARGETS = (("GET /leaderboard/", "/leaderboard/?standard=legacy-composite"),
+                ("GET /api/v1/leaderboard/", "/api/v1/leaderboard/?standard=legacy-composite"))
+
+
+def bench_cold_leaderboard(rounds: int = REPEATS) -> dict[str, Any]:
+    """Each target through Django's test client in this process, the cache emptied before every request (the
+    page and the API alternate, each leading every other round); the queries of one cold request counted apart,
+    so that counting them does not slow the timed ones."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    for _, address in COLD_TARGETS:
+        client.get(address)  # imports, templates and the connection: not what a cold cache measures
+    times: dict[str, list[float]] = {name: [] for name, _ in COLD_TARGETS}
+    runs = max(7, rounds * 3)
+    for run in range(runs):
+        for name, address in (COLD_TARGETS if run % 2 == 0 else COLD_TARGETS[::-1]):
+            cache.clear()
+            started = time.perf_counter()
+            response = client.get(address)
+            times[name].append((time.perf_counter() - started) * 1000)
+            if response.status_code != 200:
+                raise RuntimeError(f"{address} answered {response.status_code}")
+    measurements = []
+    for name, address in COLD_TARGETS:
+        cache.clear()
+        with CaptureQueriesContext(connection) as captured:
+            client.get(address)
+        measurements.append({"target": name, "address": address, "median_ms": round(statistics.median(times[name]), 1),
+                             "min_ms": round(min(times[name]), 1), "max_ms": round(max(times[name]), 1),
+                             "queries": len(captured), "runs_ms": [round(value, 1) for value in times[name]]})
+    return {"requests_per_target": runs, "measurements": measurements}
+
+
 def analyze() -> None:
     """Refresh the planner's statistics, as autovacuum would soon after a real load of this size."""
     from django.db import connection
