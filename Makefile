@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test lint install install-test migrate demo bench gate-check check-deploy worker beat clean messages print-site-base-url
+.PHONY: run test lint install install-test migrate demo bench bench-tools gate-check check-deploy worker beat clean messages print-site-base-url
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,11 +54,19 @@ lint: install-test
 
 ## The benchmark report (docs/performance.md): the rating loop, leaderboard and decision page under load against a
 ## bare view, import vs COPY, ingest vs sacrebleu, memory, queries per page, in interleaved rounds; drops and
-## creates PostgreSQL champollion_bench (BENCH_DATABASE_URL); needs wrk (apt-get install wrk). Prints the goals
+## creates PostgreSQL champollion_bench (BENCH_DATABASE_URL); installs wrk first (bench-tools). Prints the goals
 ## and tables, writes bench/results.json and the results block of docs/performance.md; then runs the gate's
 ## calibration suite (gate-check below).
-bench: install-test
+bench: install-test bench-tools
 	$(BIN)/python scripts/bench.py --docs docs/performance.md --gate-check-docs docs/validation-gate.md $(BENCH_ARGS)
+
+## wrk, the benchmark's HTTP load generator: installed with apt-get when missing (as root on Debian or Ubuntu),
+## otherwise named with how to install it, before anything else runs.
+bench-tools:
+	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } \
+	  || { echo "make bench needs wrk, the HTTP load generator: apt-get install wrk (Debian, Ubuntu)," \
+	       "brew install wrk (macOS)" >&2; exit 1; }
 
 ## The Deployable validation gate's calibration suite: every design the campaign form allows, simulated through the
 ## real aggregation and gate (false passes at the threshold, coverage, the chance of a pass); writes

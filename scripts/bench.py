@@ -363,7 +363,12 @@ def recreate_database(url: str) -> None:
     if "bench" not in config["NAME"]:
         raise SystemExit(f"refusing to drop {config['NAME']!r}: the bench database's name must contain 'bench'")
     params = {"host": config["HOST"], "port": config["PORT"], "user": config["USER"], "password": config["PASSWORD"]}
-    with psycopg.connect(dbname="postgres", autocommit=True, **{k: v for k, v in params.items() if v}) as conn:
+    try:
+        conn = psycopg.connect(dbname="postgres", autocommit=True, connect_timeout=5,
+                               **{k: v for k, v in params.items() if v})
+    except psycopg.OperationalError as error:
+        raise SystemExit(f"make bench needs the PostgreSQL server of {url} (BENCH_DATABASE_URL): {error}") from error
+    with conn:
         name = sql.Identifier(config["NAME"])
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
@@ -644,8 +649,6 @@ def summary(values: list[float]) -> dict[str, float]:
 def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, Any]) -> dict[str, Any]:
     """Every target in each of `rounds` interleaved rounds, so that each ratio to the bare view compares loads
     run minutes apart at most; a 2-second warm-up per target in the first round."""
-    if not shutil.which("wrk"):
-        raise SystemExit("the HTTP phase needs wrk (Debian: apt-get install wrk)")
     print(f"· http (wrk, gunicorn {args.workers} × {args.threads}, {args.rounds} rounds) …", flush=True)
     server = Server(env, args.workers, args.threads)
     meter = CpuMeter(server, env["DATABASE_URL"])
@@ -979,12 +982,21 @@ def with_results(document: str, report: dict[str, Any]) -> str:
     return before + results_markdown(report) + after
 
 
+def preflight(args: argparse.Namespace) -> None:
+    """What the run needs, checked in its first seconds rather than after minutes of phases: wrk for the HTTP
+    phase (the database is the next thing the run reaches)."""
+    if not shutil.which("wrk"):
+        raise SystemExit("make bench needs wrk, the HTTP load generator: apt-get install wrk (Debian, Ubuntu), "
+                         "brew install wrk (macOS); `make bench` installs it itself when run as root on Debian")
+
+
 def main() -> None:
     args = parse_args()
     if args.phase:
         run_phase(args)
         return
     started = time.perf_counter()
+    preflight(args)
     args.cache_url = shared_cache(args.cache_url)
     env = bench_environment(args.database_url, args.cache_url)
     parts: dict[str, Any] = {"load_average_at_start": list(os.getloadavg())}
