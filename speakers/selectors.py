@@ -154,9 +154,10 @@ def practice_due(user) -> list[Organization]:
     review queue points them to."""
     if not user.is_authenticated:
         return []
+    passed = PracticeAttempt.objects.filter(user=user, passed=True).values("organization_id")
     return list(Organization.objects.filter(
         memberships__user=user, memberships__role=Role.SPEAKER, practice_round__required=True)
-        .exclude(practice_attempts__user=user, practice_attempts__passed=True).distinct().order_by("name"))
+        .exclude(pk__in=passed).distinct().order_by("name"))
 
 
 def own_attempt(user, organization: Organization, pk: int) -> PracticeAttempt | None:
