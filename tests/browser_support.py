@@ -119,7 +119,7 @@ def reviewed_public_dataset(organization, governance_user, pool: list, *, sample
 
     from .cards import body, make_card
     from .conftest import corpus_bytes, enable_totp, entry, publish
-    from .review_setup import MODEL_SLUG
+    from .review_setup import MODEL_SLUG, sandbox_operator
     from .test_browser import CREE_SRO, CREE_SYLLABICS
 
     conversational = {"domain": "conv", "register": "conversational", "provenance": "elicited", "difficulty": 1}
@@ -134,7 +134,7 @@ def reviewed_public_dataset(organization, governance_user, pool: list, *, sample
     rows = list(Entry.objects.filter(version=version).order_by("position"))
     card = submit_run_card(
         body=body(make_card(version, rows, composite=0.8, model_slug=MODEL_SLUG)),
-        actor=governance_user,
+        actor=sandbox_operator(organization),
     )
     campaign = review_services.open_campaign(
         run_card=card,

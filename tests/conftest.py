@@ -194,6 +194,31 @@ def member(email, organization, role):
     if role in ("governance", "curator"):
         enable_totp(user)
         proven(user)
+    if role == "speaker":
+        qualify(user, organization)
+    return user
+
+
+TEST_PAIR_LANGUAGES = ("en", "crk")
+
+
+def qualify(user, organization, languages=TEST_PAIR_LANGUAGES, reading: int = 4, writing: int = 4, variety: str = "",
+            script: str = ""):
+    """`user` states `languages` (the test pair EN→CRK unless told) at `reading`/`writing` and the organization
+    attests them (the site operator's attestation, as demo data is): what review pools are drawn from
+    (docs/speakers.md). Speakers made by `member` get it; a test of an unqualified speaker uses `add_member`."""
+    from corpus.language_pairs import language_code
+    from speakers.models import LanguageSkill
+    from speakers.services import add_skill, attest_skill, checked_variety
+
+    for language in languages:
+        skill = LanguageSkill.objects.filter(user=user, language=language_code(language), script=script,
+                                             variety_key=checked_variety(variety)[1]).first()
+        if skill is None:
+            skill = add_skill(actor=user, language=language, reading=reading, writing=writing, variety=variety,
+                              script=script)
+        if not skill.attestations.filter(organization=organization, withdrawn_at__isnull=True).exists():
+            attest_skill(actor=None, skill=skill, organization=organization)
     return user
 
 

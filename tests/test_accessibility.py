@@ -211,3 +211,56 @@ def test_method_developer_pages(live_server, page, steward, governance_user):  #
     audit.visit("submission-form", "/orgs/steward/submit/", "Submit a method")
     audit.submit_refused("submission-form-refused", "Submit for gold-standard evaluation", "Submit a method", errors=4)
     audit.assert_no_serious_violations()
+
+
+def test_speakers_ledger_pages(live_server, page, steward, governance_user):  # noqa: F811
+    """My languages, vouching and the practice round (a question, its feedback, the result) as a speaker, on a
+    computer and a 360 px phone; the speakers' languages and the practice round's pages as governance staff."""
+    from speakers import services as speaker_services
+
+    voucher, learner = speakers(steward, 2)
+    speaker_services.add_skill(actor=learner, language="crk-Cans", variety="Plains Cree", reading=3, writing=1)
+    for n in range(5):
+        speaker_services.save_practice_item(
+            actor=governance_user, organization=steward, source=f"I see the dog ({n})", candidate="niwâpamâw atim",
+            right={"acceptable", "excellent"}, explanation="The verb agrees with the animate noun.",
+            source_language="en", target_language="crk")
+    attempt = speaker_services.start_practice(actor=learner, organization=steward)
+    speaker_services.answer_practice_item(actor=learner, attempt=attempt, position=1, value="gist")
+    audit = AxeAudit(page, live_server.url)
+
+    sign_in(page, live_server.url, learner)
+    audit.visit("my-languages", "/speakers/", "My languages")
+    audit.visit("my-languages-360", "/speakers/", "My languages", PHONE_360)
+    page.set_viewport_size(DESKTOP)
+    page.locator("#id_language").fill("Plains Cree")
+    audit.submit_refused("my-languages-refused", "Add the language", "My languages", errors=1)
+    audit.visit("practice", "/speakers/practice/steward/", "Practice round of Steward Nation")
+    audit.visit("practice-feedback-360", f"/speakers/practice/steward/{attempt.pk}/1/", "Practice item 1 of 5",
+                PHONE_360)
+    audit.visit("practice-question-360", f"/speakers/practice/steward/{attempt.pk}/2/", "Practice item 2 of 5",
+                PHONE_360)
+    for position in range(2, 6):
+        speaker_services.answer_practice_item(actor=learner, attempt=attempt, position=position, value="excellent")
+    audit.visit("practice-result-360", f"/speakers/practice/steward/{attempt.pk}/result/", "Your practice result",
+                PHONE_360)
+    sign_in(page, live_server.url, voucher)
+    audit.visit("vouch", f"/speakers/vouch/steward/?email={learner.email}", "Vouch for a speaker of Steward Nation")
+    sign_in(page, live_server.url, governance_user)
+    audit.visit("speakers-languages", "/speakers/orgs/steward/", "Speakers' languages of Steward Nation")
+    audit.visit("speakers-languages-360", "/speakers/orgs/steward/", "Speakers' languages of Steward Nation",
+                PHONE_360)
+    audit.visit("practice-settings", "/speakers/orgs/steward/practice/", "Practice round of Steward Nation")
+    audit.visit("practice-item-new", "/speakers/orgs/steward/practice/items/new/", "Write a practice item")
+    audit.submit_refused("practice-item-refused", "Save the item", "Write a practice item", errors=4)
+    assert len(audit.checked) == 13
+    audit.assert_no_serious_violations()
+    for path in ("/speakers/orgs/steward/", "/speakers/orgs/steward/practice/"):
+        page.set_viewport_size(PHONE_360)
+        page.goto(f"{live_server.url}{path}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_360["width"], path
+    sign_in(page, live_server.url, learner)
+    for path in ("/speakers/", f"/speakers/practice/steward/{attempt.pk}/3/",
+                 f"/speakers/practice/steward/{attempt.pk}/result/"):
+        page.goto(f"{live_server.url}{path}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_360["width"], path

@@ -24,7 +24,8 @@ from review.services import NotAllowed as ReviewNotAllowed
 from review.services import ReviewError
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["common", "accounts", "organizations", "languages", "corpus", "leaderboard", "review", "submissions", "config"]
+APPS = ["common", "accounts", "organizations", "languages", "corpus", "speakers", "leaderboard", "review",
+        "submissions", "config"]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
@@ -184,9 +185,14 @@ ACTIONS = {
     "corpus.services": ["import_corpus", "add_entry", "update_entry", "freeze_version", "create_next_version",
                         "set_dataset_public", "grant_consent", "revoke_consent"],
     "corpus.bulk": ["stage_bulk_import", "apply_staged_import"],
-    "leaderboard.services": ["submit_run_card", "register_method", "record_reproduction"],
+    "speakers.services": ["add_skill", "change_skill", "remove_skill", "forget_skills", "attest_skill",
+                          "withdraw_attestation", "set_practice_round", "save_practice_item", "retire_practice_item",
+                          "start_practice", "answer_practice_item"],
+    "leaderboard.services": ["submit_run_card", "register_method", "record_reproduction", "declare_conflict",
+                             "withdraw_conflict"],
     "review.services": ["open_campaign", "record_rating", "undo_last_rating", "add_speaker", "remove_speaker",
-                        "leave_pool", "speaker_left_organization", "set_campaign_status", "record_decision",
+                        "leave_pool", "speaker_left_organization", "speaker_unqualified", "speaker_in_conflict",
+                        "set_campaign_status", "record_decision",
                         "update_community_review", "set_gate_policy", "record_ratings_export"],
     "submissions.services": ["publish_terms", "accept_terms", "submit_method", "advance_submission",
                              "record_ownership_transfer"],

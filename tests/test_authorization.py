@@ -19,6 +19,7 @@ from leaderboard.services import submit_run_card
 from organizations.services import invite_member
 from review import services as review_services
 from review.models import Assignment
+from speakers.services import save_practice_item, start_practice
 from submissions.models import ParticipationTerms
 
 from .cards import body, make_card
@@ -196,6 +197,30 @@ TABLE = {
     "^review/me/delete-account/": ("/review/me/delete-account/", signed_in(200)),
     "^review/campaigns/<uuid:public_id>/instructions/": ("/review/campaigns/{campaign}/instructions/",
                                                           signed_in(405)),
+    "^speakers/": ("/speakers/", signed_in(200)),
+    "^speakers/skills/<int:pk>/": ("/speakers/skills/1/", signed_in(405)),
+    "^speakers/skills/<int:pk>/remove/": ("/speakers/skills/1/remove/", signed_in(405)),
+    "^speakers/vouch/<slug:slug>/": ("/speakers/vouch/steward/", signed_in(404, speaker=200)),
+    "^speakers/attestations/<int:pk>/withdraw/": ("/speakers/attestations/1/withdraw/", signed_in(405)),
+    "^speakers/orgs/<slug:slug>/": ("/speakers/orgs/steward/", GOVERNANCE_ONLY),
+    "^speakers/orgs/<slug:slug>/attest/<int:skill_pk>/": ("/speakers/orgs/steward/attest/1/", signed_in(405)),
+    "^speakers/orgs/<slug:slug>/practice/": ("/speakers/orgs/steward/practice/", GOVERNANCE_ONLY),
+    "^speakers/orgs/<slug:slug>/practice/items/new/": ("/speakers/orgs/steward/practice/items/new/",
+                                                        GOVERNANCE_ONLY),
+    "^speakers/orgs/<slug:slug>/practice/items/<int:pk>/": (
+        "/speakers/orgs/steward/practice/items/{practice_item}/", GOVERNANCE_ONLY),
+    "^speakers/orgs/<slug:slug>/practice/items/<int:pk>/retire/": (
+        "/speakers/orgs/steward/practice/items/{practice_item}/retire/", signed_in(405)),
+    "^speakers/practice/<slug:slug>/": ("/speakers/practice/steward/", signed_in(404, speaker=200)),
+    # The speaker's attempt, unfinished: its result page sends them back to the item they are on.
+    "^speakers/practice/<slug:slug>/<int:attempt>/result/": (
+        "/speakers/practice/steward/{practice_attempt}/result/", signed_in(404, speaker=302)),
+    "^speakers/practice/<slug:slug>/<int:attempt>/<int:position>/": (
+        "/speakers/practice/steward/{practice_attempt}/1/", signed_in(404, speaker=200)),
+    "^leaderboard/cards/<uuid:public_id>/conflict/": ("/leaderboard/cards/{gold_card}/conflict/", signed_in(405)),
+    "^leaderboard/methods/<str:method_id>/conflict/": ("/leaderboard/methods/no-such-method/conflict/",
+                                                       signed_in(405)),
+    "^leaderboard/conflicts/<int:pk>/withdraw/": ("/leaderboard/conflicts/1/withdraw/", signed_in(405)),
     "^submissions/": ("/submissions/", signed_in(200)),
     "^submissions/<uuid:public_id>/": ("/submissions/{random}/", signed_in(404)),
     "^submissions/<uuid:public_id>/transfer/": ("/submissions/{random}/transfer/", signed_in(404)),
@@ -257,6 +282,9 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
     ParticipationTerms.objects.create(organization=steward, version="2026-1", text="Terms.",
                                       transfer_clause="Transfer.", published_by=governance_user)
     token, _ = create_api_token(actor=developer, name="ci")
+    practice_items = [save_practice_item(actor=governance_user, organization=steward, source=f"source {n}",
+                                         candidate=f"candidate {n}", right={"gist"}, explanation="Why.")
+                      for n in range(5)]
     values = {
         "private_version": private.pk, "gold_entry": Entry.objects.get(version=private, segment="gold_standard").pk,
         "private_entry": Entry.objects.get(version=private, segment="development").pk,
@@ -269,7 +297,8 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
             role="speaker",
             actor=governance_user,
         ).token,
-        "token": token.pk, "random": uuid.uuid4(), "today": date.today(),
+        "token": token.pk, "random": uuid.uuid4(), "today": date.today(), "practice_item": practice_items[0].pk,
+        "practice_attempt": start_practice(actor=speaker, organization=steward).pk,
     }
     users = {"anonymous": None, "developer": developer, "speaker": speaker, "outsider": outsider,
              "curator": curator, "governance": governance_user, "maintainer": maintainer}

@@ -126,7 +126,8 @@ def test_a_speakers_pages_speak_french(client, demo, english_msgids):
                            submission=services.Submission(uuid.uuid4(), "gist", active_seconds=42.0, timed_by="device"))
     pages = ["/", "/review/", f"/review/c/{demo.public_id}/", f"/review/items/{assignment.public_id}/",
              "/accounts/profile/", "/review/me/", "/review/me/delete-account/",
-             f"/review/me/campaigns/{demo.public_id}/withdraw/", "/review/me/withdraw-all/"]
+             f"/review/me/campaigns/{demo.public_id}/withdraw/", "/review/me/withdraw-all/", "/speakers/",
+             f"/speakers/vouch/{demo.organization.slug}/?email=nobody@demo.example"]
     for url in pages:
         assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
 
@@ -138,7 +139,9 @@ def test_governance_pages_speak_french(client, demo, english_msgids):
     for url in [f"/orgs/{slug}/", "/review/campaigns/", f"/review/campaigns/{demo.public_id}/",
                 f"/review/campaigns/{demo.public_id}/decision/", f"/orgs/{slug}/languages/",
                 f"/orgs/{slug}/dashboard/", f"/review/orgs/{slug}/gate/", f"/review/orgs/{slug}/rating-examples/",
-                f"/orgs/{slug}/audit/", f"/review/campaigns/{demo.public_id}/timesheet/", f"/review/orgs/{slug}/pay/"]:
+                f"/orgs/{slug}/audit/", f"/review/campaigns/{demo.public_id}/timesheet/", f"/review/orgs/{slug}/pay/",
+                f"/speakers/orgs/{slug}/", f"/speakers/orgs/{slug}/practice/",
+                f"/speakers/orgs/{slug}/practice/items/new/"]:
         assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
 
 

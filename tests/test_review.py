@@ -255,11 +255,11 @@ def test_an_approval_of_a_development_card_changes_no_tier(public_version, gover
     from leaderboard.services import submit_run_card
 
     from .cards import body, make_card
-    from .review_setup import consent_to_everything
+    from .review_setup import consent_to_everything, sandbox_operator
 
     consent_to_everything(public_version.dataset, governance_user)
     entries = list(Entry.objects.filter(version=public_version, segment="development"))
-    card = submit_run_card(body=body(make_card(public_version, entries)), actor=governance_user)
+    card = submit_run_card(body=body(make_card(public_version, entries)), actor=sandbox_operator(steward))
     pool = speakers(steward, 3)
     campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=1))
     services.record_decision(campaign=campaign, actor=governance_user, outcome="approve",

@@ -14,7 +14,14 @@ from review.selectors import review_trigger, transfer_eligible
 
 from .cards import body, make_card
 from .conftest import corpus_bytes
-from .review_setup import consent_to_everything, gold_entries, rate_everything, settings_for, speakers
+from .review_setup import (
+    consent_to_everything,
+    gold_entries,
+    rate_everything,
+    sandbox_operator,
+    settings_for,
+    speakers,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +33,7 @@ def standard1_card(organization, governance_user, *, exact=True):
     entries = list(Entry.objects.filter(version=version).order_by("position"))
     predict = (lambda e: e.reference) if exact else (lambda e: f"zz {e.entry_id}")
     card = make_card(version, entries, predict=predict, scoring_standard="standard/1")
-    return submit_run_card(body=body(card), actor=governance_user)
+    return submit_run_card(body=body(card), actor=sandbox_operator(organization))
 
 
 def set_trigger(organization, governance_user, value):
