@@ -15,6 +15,7 @@ from django.db.models.functions import Least
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from common import errors
@@ -312,8 +313,11 @@ def set_practice_round(*, actor: User, organization: Organization, required: boo
     Organization.objects.select_for_update().filter(pk=organization.pk).first()
     items = active_items(organization).count()
     if required and items < PRACTICE_MINIMUM_ITEMS:
-        raise SpeakerError(_("Write at least %(minimum)d practice items before requiring the round (%(count)d so "
-                             "far).") % {"minimum": PRACTICE_MINIMUM_ITEMS, "count": items}, "required")
+        raise SpeakerError(ngettext("Write at least %(minimum)d practice items before requiring the round (%(count)d "
+                                    "so far).",
+                                    "Write at least %(minimum)d practice items before requiring the round (%(count)d "
+                                    "so far).", items) % {"minimum": PRACTICE_MINIMUM_ITEMS, "count": items},
+                           "required")
     practice, _created = PracticeRound.objects.update_or_create(organization=organization, defaults={
         "required": bool(required), "pass_mark_percent": pass_mark_percent, "retry_wait_hours": retry_wait_hours,
         "updated_at": timezone.now(), "updated_by": actor})
