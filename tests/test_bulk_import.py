@@ -563,7 +563,7 @@ def test_an_update_file_needs_only_the_id_and_the_columns_it_changes(client, cur
     """The page's help says only the present columns are updated: a file of `id` and `notes` updates the notes."""
     client.force_login(curator)
     before = {row.entry_id: (row.source, row.reference) for row in public_version.entries.all()}
-    response = upload(client, public_version, "id,notes\n1,Checked with the elders in May.\n".encode(), "csv")
+    response = upload(client, public_version, b"id,notes\n1,Checked with the elders in May.\n", "csv")
     preview = response.context["preview"]
     assert response.status_code == 200 and preview.is_valid and not preview.problems
     assert confirm(client, public_version, preview.staged.pk).status_code == 302
