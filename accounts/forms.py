@@ -2,7 +2,13 @@ from allauth.mfa.base import forms as mfa_forms
 from django import forms
 from django.utils.translation import gettext_lazy, ngettext
 
-from .models import DEFAULT_TOKEN_LIFETIME_DAYS, TOKEN_LIFETIME_DAYS, TOKEN_SCOPE_LABELS, TokenScope
+from .models import (
+    DEFAULT_TOKEN_LIFETIME_DAYS,
+    PUBLIC_NAME_MAX_LENGTH,
+    TOKEN_LIFETIME_DAYS,
+    TOKEN_SCOPE_LABELS,
+    TokenScope,
+)
 
 
 def lifetime_choices() -> list[tuple[int, str]]:
@@ -20,6 +26,13 @@ class ApiTokenForm(forms.Form):
     lifetime_days = forms.TypedChoiceField(
         label=gettext_lazy("Expires after"), coerce=int, initial=DEFAULT_TOKEN_LIFETIME_DAYS,
         choices=lifetime_choices)
+
+
+class PublicNameForm(forms.Form):
+    public_name = forms.CharField(
+        label=gettext_lazy("Public name"), max_length=PUBLIC_NAME_MAX_LENGTH, required=False,
+        help_text=gettext_lazy("Published with the run cards you publish with the harness (mt-eval). Leave it empty to "
+                               "be published under your pseudonym. Your e-mail address is never published."))
 
 
 class SecondFactorCodeMixin:

@@ -5,7 +5,9 @@ import secrets
 
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy
 
 
@@ -31,6 +33,10 @@ class UserManager(BaseUserManager):
         return self._create_user(email, password, **extra)
 
 
+PUBLIC_NAME_MAX_LENGTH = 60
+PSEUDONYM_PREFIX = "contributor-"
+
+
 class User(AbstractUser):
     """An account identified by its e-mail address; site staff (is_staff) are the maintainers."""
 
@@ -39,14 +45,35 @@ class User(AbstractUser):
     interface_language = models.CharField(
         max_length=35, blank=True, help_text="The interface language this user chose; empty follows the browser."
     )
+    public_name = models.CharField(
+        max_length=PUBLIC_NAME_MAX_LENGTH, blank=True,
+        help_text="The name published with what the account publishes through the harness; empty: its pseudonym.")
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: list[str] = []
 
     objects = UserManager()
 
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.UniqueConstraint(Lower("public_name"), condition=~models.Q(public_name=""),
+                                    name="user_public_name_unique"),
+        ]
+
     def __str__(self) -> str:
         return self.email
+
+    @property
+    def public_label(self) -> str:
+        """How the public may name the account: the public name it chose, else its pseudonym — never its e-mail
+        address."""
+        return self.public_name or pseudonym(self.pk)
+
+
+def pseudonym(pk: int | None) -> str:
+    """A stable name for an account that chose none, from which nothing about it can be learnt (keyed with
+    SECRET_KEY)."""
+    return PSEUDONYM_PREFIX + salted_hmac("accounts.User.pseudonym", str(pk)).hexdigest()[:10]
 
 
 def hash_token_key(key: str) -> str:

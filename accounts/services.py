@@ -1,22 +1,72 @@
 """Writes on accounts and API tokens."""
 
 import datetime
+import re
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from common.errors import NotAllowed
+from common.errors import ApplicationError, ErrorKind, NotAllowed
 
-from .models import DEFAULT_TOKEN_LIFETIME_DAYS, TOKEN_LIFETIME_DAYS, ApiToken, TokenScope, User, hash_token_key
+from .models import (
+    DEFAULT_TOKEN_LIFETIME_DAYS,
+    PSEUDONYM_PREFIX,
+    PUBLIC_NAME_MAX_LENGTH,
+    TOKEN_LIFETIME_DAYS,
+    ApiToken,
+    TokenScope,
+    User,
+    hash_token_key,
+)
 from .second_factor import account_authenticators, second_factor_proven
 
-__all__ = ["ApiToken", "TokenRefused", "create_api_token", "get_or_create_user", "revoke_api_token",
-           "revoke_all_api_tokens"]
+__all__ = ["ApiToken", "PublicNameRefused", "TokenRefused", "create_api_token", "get_or_create_user",
+           "revoke_api_token", "revoke_all_api_tokens", "set_public_name"]
 
 
 class TokenRefused(NotAllowed):
     """A token that may not be created as asked; the message says why and what to do."""
+
+
+class PublicNameRefused(ApplicationError):
+    """A public name that may not be used; the message says why."""
+
+
+# Anything that reads as an address: a public name is published, an e-mail address never is.
+ADDRESS = re.compile(r"@|https?://|www\.", re.IGNORECASE)
+CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\ufeff]")
+
+
+@transaction.atomic
+def set_public_name(*, actor: User, name: str) -> User:
+    """The name published with what the account publishes (run cards published through the harness, whose session
+    answers it as the user's name); empty returns to the account's pseudonym. Spaces are collapsed; refused: more
+    than PUBLIC_NAME_MAX_LENGTH characters, control or invisible characters, anything that reads as an e-mail or web
+    address, "anonymous", a pseudonym's form, or a name another account uses (case aside)."""
+    name = " ".join(str(name).split())
+    if len(name) > PUBLIC_NAME_MAX_LENGTH:
+        raise PublicNameRefused(_("The public name has %(count)s characters; at most %(limit)s are allowed.")
+                                % {"count": len(name), "limit": PUBLIC_NAME_MAX_LENGTH}, "public_name")
+    if CONTROL.search(name) or any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+        raise PublicNameRefused(_("The public name holds a control or invisible character; write it with visible "
+                                  "characters only."), "public_name")
+    if ADDRESS.search(name):
+        raise PublicNameRefused(_("A public name is published: write a name, not an e-mail or web address."),
+                                "public_name")
+    if name.lower() == "anonymous" or name.lower().startswith(PSEUDONYM_PREFIX):
+        raise PublicNameRefused(_("This name is kept for accounts that chose none; choose another."), "public_name")
+    taken = PublicNameRefused(_("Another account uses this public name; choose another."), "public_name",
+                              kind=ErrorKind.CONFLICT)
+    if name and User.objects.filter(public_name__iexact=name).exclude(pk=actor.pk).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            User.objects.filter(pk=actor.pk).update(public_name=name)
+    except IntegrityError:  # the same name chosen by another account at the same moment
+        raise taken from None
+    actor.public_name = name
+    return actor
 
 
 @transaction.atomic
@@ -100,7 +150,7 @@ def anonymise_user(user: User) -> None:
     EmailAddress.objects.filter(user=user).delete()
     Authenticator.objects.filter(user=user).delete()
     user.email = f"deleted-{user.pk}@deleted.invalid"
-    user.first_name = user.last_name = user.interface_language = ""
+    user.first_name = user.last_name = user.interface_language = user.public_name = ""
     user.is_active = user.is_staff = user.is_superuser = False
     user.set_unusable_password()
     user.save()
