@@ -32,7 +32,7 @@ from .serializers import (
     ImportErrorSerializer,
     ImportResultSerializer,
 )
-from .validation import SUPPLIED_FIELDS, CorpusFileError, Problem
+from .validation import SEGMENT_MAP, SUPPLIED_FIELDS, CorpusFileError, Problem
 
 # What a multipart body may carry besides the file itself: its boundaries, headers and the supplied fields.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
@@ -183,6 +183,7 @@ def problem_payload(problem: Problem) -> dict:
         "column": problem.column,
         "text": str(problem),
         "parameter": problem.parameter or None,
+        "value": problem.value,
     }
 
 
@@ -195,15 +196,29 @@ SUPPLIED_PARAMETERS = [
         ("language_pair", "The language pair's label (e.g. EN→CRK), when the file gives none; else the two codes."),
         ("created", "The ISO 8601 creation date, when the file gives none."),
         ("license", "The SPDX licence identifier, when the file gives none."),
+        (SEGMENT_MAP, "The segment of each segment name the file uses that is none of the four, as name=segment "
+                      "pairs separated by commas (or the parameter repeated), e.g. "
+                      "basic=development,intermediate=diagnostic; an unknown name is never guessed."),
     )
 ]
+
+
+class UnparsedBody(parsers.BaseParser):
+    """Any body but a multipart one is the corpus file itself, read by `read_body` within the size limit: DRF is left
+    nothing to parse (a session's CSRF check reads `request.POST`, which made a raw JSON body answer "Missing
+    filename" when it was read as a file upload)."""
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        return {}
 
 
 class CorpusImportView(APIView):
     """Import a corpus file (the raw JSON as the request body, or a multipart `file`)."""
 
     permission_classes = [permissions.IsAuthenticated, Permitted.to("organization.curate")]
-    parser_classes = [parsers.MultiPartParser, parsers.FileUploadParser]
+    parser_classes = [parsers.MultiPartParser, UnparsedBody]
 
     def permission_object(self, request) -> Organization | None:
         """The steward named by `org`, looked up once per request (the permission check and `post` share it); an
@@ -247,11 +262,16 @@ class CorpusImportView(APIView):
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
     def supplied(self, request) -> dict[str, str]:
-        """The envelope fields the request gives (corpus.validation.SUPPLIED_FIELDS): query parameters, or the
-        fields of a multipart body beside `file`."""
-        given = {name: request.query_params[name] for name in SUPPLIED_FIELDS.values() if name in request.query_params}
+        """The envelope fields and segment map the request gives (corpus.validation.SUPPLIED_FIELDS, SEGMENT_MAP):
+        query parameters, or the fields of a multipart body beside `file`; a repeated segment_map is one map."""
+        sources = [request.query_params]
         if request.content_type.startswith("multipart/"):
-            given.update({name: request.POST[name] for name in SUPPLIED_FIELDS.values() if name in request.POST})
+            sources.append(request.POST)
+        given: dict[str, str] = {}
+        for source in sources:
+            given.update({name: source[name] for name in SUPPLIED_FIELDS.values() if name in source})
+            if SEGMENT_MAP in source:
+                given[SEGMENT_MAP] = ",".join(source.getlist(SEGMENT_MAP))
         return given
 
     def read_body(self, request) -> bytes:

@@ -8,7 +8,7 @@ from .labels import CONSENT_USE_LABELS, CONTEXT_LABELS, DOMAIN_LABELS, REGISTER_
 from .models import CONSENT_USE_EXPLANATIONS, ConsentUse, Segment
 from .resources import canonical_int
 from .services import Move, move_problems, version_name_problems
-from .validation import VERSION
+from .validation import SEGMENT_MAP, VERSION
 
 SEGMENT_CHOICES = list(SEGMENT_LABELS.items())
 REGISTER_CHOICES = list(REGISTER_LABELS.items())
@@ -61,13 +61,43 @@ class CorpusUploadForm(forms.Form):
         if len(self.organizations) == 1:
             self.fields["organization"].initial = next(iter(self.organizations))
         self.missing: list[str] = []
+        self.segment_names: list[str] = []
+        count = 0
+        while f"segment_name_{count}" in self.data:
+            self.map_segment(str(self.data[f"segment_name_{count}"]))
+            count += 1
 
-    def supplied(self) -> dict[str, str]:
-        """The envelope fields given, for corpus.services.import_corpus."""
-        return {name: self.cleaned_data[name] for name in self.SUPPLIED if self.cleaned_data.get(name)}
+    def map_segment(self, name: str) -> None:
+        """Ask which of the four segments the file's segment name `name` is (a required choice, never preset)."""
+        if name in self.segment_names:
+            return
+        index = len(self.segment_names)
+        self.segment_names.append(name)
+        self.fields[f"segment_name_{index}"] = forms.CharField(widget=forms.HiddenInput, initial=name)
+        if self.is_bound and f"segment_name_{index}" not in self.data:
+            self.data = self.data.copy()  # a name the import asked for: sent back with the next upload
+            self.data[f"segment_name_{index}"] = name
+        self.fields[f"segment_as_{index}"] = forms.ChoiceField(
+            label=_("Segment of the entries named %(name)s") % {"name": f"“{name}”"},
+            choices=optional_choices(SEGMENT_CHOICES),
+            help_text=_("This file names a segment that is none of the four: choose which one its entries are."))
+
+    def supplied(self) -> dict:
+        """The envelope fields given and the segments chosen for the file's own segment names, for
+        corpus.services.import_corpus."""
+        given: dict = {name: self.cleaned_data[name] for name in self.SUPPLIED if self.cleaned_data.get(name)}
+        chosen = {name: self.cleaned_data.get(f"segment_as_{index}") for index, name in enumerate(self.segment_names)}
+        if chosen:
+            given[SEGMENT_MAP] = {name: segment for name, segment in chosen.items() if segment}
+        return given
 
     def supplied_fields(self):
         return [self[name] for name in self.SUPPLIED]
+
+    def segment_fields(self):
+        """The bound (hidden name, segment choice) field pairs of the file's own segment names."""
+        return [(self[f"segment_name_{index}"], self[f"segment_as_{index}"])
+                for index in range(len(self.segment_names))]
 
     def require_missing(self, problems) -> None:
         """Mark each field the file lacked (or gave otherwise) as required, its problem beside it: for a field left
@@ -75,6 +105,9 @@ class CorpusUploadForm(forms.Form):
         parameter)."""
         for problem in problems:
             name = getattr(problem, "parameter", "")
+            if name == SEGMENT_MAP and problem.value is not None:
+                self.map_segment(problem.value)
+                continue
             if name in self.fields and name not in self.missing:
                 self.missing.append(name)
                 self.fields[name].required = True

@@ -4,10 +4,14 @@ for community consent: every page, API, export, admin list and search reaches en
 """
 
 import hashlib
+import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, JSONField, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
@@ -21,6 +25,7 @@ from organizations.selectors import (
 )
 
 from .labels import choice_label
+from .language_pairs import version_pair_key
 from .models import (
     CONSENT_REVOCATION_EFFECTS,
     CONSENT_USE_EXPLANATIONS,
@@ -32,6 +37,7 @@ from .models import (
     Dataset,
     DatasetVersion,
     Entry,
+    FileLayout,
     Segment,
     Sha256Source,
 )
@@ -348,9 +354,13 @@ def exported_entries(user, version: DatasetVersion, segments: list[str] | None =
 
 
 def export_chunks(user, version: DatasetVersion, segments: list[str] | None = None):
-    """The corpus file of `version` holding only the entries `user` may see (optionally some segments), in the
-    shape it was imported in."""
-    return version_file_chunks(version, exported_entries(user, version, segments))
+    """The corpus file of `version` holding only the entries `user` may see (optionally some segments): for the
+    steward's secret readers in the shape it was imported in (the file its content hash is of), for everyone else
+    as the public download is written, the file the harness runs (public_file_chunks)."""
+    entries = exported_entries(user, version, segments)
+    if permitted(user, "dataset.see_secret", version.dataset):
+        return version_file_chunks(version, entries)
+    return public_file_chunks(version, entries)
 
 
 def version_file_chunks(version: DatasetVersion, entries: QuerySet[Entry]):
@@ -373,10 +383,10 @@ def public_download_entries(user, version: DatasetVersion) -> QuerySet[Entry]:
 
 
 def public_download_chunks(user, version: DatasetVersion):
-    """The public download: the file of `version` (its envelope verbatim, in the shape it was imported in)
-    holding its public segments' entries in file order. Byte-stable: nothing in it depends on who asks or when,
-    so the same content always gives the same bytes, and their SHA-256 is public_download_hash(version)."""
-    return version_file_chunks(version, public_download_entries(user, version))
+    """The public download: the file of `version` holding its public segments' entries in file order, as the
+    harness runs it (public_file_chunks). Byte-stable: nothing in it depends on who asks or when, so the same
+    content always gives the same bytes, and their SHA-256 is public_download_hash(version)."""
+    return public_file_chunks(version, public_download_entries(user, version))
 
 
 def compute_public_download_hash(version: DatasetVersion) -> str:
@@ -384,9 +394,87 @@ def compute_public_download_hash(version: DatasetVersion) -> str:
     It reads the public segments only, whatever the dataset's publication: the same entries any reader of the
     version gets, which reveal nothing of the secret ones."""
     digest = hashlib.sha256()
-    for chunk in version_file_chunks(version, version.entries.filter(public_segment())):
+    for chunk in public_file_chunks(version, version.entries.filter(public_segment())):
         digest.update(chunk)
     return digest.hexdigest()
+
+
+def public_file_chunks(version: DatasetVersion, entries: QuerySet[Entry]):
+    """`entries` in the file the harness runs as this version: the version's own file (its envelope verbatim, in the
+    shape it was imported in) when the harness reads it as this dataset's id and version with a language pair it
+    reads, and every entry names its id; otherwise the corpus format with an envelope it reads (harness_envelope),
+    each entry as stored, its stored id written first when it gives none (with_id)."""
+    from .services import file_chunks
+
+    envelope = harness_envelope(version)
+    if envelope is None:
+        return version_file_chunks(version, entries)
+    rows = entries.order_by("position").values_list("entry_id", "document").iterator(chunk_size=2000)
+    return file_chunks(FileLayout.DATASET, envelope, (with_id(entry_id, document) for entry_id, document in rows))
+
+
+def with_id(entry_id: str, document: str) -> str:
+    """An entry object as stored, with its id written first when it gives none: the harness numbers an entry without
+    one by its position in the file it reads (corpus_loader._ensure_ids), which a download of some entries changes."""
+    if "id" in json.loads(document):
+        return document
+    stored = int(entry_id) if entry_id.isdigit() else entry_id
+    rest = document.lstrip()[1:].lstrip()
+    return '{"id": ' + json.dumps(stored) + (", " + rest if rest != "}" else "}")
+
+
+# The pairs the harness reads written out (mt_eval_harness corpus_loader._coerce_lang_pair): two bare codes joined by
+# "-", ":" or ">".
+HARNESS_PAIR = re.compile(r"^\s*([A-Za-z]{2,3})\s*[-:>]\s*([A-Za-z]{2,3})\s*$")
+HARNESS_ENVELOPE_FIELDS = ("id", "version", "language_pair", "source_language", "target_language", "created",
+                           "license")
+
+
+def harness_reads_pair(value: Any) -> bool:
+    """Whether the harness reads `value` as a language pair (an object with both sides, or two bare codes)."""
+    if isinstance(value, dict):
+        return bool(value.get("source")) and bool(value.get("target"))
+    return isinstance(value, str) and HARNESS_PAIR.match(value) is not None
+
+
+def harness_reads_version(version: DatasetVersion, stored: dict[str, Any]) -> bool:
+    """Whether the harness (corpus_loader.load_corpus, publish.assemble_run_card) reads the stored file as this
+    version: the id and version it takes (the `dataset` object's, else `corpus_id` and `version` beside the entries)
+    are the version's, the language pair it reads first is one it can read, and every entry names its id."""
+    inner = stored.get("dataset") if version.layout == FileLayout.OBJECT else stored
+    inner = inner if isinstance(inner, dict) else {}
+    outer = stored if version.layout == FileLayout.OBJECT else {}
+    identifier = inner.get("id") or outer.get("corpus_id")
+    number = inner.get("version") or outer.get("version")
+    pair = inner.get("language_pair") or outer.get("language_pair")
+    if identifier != version.dataset.identifier or number != version.version or not harness_reads_pair(pair):
+        return False
+    return not version.entries.annotate(parsed=Cast("document", JSONField())).exclude(parsed__has_key="id").exists()
+
+
+def harness_envelope(version: DatasetVersion) -> str | None:
+    """None when the harness reads the version's own file as the version (harness_reads_version); else the envelope
+    of the corpus format it reads: the version's id, version, language pair as an object of ISO 639-3 codes
+    (`{"source": "eng", "target": "crk"}`), languages, creation date and licence, then every other member of the
+    stored envelope as stored (a corpus builder's `dataset` object's members first)."""
+    stored = json.loads(version.envelope) if version.layout != FileLayout.LIST else {}
+    stored = stored if isinstance(stored, dict) else {}
+    if version.layout != FileLayout.LIST and harness_reads_version(version, stored):
+        return None
+    key = version_pair_key(version.language_pair, version.source_language, version.target_language)
+    source, target = key.split(">", 1) if key else (version.source_language, version.target_language)
+    envelope: dict[str, Any] = {
+        "id": version.dataset.identifier, "version": version.version,
+        "language_pair": {"source": source, "target": target}, "source_language": version.source_language,
+        "target_language": version.target_language, "created": version.created.isoformat(),
+        "license": version.license,
+    }
+    nested = stored.get("dataset") if version.layout == FileLayout.OBJECT else None
+    for members in (nested if isinstance(nested, dict) else {}, stored):
+        for name, value in members.items():
+            if name not in envelope and name not in ("dataset", "entries", "corpus_id"):
+                envelope[name] = value
+    return json.dumps(envelope, ensure_ascii=False)
 
 
 def public_download_hash(version: DatasetVersion) -> str:

@@ -89,7 +89,10 @@ class ImportProblemSerializer(serializers.Serializer):
     column = serializers.IntegerField(allow_null=True)
     text = serializers.CharField(help_text="The whole problem as one sentence.")
     parameter = serializers.CharField(allow_null=True, help_text=(
-        "For an envelope field the file lacks (or gives otherwise): the query or form parameter that supplies it."))
+        "For an envelope field the file lacks (or gives otherwise), or a segment name to map: the query or form "
+        "parameter that supplies it."))
+    value = serializers.CharField(allow_null=True, help_text=(
+        "For a segment name that is none of the four: the name, which segment_map maps (name=segment)."))
 
 
 class ImportErrorSerializer(serializers.Serializer):

@@ -206,11 +206,12 @@ def insert_entries(version: DatasetVersion, rows: Iterable[tuple[int, ValidEntry
 
 
 def import_corpus(*, actor: User | None, data: bytes, organization: Organization,
-                  supplied: dict[str, str] | None = None) -> ImportOutcome:
+                  supplied: dict[str, Any] | None = None) -> ImportOutcome:
     """Import a corpus file as a new dataset version of `organization`: the corpus format, or any shape the
     harness reads (corpus.validation). `supplied` gives envelope fields the file lacks, by parameter name
     (corpus.validation.SUPPLIED_FIELDS: dataset_id, dataset_version, language_pair, source_language,
-    target_language, created, license).
+    target_language, created, license), and `segment_map`, the segment of each segment name the file uses that is
+    none of the four (the entries are stored with the segment chosen; nothing is guessed).
 
     Every problem is reported at once (CorpusFileError) and nothing is stored on error. The same
     file again is recognised by its sha256; the same id and version with other content is refused.

@@ -47,8 +47,10 @@ class Problem:
     entry_id: str | None = None
     line: int | None = None
     column: int | None = None
-    # For a field the file lacks: the import parameter that supplies it (SUPPLIED_FIELDS), else "".
+    # For a field the file lacks: the import parameter that supplies it (SUPPLIED_FIELDS, SEGMENT_MAP), else "".
     parameter: str = ""
+    # What the file gives that the parameter maps (an unknown segment name), else None.
+    value: str | None = None
 
     def __str__(self) -> str:
         where = []
@@ -119,20 +121,66 @@ SUPPLIED_FIELDS = {
 }
 
 
+# The import parameter that maps segment names the file uses to the four segments ("basic=development,advanced=
+# held_out"): never guessed, always asked for.
+SEGMENT_MAP = "segment_map"
+
+
 def option_name(parameter: str) -> str:
     return "--" + parameter.replace("_", "-")
 
 
+def segment_map_of(supplied: dict[str, Any] | None, problems: list[Problem]) -> dict[str, str]:
+    """The segment map an import gives (SEGMENT_MAP): a mapping, or text of `name=segment` pairs separated by commas
+    or new lines. Each name must be one the file may use that is not a segment already, each target one of the four
+    segments; every problem is added to `problems`."""
+    given = (supplied or {}).get(SEGMENT_MAP)
+    if not given:
+        return {}
+    if isinstance(given, dict):
+        pairs = [(str(name), str(segment)) for name, segment in given.items()]
+    else:
+        pairs = []
+        for item in re.split(r"[,\n]", str(given)):
+            if not item.strip():
+                continue
+            name, equals, segment = item.partition("=")
+            if not equals or not name.strip():
+                problems.append(Problem(_("expected name=segment, found %(found)s") % {"found": describe(item.strip())},
+                                        field=SEGMENT_MAP, parameter=SEGMENT_MAP))
+                continue
+            pairs.append((name.strip(), segment.strip()))
+    mapping: dict[str, str] = {}
+    for name, segment in pairs:
+        if name in CHOICE_VALUES["segment"]:
+            problems.append(Problem(_("%(name)s is a segment already; only names that are not segments are mapped")
+                                    % {"name": describe(name)}, field=SEGMENT_MAP, parameter=SEGMENT_MAP))
+        elif segment not in CHOICE_VALUES["segment"]:
+            problems.append(Problem(_("maps %(name)s to %(found)s; expected one of: %(choices)s")
+                                    % {"name": describe(name), "found": describe(segment),
+                                       "choices": CHOICE_LISTS["segment"]}, field=SEGMENT_MAP, parameter=SEGMENT_MAP))
+        else:
+            mapping[name] = segment
+    return mapping
+
+
 @dataclass(frozen=True)
 class CorpusMode:
-    """What reading a file's entries depends on in its envelope. `strict_ids`: the corpus format (a `dataset`
-    object with an `id`) requires every entry's id; the upstream shapes may leave ids out, and, as the harness
-    numbers them, an entry without one is its position (from 0). `default_segment`: the segment of an entry that
-    names none: the envelope's `segment` (the corpus builder's whole-file segment), else development."""
+    """What reading a file's entries depends on in its envelope and the import. `strict_ids`: the corpus format (a
+    `dataset` object with an `id`) requires every entry's id; the upstream shapes may leave ids out, and, as the
+    harness numbers them, an entry without one is its position (from 0). `default_segment`: the segment of an entry
+    that names none: the envelope's `segment` (the corpus builder's whole-file segment), else development.
+    `segment_map`: the segments the curator gave the file's own segment names (SEGMENT_MAP), as (name, segment)
+    pairs; an entry with a name it does not map is collected, not refused on its own (EntryChecks asks for it)."""
 
     strict_ids: bool = True
     default_segment: str = Segment.DEVELOPMENT
     segment_given: bool = False
+    segment_map: tuple[tuple[str, str], ...] = ()
+
+    def mapped(self, name: Any) -> Any:
+        """A segment name as stored: the segment it is mapped to, else itself."""
+        return dict(self.segment_map).get(name, name) if isinstance(name, str) else name
 
 
 def envelope_segment(document: Any) -> Any:
@@ -145,16 +193,18 @@ def envelope_segment(document: Any) -> Any:
     return document.get("segment")
 
 
-def corpus_mode(document: Any) -> CorpusMode:
-    """The CorpusMode of a parsed file (or of the members read so far)."""
+def corpus_mode(document: Any, segment_map: dict[str, str] | None = None) -> CorpusMode:
+    """The CorpusMode of a parsed file (or of the members read so far), with the import's segment map."""
+    pairs = tuple(sorted((segment_map or {}).items()))
     if not isinstance(document, dict):
-        return CorpusMode(strict_ids=False)
+        return CorpusMode(strict_ids=False, segment_map=pairs)
     inner = document.get("dataset")
-    segment = envelope_segment(document)
+    given = envelope_segment(document)
+    segment = dict(pairs).get(given, given) if isinstance(given, str) else given
     known = isinstance(segment, str) and segment in CHOICE_VALUES["segment"]
     return CorpusMode(strict_ids=isinstance(inner, dict) and "id" in inner,
                       default_segment=segment if known else Segment.DEVELOPMENT,
-                      segment_given=segment is not None)
+                      segment_given=segment is not None, segment_map=pairs)
 
 
 def file_layout(document: Any) -> str:
@@ -165,12 +215,15 @@ def file_layout(document: Any) -> str:
     return FileLayout.OBJECT
 
 
-def stored_envelope(document: Any, layout: str) -> dict[str, Any] | None:
+def stored_envelope(document: Any, layout: str, mode: "CorpusMode | None" = None) -> dict[str, Any] | None:
+    """The envelope a version stores, its whole-file `segment` as the segment map maps it."""
     if layout == FileLayout.LIST:
         return None
-    if layout == FileLayout.DATASET:
-        return document["dataset"]
-    return {name: value for name, value in document.items() if name != "entries"}
+    envelope = document["dataset"] if layout == FileLayout.DATASET else {
+        name: value for name, value in document.items() if name != "entries"}
+    if mode is not None and isinstance(envelope.get("segment"), str):
+        envelope = {**envelope, "segment": mode.mapped(envelope["segment"])}
+    return envelope
 
 
 def reference_key(raw: dict[str, Any]) -> str:
@@ -342,7 +395,7 @@ def supplied_values(supplied: dict[str, Any] | None) -> dict[str, str]:
 
 
 def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str, Any] | None = None,
-                      layout: str = FileLayout.DATASET) -> dict[str, Any]:
+                      layout: str = FileLayout.DATASET, mode: "CorpusMode | None" = None) -> dict[str, Any]:
     """The values the version's columns need, each read from the file where the harness's shapes put it (the
     `dataset` object of the corpus format and the corpus builder, the members of a flat file beside `entries`)
     or, when the file lacks it, from `supplied` (SUPPLIED_FIELDS); every problem added to `problems`."""
@@ -478,15 +531,36 @@ def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str
         problems.append(Problem(_("expected a list of provenance tags, found %(found)s")
                                 % {"found": describe(provenance[1])}, field=provenance[0]))
     segment = envelope_segment(document)
-    if segment is not None and (not isinstance(segment, str) or segment not in CHOICE_VALUES["segment"]):
+    mapped = (mode or CorpusMode()).mapped(segment)
+    if segment is not None and (not isinstance(mapped, str) or mapped not in CHOICE_VALUES["segment"]):
         where = "dataset.segment" if inner.get("segment") is not None else "segment"
-        problems.append(Problem(_("unknown value %(found)s; expected one of: %(choices)s")
-                                % {"found": describe(segment), "choices": CHOICE_LISTS["segment"]}, field=where))
+        if isinstance(segment, str):
+            problems.append(Problem(unknown_segment_message(segment), field=where, parameter=SEGMENT_MAP,
+                                    value=segment))
+        else:
+            problems.append(Problem(_("unknown value %(found)s; expected one of: %(choices)s")
+                                    % {"found": describe(segment), "choices": CHOICE_LISTS["segment"]}, field=where))
     found = (unstorable_text(stored_envelope(document, layout), "dataset" if layout == FileLayout.DATASET else "")
              or unstorable_text(given))
     if found:
         problems.append(Problem(found[1], field=found[0]))
     return fields
+
+
+def unknown_segment_message(name: str, count: int = 0) -> str:
+    """What to do with a segment name that is none of the four: map it (it is never guessed)."""
+    values = {"name": describe(name), "count": count, "choices": CHOICE_LISTS["segment"],
+              "example": f"{name[:40]}=development"}
+    if not count:
+        return _("unknown segment %(name)s; map it to one of %(choices)s with segment_map (a field of the import page, "
+                 "the option --segment-map of the import_corpus command, or the API's parameter segment_map, e.g. "
+                 "%(example)s)") % values
+    return ngettext("unknown segment %(name)s in %(count)s entry; map it to one of %(choices)s with segment_map (a "
+                    "field of the import page, the option --segment-map of the import_corpus command, or the API's "
+                    "parameter segment_map, e.g. %(example)s)",
+                    "unknown segment %(name)s in %(count)s entries; map it to one of %(choices)s with segment_map (a "
+                    "field of the import page, the option --segment-map of the import_corpus command, or the API's "
+                    "parameter segment_map, e.g. %(example)s)", count) % values
 
 
 def provenance_label(value: Any) -> str:
@@ -508,11 +582,23 @@ def validate_entry(
     return validated_entry(position, raw) if check_entry(position, raw, problems, seen_ids, scan_text) else None
 
 
+@dataclass
+class UnknownSegment:
+    """A segment name a file uses that is none of the four and that the import does not map: how many entries use
+    it, and the first of them."""
+
+    count: int
+    entry_index: int
+    entry_id: str | None
+
+
 def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict[str, int], scan_text: bool,
-                mode: CorpusMode = CorpusMode()) -> bool:
+                mode: CorpusMode = CorpusMode(), unknown_segments: dict[str, UnknownSegment] | None = None) -> bool:
     """Whether `raw` is a valid entry, its problems added to `problems` (validate_entry without the ValidEntry,
     which a streamed file builds when it reads the entry again). Its reference may be its `target`; without
-    `mode.strict_ids`, an entry without an `id` member has its position as id."""
+    `mode.strict_ids`, an entry without an `id` member has its position as id. A segment name that is none of the
+    four is read through `mode.segment_map`; with `unknown_segments`, one the map lacks is collected there (the
+    import asks for it once per name) instead of refused at the entry."""
     if not isinstance(raw, dict):
         problems.append(Problem(_("expected an object, found %(found)s") % {"found": describe(raw)},
                                 entry_index=position))
@@ -556,9 +642,12 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
             problem(name, _("expected non-empty text, found an empty string"))
     values: dict[str, str] = {}
     for name, allowed in CHOICE_VALUES.items():
-        value = raw.get(name)
+        value = mode.mapped(raw.get(name)) if name == "segment" else raw.get(name)
         if value is None:
             values[name] = ""
+        elif name == "segment" and unknown_segments is not None and isinstance(value, str) and value not in allowed:
+            seen = unknown_segments.setdefault(value, UnknownSegment(0, position, shown_id))
+            seen.count += 1
         elif not isinstance(value, str) or value not in allowed:
             problem(name, _("unknown value %(found)s; expected one of: %(choices)s")
                     % {"found": describe(value), "choices": CHOICE_LISTS[name]})
@@ -584,13 +673,17 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
 
 
 def entry_segment(raw: dict[str, Any], mode: CorpusMode = CorpusMode()) -> str:
-    """The segment of a valid entry: the file's (development unless its envelope names one) when it names none."""
-    return raw.get("segment") or mode.default_segment
+    """The segment of a valid entry: its own as the segment map maps it, else the file's (development unless its
+    envelope names one)."""
+    return mode.mapped(raw.get("segment")) or mode.default_segment
 
 
 def validated_entry(position: int, raw: dict[str, Any], mode: CorpusMode = CorpusMode()) -> ValidEntry:
     """The ValidEntry of an entry object that validate_entry accepts: read again from a streamed file, it is not
-    checked twice. (A choice field it accepts is null or one of the choices, never "".)"""
+    checked twice. (A choice field it accepts is null or one of the choices, never "".) An entry whose segment name
+    the import mapped is stored with the segment it was mapped to, its other members as they came."""
+    if isinstance(raw.get("segment"), str) and mode.mapped(raw["segment"]) != raw["segment"]:
+        raw = {**raw, "segment": mode.mapped(raw["segment"])}
     return ValidEntry(
         position=position,
         data=raw,
@@ -616,9 +709,13 @@ class EntryChecks:
         self.valid = 0
         self.unsegmented = 0
         self.segments: set[str] = set()
+        self.unknown_segments: dict[str, UnknownSegment] = {}
 
     def check(self, raw: Any, scan_text: bool) -> bool:
-        valid = check_entry(self.read, raw, self.problems, self.seen_ids, scan_text, self.mode)
+        unknown = sum(seen.count for seen in self.unknown_segments.values())
+        valid = check_entry(self.read, raw, self.problems, self.seen_ids, scan_text, self.mode,
+                            self.unknown_segments)
+        valid = valid and unknown == sum(seen.count for seen in self.unknown_segments.values())
         self.read += 1
         if valid:
             self.valid += 1
@@ -633,7 +730,8 @@ class EntryChecks:
         entries'."""
         problems: list[Problem] = []
         layout = file_layout(document)
-        envelope_fields = validate_envelope(document, problems, supplied, layout)
+        segment_map_of(supplied, problems)
+        envelope_fields = validate_envelope(document, problems, supplied, layout, self.mode)
         entries_raw = document if layout == FileLayout.LIST else document.get("entries")
         if entries_raw is None:
             problems.append(Problem(_("required field is missing"), field="entries"))
@@ -642,6 +740,9 @@ class EntryChecks:
                                     field="entries"))
         elif not self.read:
             problems.append(Problem(_("the corpus has no entries"), field="entries"))
+        problems += [Problem(unknown_segment_message(name, seen.count), field="segment", entry_index=seen.entry_index,
+                             entry_id=seen.entry_id, parameter=SEGMENT_MAP, value=name)
+                     for name, seen in self.unknown_segments.items()]
         problems += self.problems
         if problems:
             raise CorpusFileError(problems)
@@ -651,7 +752,7 @@ class EntryChecks:
             warnings.append(ngettext("%(count)s entries have no segment and were filed as development.",
                                      "%(count)s entries have no segment and were filed as development.",
                                      self.unsegmented) % {"count": self.unsegmented})
-        return ValidCorpus(envelope=stored_envelope(document, layout), envelope_fields=envelope_fields,
+        return ValidCorpus(envelope=stored_envelope(document, layout, self.mode), envelope_fields=envelope_fields,
                            entries=entries, warnings=warnings, segments=self.segments, layout=layout)
 
 
@@ -662,7 +763,7 @@ def validate_corpus(document: Any, scan_text: bool = True, supplied: dict[str, A
                                                    and not any(isinstance(raw, dict) for raw in document)):
         raise CorpusFileError([Problem(_("expected a JSON object with 'dataset' and 'entries', found %(found)s")
                                        % {"found": describe(document)})])
-    mode = corpus_mode(document)
+    mode = corpus_mode(document, segment_map_of(supplied, []))
     checks = EntryChecks(mode)
     entries: list[ValidEntry] = []
     listed = document if isinstance(document, list) else document.get("entries")
@@ -869,15 +970,16 @@ def _read_streamed(data: bytes, supplied: dict[str, Any] | None = None) -> Valid
     reader = JsonObjectReader(data)
     checks: EntryChecks | None = None
     document: dict[str, Any] = {}
+    segment_map = segment_map_of(supplied, [])
     for name in reader.names():
         if name == "entries" and reader.at("["):
-            checks = EntryChecks(corpus_mode(document))
+            checks = EntryChecks(corpus_mode(document, segment_map))
             document[name] = []  # its elements are checked as they are read
             for raw in reader.elements():
                 checks.check(raw, scan_text=reader.holds(UNSTORABLE_ESCAPE))
         else:
             document[name] = reader.value()
-    mode = corpus_mode(document)
+    mode = corpus_mode(document, segment_map)
     if checks is None:
         checks = EntryChecks(mode)
     elif checks.mode != mode:

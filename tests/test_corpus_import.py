@@ -72,8 +72,8 @@ def test_every_problem_is_reported_together_and_nothing_is_stored(steward):
         "entry #2, id 3, field 'domain': unknown value \"astrology\"; expected one of: conv, ecommerce",
         "entry #3, id 3, field 'id': duplicate id: entry #2 already uses it",
         "entry #4, id 5, field 'reference': required field is missing",
-        "entry #5, id 6, field 'segment': unknown value \"secretest\"; expected one of: development, diagnostic, "
-        "gold_standard, held_out",
+        "entry #5, id 6, field 'segment': unknown segment \"secretest\" in 1 entry; map it to one of development, "
+        "diagnostic, gold_standard, held_out",
         "entry #6, id 7, field 'source': expected a string, found 12",
         "entry #6, id 7, field 'reference': expected a string, found a list",
         "entry #7, id 8, field 'register': unknown value \"slang\"",

@@ -119,9 +119,9 @@ def test_whole_file_segment_files_unsegmented_entries_and_is_checked(steward):
     with pytest.raises(CorpusFileError) as refused:
         import_corpus(data=as_bytes({**FLAT, "corpus_id": "x", "segment": "devtest"}), organization=steward,
                       actor=None)
-    assert [str(problem) for problem in refused.value.problems] == [
-        "field 'segment': unknown value \"devtest\"; expected one of: development, diagnostic, gold_standard, "
-        "held_out"]
+    assert [(problem.field, problem.parameter, problem.value) for problem in refused.value.problems] == [
+        ("segment", "segment_map", "devtest")]
+    assert "map it to one of development, diagnostic, gold_standard, held_out" in refused.value.problems[0].message
     assert not Dataset.objects.filter(identifier="x").exists()
 
 

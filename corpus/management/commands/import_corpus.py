@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from corpus.services import import_corpus
-from corpus.validation import SUPPLIED_FIELDS, CorpusFileError, option_name
+from corpus.validation import SEGMENT_MAP, SUPPLIED_FIELDS, CorpusFileError, option_name
 from organizations.models import Organization
 
 
@@ -17,6 +17,9 @@ class Command(BaseCommand):
         for field, parameter in SUPPLIED_FIELDS.items():
             parser.add_argument(option_name(parameter), dest=parameter, metavar=parameter.upper(),
                                 help=f"The envelope's {field}, when the file gives none (docs/corpus.md).")
+        parser.add_argument(option_name(SEGMENT_MAP), dest=SEGMENT_MAP, metavar="NAME=SEGMENT", action="append",
+                            help="The segment of a segment name the file uses that is none of the four, e.g. "
+                                 "basic=development (repeat it, or separate pairs with commas).")
 
     def handle(self, path, org, **options):
         organization = Organization.objects.filter(slug=org).first()
@@ -31,6 +34,8 @@ class Command(BaseCommand):
         try:
             supplied = {parameter: options[parameter] for parameter in SUPPLIED_FIELDS.values()
                         if options.get(parameter) is not None}
+            if options.get(SEGMENT_MAP):
+                supplied[SEGMENT_MAP] = ",".join(options[SEGMENT_MAP])
             outcome = import_corpus(data=file.read_bytes(), organization=organization, actor=None, supplied=supplied)
         except CorpusFileError as error:
             for problem in error.problems:
