@@ -7,7 +7,8 @@ cannot tell apart. Pure functions over a parsed card and the per-entry chrF++ st
 chrF++ is a function of the n-gram statistics summed over a corpus, so a bootstrap replicate — the entries drawn
 with replacement — is a weighted sum of the per-entry statistic rows (the weight of an entry: how often it was
 drawn), and the whole bootstrap is one matrix product followed by a vectorised F-score. sacrebleu is never called
-per replicate.
+per replicate. The entries are drawn exactly as the harness draws them (mt_eval_harness confidence.bootstrap_ci:
+Python's `random.Random(12345).randint`), so the same outputs give the same interval.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ REPLICATE_CHUNK = 100
 CHRF_ORDERS = 8
 CHRF_BETA = 2
 CHRF_EPS = 1e-16
-STATISTICS_WIDTH = 3 * CHRF_ORDERS
+STATISTICS_WIDTH = verification.STATISTICS_WIDTH
 # A composite is shown to 3 places and rounded to 4 by the harness; its verifiable inputs (chrF++ ±0.05 points,
 # exact-match rate ±0.001) move it by less than 0.0002 within their own tolerances.
 COMPOSITE_TOLERANCE = 0.001
@@ -89,23 +90,44 @@ def chrf_from_totals(totals: np.ndarray) -> np.ndarray:
     return np.where(avg_precision + avg_recall > 0, score, 0.0)
 
 
-def statistics_matrix(statistics: Sequence[Sequence[int] | None]) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, positions): the statistics of the evaluated entries as an (n, 24) array, and the positions in
-    results[] they came from. Errored entries (None) are left out, as the card's chrF++ leaves them out."""
-    positions = np.array([index for index, stats in enumerate(statistics) if stats is not None], dtype=np.int64)
-    rows = np.array([stats for stats in statistics if stats is not None], dtype=np.int64).reshape(-1, STATISTICS_WIDTH)
-    return rows, positions
+def statistics_matrix(statistics: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, positions): the statistics of every entry as an (n, 24) array — an errored one's are those of an empty
+    hypothesis, as corpus chrF++ counts it (verification.entry_statistics) — and the positions in results[] they
+    came from."""
+    rows = np.array(statistics, dtype=np.int64).reshape(-1, STATISTICS_WIDTH)
+    return rows, np.arange(len(rows), dtype=np.int64)
+
+
+def harness_draws(entries: int, seed: int = BOOTSTRAP_SEED):
+    """The indices `random.Random(seed).randint(0, entries - 1)` returns, one call after another, a numpy array at a
+    time (each call for the count asked). CPython draws them from its Mersenne Twister, which
+    `numpy.random.RandomState([seed])` seeds the same way (init_by_array): a call takes the top k bits of the next
+    32-bit output, k the bit length of `entries`, and draws again while that is not below `entries`
+    (random._randbelow_with_getrandbits)."""
+    twister = np.random.RandomState([seed])
+    shift = np.uint64(32 - entries.bit_length())
+    kept = np.empty(0, dtype=np.uint64)
+
+    def take(count: int) -> np.ndarray:
+        nonlocal kept
+        while len(kept) < count:
+            raw = twister.randint(0, 2 ** 32, size=2 * (count - len(kept)) + 64, dtype=np.uint64) >> shift
+            kept = np.concatenate([kept, raw[raw < entries]])
+        taken, kept = kept[:count], kept[count:]
+        return taken.astype(np.int64)
+
+    return take
 
 
 def bootstrap_weights(entries: int, replicates: int = BOOTSTRAP_REPLICATES, seed: int = BOOTSTRAP_SEED):
     """Each replicate's weights, a chunk at a time: how often each of `entries` entries was drawn when `entries`
-    are drawn with replacement. The draws are `numpy.random.default_rng(seed).integers(0, entries,
-    (replicates, entries))` read row by row, so the same seed and number of entries give the same resamples
-    (which is what pairs two cards scored on the same entries)."""
-    rng = np.random.default_rng(seed)
+    are drawn with replacement, replicate after replicate, by the harness's own draws (`harness_draws`), so the same
+    seed and number of entries give the same resamples as upstream's interval (and pair two cards scored on the
+    same entries)."""
+    take = harness_draws(entries, seed)
     for start in range(0, replicates, REPLICATE_CHUNK):
         chunk = min(REPLICATE_CHUNK, replicates - start)
-        draws = rng.integers(0, entries, size=(chunk, entries))
+        draws = take(chunk * entries).reshape(chunk, entries)
         offsets = (np.arange(chunk) * entries)[:, None]
         yield np.bincount((draws + offsets).ravel(), minlength=chunk * entries).reshape(chunk, entries)
 
@@ -131,10 +153,12 @@ def percentile_interval(values: np.ndarray, alpha: float = ALPHA) -> tuple[float
 
 def chrf_interval(rows: np.ndarray, replicates: int = BOOTSTRAP_REPLICATES, seed: int = BOOTSTRAP_SEED
                   ) -> tuple[float, float] | None:
-    """The 95 % percentile-bootstrap interval of corpus chrF++ over these entries; None without entries."""
+    """The 95 % percentile-bootstrap interval of corpus chrF++ over these entries, rounded to 4 places as the harness
+    writes it (confidence.bootstrap_ci); None without entries."""
     if not len(rows):
         return None
-    return percentile_interval(bootstrap_scores(rows, replicates, seed))
+    low, high = percentile_interval(bootstrap_scores(rows, replicates, seed))
+    return round(low, 4), round(high, 4)
 
 
 def paired_difference_interval(rows_a: np.ndarray, rows_b: np.ndarray, replicates: int = BOOTSTRAP_REPLICATES,
@@ -314,7 +338,8 @@ def headline(scores: dict, recomputed: dict, rows: np.ndarray, *, standard: str)
     then the recomputed one; a legacy card's composite follows `leaderboard_composite`. `primary_recomputed` says
     the ranking score — chrF++ for standard/1, the composite for legacy cards — is a recomputed one. The interval
     and signature (standard/1 only) are the card's when it carries them and its chrF++ stands, else recomputed:
-    a seeded percentile bootstrap of the evaluated entries (`rows`) and our sacreBLEU signature."""
+    the harness's seeded percentile bootstrap of the entries (`rows`, every entry, an errored one an empty
+    hypothesis), when at least two were evaluated, and our sacreBLEU signature."""
     scores = scores if isinstance(scores, dict) else {}
     ours = recomputed.get("chrf_plus_plus")
     claimed_chrf = _number(scores.get("chrf_plus_plus"))
@@ -325,7 +350,8 @@ def headline(scores: dict, recomputed: dict, rows: np.ndarray, *, standard: str)
         composite, primary = leaderboard_composite(scores, recomputed)
         return Headline(ours, shown_chrf, composite, primary, None, None, "", "")
     interval, source = (None if chrf_recomputed else card_interval(scores, shown_chrf)), "card"
-    if interval is None:
+    # The harness computes no interval over fewer than two evaluated entries (confidence.compute_all_cis).
+    if interval is None and (recomputed.get("evaluated") or 0) >= 2:
         interval, source = chrf_interval(rows), "recomputed"
     signature = None if chrf_recomputed else card_signature(scores)
     return Headline(ours, shown_chrf, None, chrf_recomputed,

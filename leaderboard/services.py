@@ -693,7 +693,8 @@ def record_entry_scores(run_card: RunCard, scored: list[dict], statistics: list)
     """Each row's exact match and sentence chrF++ against its stored reference (what its page shows; the row as
     sent keeps the card's own claims). One statement on PostgreSQL."""
     positions = list(range(len(scored)))
-    chrf = [None if stats is None else verification.sentence_chrf(stats) for stats in statistics]
+    chrf = [None if result.get("error") else verification.sentence_chrf(stats)
+            for result, stats in zip(scored, statistics, strict=True)]
     exact = [result.get("exact_match") for result in scored]
     connection = connections[router.db_for_write(RunCardResult)]
     if connection.vendor == "postgresql":

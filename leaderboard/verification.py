@@ -82,6 +82,8 @@ _METRIC = CHRF(word_order=2)
 # 4.5 MiB in the same time. A sentence's statistics depend on its own hypothesis and reference only, so the
 # chunks give the same integers.
 STATISTICS_CHUNK = 128
+# chrF++'s statistics of one sentence: (hypothesis, reference, match) counts of 6 character and 2 word n-gram orders.
+STATISTICS_WIDTH = 24
 # Writes the seal's text piece by piece, with json.dumps(sort_keys=True, ensure_ascii=False)'s settings.
 _SEAL_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 
@@ -365,14 +367,17 @@ def _hypergeometric_upper_tail(population: int, successes: int, draws: int, obse
 
 class _Row(NamedTuple):
     entry: dict
-    stats: list[int] | None  # sacrebleu chrF++ statistics; None for an errored entry
-    sentence_chrf: float | None
+    stats: list[int]  # sacrebleu chrF++ statistics; an errored entry's are those of an empty hypothesis
+    sentence_chrf: float | None  # None for an errored entry
+    errored: bool
 
 
 def recompute_scores(results: list[dict], statistics: list | None = None) -> dict[str, Any]:
     """Every `scores` field that results[] determines, unrounded, with the harness's definitions.
 
-    Errored entries count in `total` and `errors` only. chrF++ is read with one sacrebleu pass: the
+    Errored entries count in `total` and `errors`, and in corpus chrF++ as an empty hypothesis — upstream's one
+    segment rule (mt_eval_harness significance.scored_pairs: a failed translation is a miss, never dropped) — and
+    nowhere else. chrF++ is read with one sacrebleu pass: the
     per-entry n-gram statistics are extracted once and summed per group, so the whole-run score, every
     breakdown and every sentence score cost about one `corpus_score` call. Measured on 10,000 entries
     (sacrebleu 2.6.0, Python 3.11, shared 2-CPU machine): `CHRF(word_order=2).corpus_score` alone
@@ -381,7 +386,7 @@ def recompute_scores(results: list[dict], statistics: list | None = None) -> dic
     caller also scores subsets.
     """
     rows = _rows(results, statistics)
-    evaluated = [row for row in rows if row.stats is not None]
+    evaluated = [row for row in rows if not row.errored]
     entries = [row.entry for row in evaluated]
     exact = sum(1 for entry in entries if entry.get("exact_match") is True)
     equivalent, equivalent_rate = _verdict_share(entries, "equivalent_match")
@@ -401,7 +406,7 @@ def recompute_scores(results: list[dict], statistics: list | None = None) -> dic
         "fst_acceptance_rate": fst_rate,
         "code_switching_rate": _verdict_share(entries, "code_switching_detected")[1],
         "hallucination_rate": _verdict_share(entries, "hallucination_detected")[1],
-        "chrf_plus_plus": _corpus_chrf([row.stats for row in evaluated]),
+        "chrf_plus_plus": _corpus_chrf([row.stats for row in rows]) if evaluated else None,
         "length_ratio": sum(ratios) / len(ratios) if ratios else None,
         "avg_latency_seconds": avg_latency,
         "median_latency_seconds": median_latency,
@@ -415,12 +420,18 @@ def recompute_scores(results: list[dict], statistics: list | None = None) -> dic
     return scores
 
 
-def entry_statistics(results: list[dict]) -> list[list[int] | None]:
-    """sacrebleu's chrF++ statistics per result (None for an errored one), from one pass: give them to
-    `recompute_scores` and `subset_scores` so that scoring a card and its subsets extracts them once."""
-    entries = _entries(results)
-    stats = iter(_statistics([entry for entry in entries if not entry.get("error")]))
-    return [None if entry.get("error") else next(stats) for entry in entries]
+def entry_statistics(results: list[dict]) -> list[list[int]]:
+    """sacrebleu's chrF++ statistics per result, from one pass (an errored result's are those of an empty
+    hypothesis: `hypothesis`): give them to `recompute_scores` and `subset_scores` so that scoring a card and its
+    subsets extracts them once."""
+    return _statistics(_entries(results))
+
+
+def hypothesis(entry: dict) -> str:
+    """What an entry is scored as, upstream's rule (significance.scored_pairs): its prediction, or the empty string
+    for an errored entry or a prediction of nothing but spaces. (An entry without a reference is not scored.)"""
+    predicted = "" if entry.get("error") else _text(entry.get("predicted"))
+    return predicted if predicted.strip() else ""
 
 
 def _rows(results: list[dict], statistics: list | None = None) -> list[_Row]:
@@ -428,20 +439,24 @@ def _rows(results: list[dict], statistics: list | None = None) -> list[_Row]:
     entries = _entries(results)
     if statistics is None:
         statistics = entry_statistics(results)
-    return [_Row(entry, None, None) if entry_stats is None
-            else _Row(entry, entry_stats, sentence_chrf(entry_stats))
+    return [_Row(entry, entry_stats, None, True) if entry.get("error")
+            else _Row(entry, entry_stats, sentence_chrf(entry_stats), False)
             for entry, entry_stats in zip(entries, statistics, strict=True)]
 
 
 def _statistics(entries: list[dict]) -> list[list[int]]:
-    """sacrebleu's per-segment chrF++ statistics, STATISTICS_CHUNK sentences at a time. Private API of the
-    pinned sacrebleu 2.6.0; the tests check the summed statistics give exactly `corpus_score`'s number."""
+    """sacrebleu's per-segment chrF++ statistics, STATISTICS_CHUNK sentences at a time; an entry without a reference
+    cannot be scored and counts nothing (zeros: upstream leaves it out). Private API of the pinned sacrebleu 2.6.0;
+    the tests check the summed statistics give exactly `corpus_score`'s number."""
     statistics: list[list[int]] = []
     for start in range(0, len(entries), STATISTICS_CHUNK):
         chunk = entries[start:start + STATISTICS_CHUNK]
-        hypotheses = [_text(entry.get("predicted")) for entry in chunk]
-        references = [_text(entry.get("expected")) for entry in chunk]
-        statistics += CHRF(word_order=2)._extract_corpus_statistics(hypotheses, [references])
+        scored = [entry for entry in chunk if _text(entry.get("expected")).strip()]
+        found = iter(CHRF(word_order=2)._extract_corpus_statistics(
+            [hypothesis(entry) for entry in scored], [[_text(entry.get("expected")) for entry in scored]])
+            if scored else [])
+        statistics += [next(found) if _text(entry.get("expected")).strip() else [0] * STATISTICS_WIDTH
+                       for entry in chunk]
     return statistics
 
 
@@ -463,7 +478,7 @@ def _breakdown(rows: list[_Row], field: str) -> dict[str, dict[str, Any]]:
         groups["" if value is None else str(value)].append(row)
     summary = {}
     for key, members in sorted(groups.items()):
-        evaluated = [row for row in members if row.stats is not None]
+        evaluated = [row for row in members if not row.errored]
         exact = sum(1 for row in evaluated if row.entry.get("exact_match") is True)
         latencies = _numbers(row.entry.get("latency_s") for row in evaluated)
         summary[key] = {
@@ -472,8 +487,8 @@ def _breakdown(rows: list[_Row], field: str) -> dict[str, dict[str, Any]]:
             "exact_match_count": exact,
             "miss_count": len(evaluated) - exact,
             "exact_match_rate": exact / len(evaluated) if evaluated else None,
-            "avg_chrf": sum(row.sentence_chrf for row in evaluated) / len(evaluated) if evaluated else None,
-            "chrf_plus_plus": _corpus_chrf([row.stats for row in evaluated]),
+            "avg_chrf": sum(row.sentence_chrf or 0.0 for row in evaluated) / len(evaluated) if evaluated else None,
+            "chrf_plus_plus": _corpus_chrf([row.stats for row in members]) if evaluated else None,
             "avg_latency_s": sum(latencies) / len(latencies) if latencies else None,
         }
     return summary
@@ -577,18 +592,20 @@ def claimed_secondary_scores(card: dict) -> dict[str, tuple[str, float]]:
 
 
 def secondary_scores(results: list[dict], metrics: Iterable[str]) -> dict[str, float | None]:
-    """Corpus BLEU and TER (sacrebleu's defaults, as the harness computes them) of the evaluated results against the
-    references they carry. TER aligns every sentence with shifts: 10,000 sentences take tens of seconds, which is why
-    verification leaves these to a task of their own."""
+    """Corpus BLEU and TER (sacrebleu's defaults, as the harness computes them) of the results against the references
+    they carry, an errored result scored as an empty hypothesis, one without a reference left out (upstream's segment
+    rule, as for chrF++). TER aligns
+    every sentence with shifts: 10,000 sentences take tens of seconds, which is why verification leaves these to a
+    task of their own."""
     from sacrebleu.metrics import BLEU, TER
 
-    evaluated = [entry for entry in _entries(results) if not entry.get("error")]
-    hypotheses = [_text(entry.get("predicted")) for entry in evaluated]
-    references = [_text(entry.get("expected")) for entry in evaluated]
+    entries = [entry for entry in _entries(results) if _text(entry.get("expected")).strip()]
+    hypotheses = [hypothesis(entry) for entry in entries]
+    references = [_text(entry.get("expected")) for entry in entries]
     computed: dict[str, float | None] = {}
     for metric in metrics:
         scorer = {"bleu": BLEU, "ter": TER}[metric]()
-        computed[metric] = scorer.corpus_score(hypotheses, [references]).score if evaluated else None
+        computed[metric] = scorer.corpus_score(hypotheses, [references]).score if entries else None
     return computed
 
 
@@ -681,9 +698,10 @@ def cost_adjusted(composite: float | None, cost_per_entry_usd: float | None) -> 
 def subset_scores(results: list[dict], statistics: list | None = None) -> dict[str, Any]:
     """Scores of a subset of results[] (one domain's entries, say), for domain-filtered rankings.
 
-    chrF++ is corpus-level over the subset; the rates are shares of the per-entry verdicts; the semantic
-    score uses the harness's verdict weights; the composite is the legacy one over what is available,
-    with profile A when the subset has FST verdicts. `statistics`: as for `recompute_scores`.
+    chrF++ is corpus-level over the subset (an errored entry an empty hypothesis, as for the whole card); the rates
+    are shares of the per-entry verdicts; the semantic score uses the harness's verdict weights; the composite is
+    the legacy one over what is available, with profile A when the subset has FST verdicts. `statistics`: as for
+    `recompute_scores`.
     """
     entries = _entries(results)
     evaluated = [entry for entry in entries if not entry.get("error")]
@@ -695,7 +713,7 @@ def subset_scores(results: list[dict], statistics: list | None = None) -> dict[s
                 if isinstance(entry.get("semantic_verdict"), str) and entry["semantic_verdict"] not in NO_VERDICT]
     scores = {
         "total": len(entries),
-        "chrf_plus_plus": _corpus_chrf([stats for stats in statistics if stats is not None]),
+        "chrf_plus_plus": _corpus_chrf(list(statistics)) if evaluated else None,
         "exact_match_rate": exact / len(evaluated) if evaluated else None,
         "equivalent_match_rate": _verdict_share(evaluated, "equivalent_match")[1],
         "fst_acceptance_rate": _verdict_share(evaluated, "fst_valid")[1],

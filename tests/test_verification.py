@@ -249,11 +249,14 @@ def test_recompute_on_a_hand_checked_set():
     assert scores["avg_latency_seconds"] == pytest.approx(1.5)
     assert scores["median_latency_seconds"] == 1.5
     assert scores["p95_latency_seconds"] == 2.5
-    # corpus chrF++ is sacrebleu's own number over the non-errored entries
-    evaluated = results[:3]
-    expected = CHRF(word_order=2).corpus_score([r["predicted"] for r in evaluated],
-                                               [[r["expected"] for r in evaluated]])
+    # corpus chrF++ is sacrebleu's own number over every entry, the errored one an empty hypothesis: upstream's one
+    # segment rule (significance.scored_pairs), which the harness's own corpus_chrf applies
+    expected = CHRF(word_order=2).corpus_score([r["predicted"] or "" for r in results],
+                                               [[r["expected"] for r in results]])
     assert scores["chrf_plus_plus"] == expected.score
+    from mt_eval_harness.significance import corpus_chrf
+
+    assert scores["chrf_plus_plus"] == pytest.approx(corpus_chrf(results), abs=1e-9)
     assert "by_provenance" not in scores
 
 
@@ -264,8 +267,9 @@ def test_breakdowns_follow_the_harness_shape():
     hard = scores["by_difficulty"]["2"]
     assert hard["count"] == 2 and hard["error_count"] == 1
     assert hard["exact_match_count"] == 0 and hard["miss_count"] == 1
-    one = CHRF(word_order=2).corpus_score(["niwâpamâw atimwa"], [["niwâpamâw atim"]]).score
-    assert hard["chrf_plus_plus"] == one
+    both = CHRF(word_order=2).corpus_score(["niwâpamâw atimwa", ""],
+                                           [["niwâpamâw atim", "niwâpamâwak atimwak"]]).score
+    assert hard["chrf_plus_plus"] == both  # the errored entry an empty hypothesis, as for the whole card
     sentence = CHRF(word_order=2).sentence_score("niwâpamâw atimwa", ["niwâpamâw atim"]).score
     assert hard["avg_chrf"] == pytest.approx(sentence)
     easy = scores["by_difficulty"]["1"]

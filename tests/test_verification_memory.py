@@ -37,7 +37,8 @@ def sentence(n: int, salt: int) -> str:
 
 
 def rows(count: int) -> list[dict]:
-    """Results of every kind sacrebleu is given: errored ones left out, empty and non-string texts included."""
+    """Results of every kind sacrebleu is given: errored ones (empty hypotheses), ones without a reference (left
+    out), empty and non-string texts included."""
     made = []
     for n in range(count):
         predicted = sentence(n, 1) if n % 11 else n  # a number is scored as its text
@@ -47,9 +48,10 @@ def rows(count: int) -> list[dict]:
 
 
 def texts(results: list[dict]) -> tuple[list[str], list[str]]:
-    evaluated = [r for r in results if not r["error"]]
-    return ([str(r["predicted"]) for r in evaluated],
-            ["" if r["expected"] is None else r["expected"] for r in evaluated])
+    """Upstream's segment rule (significance.scored_pairs): every entry with a reference, an errored one's hypothesis
+    empty."""
+    scored = [r for r in results if r["expected"]]
+    return (["" if r["error"] else str(r["predicted"]) for r in scored], [r["expected"] for r in scored])
 
 
 def test_chunked_statistics_give_sacrebleus_numbers_exactly():
@@ -64,9 +66,9 @@ def test_chunked_statistics_give_sacrebleus_numbers_exactly():
         assert scores["by_domain"][domain]["chrf_plus_plus"] == expected
         assert subset_scores(members)["chrf_plus_plus"] == expected
     statistics = entry_statistics(results)
-    assert [stats is None for stats in statistics] == [bool(r["error"]) for r in results]
+    assert [not any(stats) for stats in statistics] == [not r["expected"] for r in results]
     whole = CHRF(word_order=2)._extract_corpus_statistics(hypotheses, [references])
-    assert [stats for stats in statistics if stats is not None] == whole
+    assert [stats for stats, r in zip(statistics, results, strict=True) if r["expected"]] == whole
 
 
 def test_sacrebleu_is_given_one_chunk_of_sentences_at_a_time(monkeypatch):
@@ -81,7 +83,7 @@ def test_sacrebleu_is_given_one_chunk_of_sentences_at_a_time(monkeypatch):
     results = rows(2 * STATISTICS_CHUNK + 1)
     entry_statistics(results)
     assert max(calls) <= STATISTICS_CHUNK
-    assert sum(calls) == sum(1 for r in results if not r["error"])
+    assert sum(calls) == sum(1 for r in results if r["expected"])
 
 
 def harness_seal(card: dict) -> str:
