@@ -38,6 +38,13 @@ OPEN_LICENCES = frozenset(licence.lower() for licence in (
 
 # The harness's own rule for a method id (mt_eval_harness.config.validate_method_card).
 METHOD_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+# The engines built into the upstream harness (mt_eval_harness.methods.registry, 0.4.0): their method ids and their
+# registry names. Everyone runs and publishes them; nobody owns them (docs/methods.md, "Who may publish a method").
+BUILT_IN_METHOD_IDS = frozenset((
+    "lexicon", "local-model", "apertium", "libretranslate", "google-translate-v2", "google-translate", "deepl-v2",
+    "deepl", "microsoft-translator-v3", "microsoft-translator", "amazon-translate-v1", "amazon-translate", "tilde-mt",
+    "tilde", "translated-lara", "translated",
+))
 MAX_ECHO = 60  # never repeat more than this many characters of a submitted string
 
 

@@ -346,7 +346,7 @@ def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[st
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
         raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
     if isinstance(card.get("method_card"), dict):
-        owned_method(method_id_of(card["method_card"]), user)
+        publishable_method(card["method_card"], user)
     reader = permitted(user, "dataset.see_secret", version.dataset)
     if not reader:
         refuse_after_too_many_secret_text_refusals(user)
@@ -595,27 +595,44 @@ def method_id_of(method_card: dict) -> str:
     return str(method_card["method_id"])[:200]
 
 
-def owned_method(method_id: str, user) -> Method | None:
-    """The stored method `method_id`, locked; refused (409) when another submitter registered it first."""
-    method = Method.objects.select_for_update().filter(method_id=method_id).first()
-    if method is not None and method.submitted_by_id != user.pk:
-        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("method_card.method_id",
-                                                 f"method {method_id!r} belongs to another submitter")])
-    return method
+def publishable_method(method_card: dict, user) -> tuple[Method | None, bool]:
+    """(the stored method the card's method_card names, locked, or None; whether `user` may change its card).
+
+    Everyone publishes runs of a method; one submitter never replaces another's method card. A method belongs to the
+    signed-in account that first published it: that account changes its card. A method first published anonymously
+    (by an account that cannot sign in: the harness's anonymous lane, a deleted account) belongs to nobody until the
+    first signed-in account publishes it, which then owns it. Anyone else's card is published as it is, the stored
+    card unchanged, when the method is one of the harness's built-in engines or the card is the stored one (a method
+    shared as it is); a different card of another's method is refused (409)."""
+    method_id = method_id_of(method_card)
+    method = Method.objects.select_for_update().select_related("submitted_by").filter(method_id=method_id).first()
+    if method is None or method.submitted_by_id == user.pk and user.is_active:
+        return method, user.is_active
+    if not method.submitted_by.is_active and user.is_active:
+        return method, True
+    if method_id in methods.BUILT_IN_METHOD_IDS or method.card == method_card:
+        return method, False
+    differing = sorted(name for name in set(method.card) | set(method_card)
+                       if method.card.get(name) != method_card.get(name))
+    raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("method_card.method_id", (
+        f"method {method_id!r} belongs to another submitter, and this card differs from theirs in "
+        f"{', '.join(differing[:10])}: publish it with their card unchanged, or under a method_id of your own"))])
 
 
 def save_method(card: dict, dependency_class: str | None, user) -> Method | None:
-    """Create or update the submitter's method. A method id belongs to whoever registered it first; a
-    class derived from a manifest is kept until a new manifest derives another (a declared class
-    never overrides it)."""
+    """The card's method, stored or updated as `publishable_method` allows: a class derived from a manifest is kept
+    until a new manifest derives another (a declared class never overrides it)."""
     method_card = card.get("method_card")
     if not isinstance(method_card, dict):
         return None
-    method_id = method_id_of(method_card)
-    method = owned_method(method_id, user)
+    method, owned = publishable_method(method_card, user)
+    if method is not None and not owned:
+        return method
     manifest = card.get("method") if isinstance(card.get("method"), dict) else None
     if method is None:
-        method = Method(method_id=method_id, submitted_by=user)
+        method = Method(method_id=method_id_of(method_card), submitted_by=user)
+    elif method.submitted_by_id != user.pk:
+        method.submitted_by = user  # a method nobody owned (first published anonymously): now its publisher's
     if manifest is not None:
         method.manifest = manifest
         method.dependency_class = dependency_class or ""
@@ -624,7 +641,7 @@ def save_method(card: dict, dependency_class: str | None, user) -> Method | None
         method.dependency_class = (
             declared if isinstance(declared, str) and declared in methods.DEPENDENCY_CLASSES else ""
         )
-    method.name = str(method_card.get("name") or method_id)[:200]
+    method.name = str(method_card.get("name") or method.method_id)[:200]
     method.method_class = method_card["class"]
     method.card = method_card
     method.updated_at = timezone.now()
@@ -863,6 +880,11 @@ def register_method(*, actor: User, body: dict) -> Method:
     dependency_class = check_method(body, problems)
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
+    stored, owned = publishable_method(body["method_card"], actor)
+    if stored is not None and not owned and stored.card != body["method_card"]:
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("method_card.method_id", (
+            f"method {stored.method_id!r} belongs to another submitter (or is built into the harness): its card is not "
+            "replaced; run cards of it are published as they are"))])
     method = save_method(body, dependency_class, actor)
     assert method is not None  # save_method returns None only without a method_card object, refused above
     return method

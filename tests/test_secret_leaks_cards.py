@@ -188,7 +188,7 @@ def test_a_method_id_of_another_submitter_is_a_conflict_before_the_scan(client, 
                 ).status_code == 201
     for guess in (GOLD_TEXT, "a wrong guess"):
         card = guessing(version, guess)
-        card["method_card"] = method_card
+        card["method_card"] = {**method_card, "name": "Not the steward's"}  # its card is the steward's to change
         response = post(client, speaker, card)
         assert response.status_code == 409, (guess, response.content)
         assert [problem["path"] for problem in response.json()["problems"]] == ["method_card.method_id"]
