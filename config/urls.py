@@ -53,6 +53,6 @@ urlpatterns = [
     path("", include("languages.urls")),
     path("", include("submissions.urls")),
     path("api/v1/", include(api_urls)),
-    path("supabase/", include("submissions.harness_urls")),
+    path("supabase/", include("submissions.harness.urls")),
     path("admin/", admin.site.urls),
 ]

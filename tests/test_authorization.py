@@ -76,6 +76,12 @@ TABLE = {
     "^supabase/rest/v1/run_cards": ("/supabase/rest/v1/run_cards", expect(200)),
     "^supabase/rest/v1/run_card_entries": ("/supabase/rest/v1/run_card_entries", expect(405)),
     "^supabase/rest/v1/datasets": ("/supabase/rest/v1/datasets", expect(405)),
+    # The languages the harness reads when it starts, public records; the compute queue this site does not keep;
+    # any other table, answered as PostgREST answers one it does not have.
+    "^supabase/rest/v1/trading_card_index": ("/supabase/rest/v1/trading_card_index", expect(200)),
+    "^supabase/rest/v1/trading_card_detail": ("/supabase/rest/v1/trading_card_detail", expect(200)),
+    "^supabase/rest/v1/rpc/queue_top": ("/supabase/rest/v1/rpc/queue_top", expect(405)),
+    "^supabase/rest/v1/<path:name>": ("/supabase/rest/v1/queue_items", expect(404)),
     "^supabase/functions/v1/submit-run": ("/supabase/functions/v1/submit-run", expect(405)),
     "^supabase/auth/v1/token": ("/supabase/auth/v1/token", expect(405)),
     r"^api/v1/dataset-versions/(?P<pk>[^/.]+)\.(?P<format>[a-z0-9]+)/?$": (
@@ -227,6 +233,7 @@ TABLE = {
     "^transfers/<uuid:public_id>/": ("/transfers/{random}/", expect(404)),
     "^accounts/profile/": ("/accounts/profile/", signed_in(200)),
     "^accounts/profile/tokens/": ("/accounts/profile/tokens/", signed_in(405)),
+    "^accounts/profile/public-name/": ("/accounts/profile/public-name/", signed_in(405)),
     "^accounts/profile/tokens/<int:token_id>/revoke/": ("/accounts/profile/tokens/{token}/revoke/", signed_in(405)),
 }
 # Third-party pages, covered by their prefix: the admin is for maintainers only; allauth's account pages

@@ -67,7 +67,7 @@ def test_download_run_and_publish_through_the_intake(client, mixed_version):
 
     listed = client.get(f"{BASE}/run_cards?select=id,submitter,chrf_plus_plus,run_card&language_pair=eq.eng>crk",
                         **headers()).json()
-    assert [r["id"] for r in listed] == [row["id"]] and listed[0]["submitter"] == "harness user"
+    assert [r["id"] for r in listed] == [row["id"]] and listed[0]["submitter"] == developer.public_label
     assert listed[0]["run_card"]["dataset"]["sha256"] == pin
     page = client.get(f"/leaderboard/cards/{row['id']}/")
     assert page.status_code == 200 and b"acme/mt-small" in page.content

@@ -68,7 +68,7 @@ def test_the_steward_disqualifies_a_card_which_leaves_every_ranking_and_stays_re
     card_page = client.get(f"/leaderboard/cards/{cheat.public_id}/").content.decode()
     assert "Disqualified run card" in card_page and "copied from the development references" in card_page
     assert "Disqualify this run card" not in card_page
-    assert install_read(client) == [{"model_slug": "honest", "trust": "unverified"},
+    assert install_read(client) == [{"model_slug": "honest", "trust": "verified"},
                                     {"model_slug": "cheat", "trust": "disqualified"}]
     event = AuditEvent.objects.get(action="run_card.disqualified")
     assert event.organization == version.dataset.organization and event.details["target"] == "run_card"

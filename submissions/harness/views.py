@@ -1,17 +1,20 @@
 """The doors the upstream harness knocks on, under `/supabase/` (docs/run-cards.md, "Publishing from the upstream
 harness"): `MT_EVAL_SUPABASE_URL=https://<host>/supabase` and a personal API token are all a harness user sets.
 Answers and errors are PostgREST's (errors `{"code", "message", "details", "hint"}`), which the harness prints.
-Views parse and answer; the writes are in submissions/intake.py, the reads in submissions/selectors.py."""
+Views parse and answer; queries are read by submissions/harness/query.py, the writes are in
+submissions/harness/intake.py, the reads in submissions/harness/selectors.py."""
 
 import json
 import re
 import time
+import uuid
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.crypto import salted_hmac
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
@@ -19,13 +22,21 @@ from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import TokenScope
 
-from . import intake, selectors
+from . import intake, query, selectors
 
 NOT_SIGNED_IN = "PGRST301"
 SIGN_IN_HINT = ("set MT_EVAL_REFRESH_TOKEN (or the Bearer token) to a personal API token with the 'publish' scope, "
                 "created under My account")
 # Values the harness sends in Authorization when it has no session of its own; not tokens of this site.
 NO_TOKEN = {"", "none", "null", "undefined"}
+# The anonymous keys the harness sends: its own built-in key (mt_eval_harness.auth.SUPABASE_ANON_KEY), this site's
+# (docs/run-cards.md), and any other Supabase publishable key. A request carrying one reads as anyone.
+SITE_ANON_KEY = "sb_publishable_champollion_review"
+ANON_KEY_PREFIX = "sb_publishable_"
+
+
+def anonymous_key(value: str) -> bool:
+    return value.lower() in NO_TOKEN or value == SITE_ANON_KEY or value.startswith(ANON_KEY_PREFIX)
 
 
 def retry_after(error: intake.HarnessError) -> int | None:
@@ -50,17 +61,17 @@ def token_user(key: str):
 
 def presented_user(request: HttpRequest):
     """The account of the token presented, or None. A Bearer token is the request's credential: an invalid one is
-    refused (401), never replaced by another; without one, a token in `apikey` is taken, and anything else there
-    (the harness's own public site key) reads as anyone."""
+    refused (401), never replaced by another; without one (or with an anonymous key there), a token in `apikey` is
+    taken, and anything else there (an anonymous key) reads as anyone."""
     authorization = request.headers.get("Authorization", "")
     bearer = authorization[7:].strip() if authorization[:7].lower() == "bearer " else ""
-    if bearer.lower() not in NO_TOKEN:
+    if not anonymous_key(bearer):
         try:
             return token_user(bearer)
         except AuthenticationFailed as exc:
             raise intake.HarnessError(401, NOT_SIGNED_IN, str(exc.detail), hint=SIGN_IN_HINT) from None
     apikey = request.headers.get("apikey", "").strip()
-    if apikey.lower() not in NO_TOKEN:
+    if not anonymous_key(apikey):
         try:
             return token_user(apikey)
         except AuthenticationFailed:
@@ -105,6 +116,10 @@ def check_rate(scope: str, who: str) -> None:
                                   f"{retry} s", details=json.dumps({"retry_after_seconds": retry}))
 
 
+def address(request: HttpRequest) -> str:
+    return f"address:{request.META.get('REMOTE_ADDR', '')}"
+
+
 def body_of(request: HttpRequest, what: str) -> bytes:
     limit = settings.RUN_CARD_MAX_BYTES
     declared = request.META.get("CONTENT_LENGTH") or ""
@@ -115,6 +130,22 @@ def body_of(request: HttpRequest, what: str) -> bytes:
     if len(body) > limit:
         raise intake.HarnessError(413, "PGRST413", f"{what} is more than {limit:,} bytes; nothing was stored")
     return body
+
+
+def parsed_query(request: HttpRequest, table: query.Table) -> query.Query:
+    try:
+        return query.parse(request.GET, table)
+    except query.QueryError as error:
+        raise intake.HarnessError(400, error.code, error.message, hint=error.hint) from None
+
+
+def rows_response(parts: list[str], parsed: query.Query) -> HttpResponse:
+    """A JSON array of rows already written as text, with PostgREST's Content-Range."""
+    response = HttpResponse(("[" + ",\n".join(parts) + "]").encode("utf-8"),
+                            content_type="application/json; charset=utf-8")
+    response["Content-Range"] = f"{parsed.offset}-{parsed.offset + len(parts) - 1}/*" if parts else "*/*"
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def representation(published: intake.Published) -> dict[str, Any]:
@@ -137,25 +168,17 @@ def run_cards(request: HttpRequest) -> HttpResponse:
 
 
 def install_read(request: HttpRequest) -> HttpResponse:
-    """`GET /rest/v1/run_cards?select=*&order=chrf_plus_plus.desc.nullslast[&id=eq.…][&language_pair=eq.…]`:
+    """`GET /rest/v1/run_cards?select=*&order=chrf_plus_plus.desc.nullslast[&id=eq.…][&trust=neq.disqualified]`:
     rows written one by one so that each `run_card` (and its `method_config`) is the text stored, verbatim."""
-    check_rate("read", f"address:{request.META.get('REMOTE_ADDR', '')}")
-    try:
-        query = selectors.HarnessQuery.from_params(request.GET)
-    except selectors.HarnessQueryError as error:
-        raise intake.HarnessError(400, error.code, error.message, hint=error.hint) from None
-    rows = selectors.harness_rows(reader(request), query)
+    check_rate("read", address(request))
+    parsed = parsed_query(request, selectors.RUN_CARDS)
     parts = []
-    for row, card_text in rows:
+    for row, card_text in selectors.harness_rows(reader(request), parsed):
         text = json.dumps(row, ensure_ascii=False, default=str)
         if card_text is not None:
             text = (text[:-1] + ", " if row else "{") + '"run_card": ' + card_text + "}"
         parts.append(text)
-    response = HttpResponse(("[" + ",\n".join(parts) + "]").encode("utf-8"),
-                            content_type="application/json; charset=utf-8")
-    response["Content-Range"] = (f"{query.offset}-{query.offset + len(rows) - 1}/*" if rows else "*/*")
-    response["Cache-Control"] = "no-store"
-    return response
+    return rows_response(parts, parsed)
 
 
 def publish_card_row(request: HttpRequest) -> HttpResponse:
@@ -165,6 +188,59 @@ def publish_card_row(request: HttpRequest) -> HttpResponse:
     if "return=representation" not in request.headers.get("Prefer", ""):
         return HttpResponse(status=201 if published.created else 200)
     return JsonResponse([representation(published)], safe=False, status=201 if published.created else 200)
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD"])
+def trading_card_index(request: HttpRequest) -> HttpResponse:
+    """`GET /rest/v1/trading_card_index?select=code,name,aliases,iso639_1&order=code.asc`: the languages the harness
+    resolves codes and names with when it starts (`mt-eval run`), from the site's own language records."""
+    return language_table(request, selectors.TRADING_CARD_INDEX, selectors.language_rows)
+
+
+@csrf_exempt
+@require_http_methods(["GET", "HEAD"])
+def trading_card_detail(request: HttpRequest) -> HttpResponse:
+    """`GET /rest/v1/trading_card_detail?select=code,detail&code=eq.crk`: a language's card, as far as the site
+    knows it."""
+    return language_table(request, selectors.TRADING_CARD_DETAIL, selectors.language_detail_rows)
+
+
+def language_table(request: HttpRequest, table: query.Table, rows) -> HttpResponse:
+    try:
+        check_rate("read", address(request))
+        reader(request)
+        parsed = parsed_query(request, table)
+    except intake.HarnessError as error:
+        return error_response(error)
+    kept = query.apply(rows(), parsed)
+    return rows_response([json.dumps({name: row.get(name) for name in parsed.columns}, ensure_ascii=False)
+                          for row in kept], parsed)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def queue_top(request: HttpRequest) -> HttpResponse:
+    """`POST /rest/v1/rpc/queue_top`: the harness's queue runner asks upstream's compute queue for work. This site
+    keeps no such queue: the answer is an empty page (`mt-eval queue --queue <file>` runs a queue you hold)."""
+    try:
+        check_rate("read", address(request))
+        reader(request)
+        intake.parse_body(body_of(request, "the queue_top arguments") or b"{}", "queue_top arguments")
+    except intake.HarnessError as error:
+        return error_response(error)
+    return JsonResponse([], safe=False)
+
+
+@csrf_exempt
+def unknown_table(request: HttpRequest, name: str) -> HttpResponse:
+    """Any other path under rest/v1, answered as PostgREST answers a table or function it does not have."""
+    function = name.startswith("rpc/")
+    what = f"function public.{name[4:]}" if function else f"table public.{name}"
+    return error_response(intake.HarnessError(
+        404, "PGRST202" if function else "PGRST205", f"Could not find the {what[:120]} in the schema cache",
+        hint="this site serves run_cards, run_card_entries, datasets, trading_card_index, trading_card_detail and "
+             "rpc/queue_top"))
 
 
 @csrf_exempt
@@ -216,7 +292,7 @@ def anonymous_submit(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"ok": False, "error": "anonymous publishing is not enabled on this site; publish with "
                              "a personal API token"}, status=404)
     try:
-        check_rate("anonymous", f"address:{request.META.get('REMOTE_ADDR', '')}")
+        check_rate("anonymous", address(request))
         published, batch = intake.submit_anonymously(body_of(request, "the anonymous submission"))
     except intake.HarnessError as error:
         retry = retry_after(error)
@@ -233,6 +309,17 @@ def anonymous_submit(request: HttpRequest) -> HttpResponse:
                          "entries_published": batch.stored}, status=201 if published.created else 200)
 
 
+def session_user(user) -> dict[str, Any]:
+    """The user object of a session as the public may know the account: a stable pseudonymous id and the public
+    name (accounts.models.User.public_label) — which the harness then publishes as its `submitter` — never the
+    e-mail address."""
+    name = user.public_label
+    return {"id": str(uuid.UUID(salted_hmac("harness.session_user", str(user.pk)).hexdigest()[:32])),
+            "aud": "authenticated", "role": "authenticated",
+            "user_metadata": {"preferred_username": name, "full_name": name},
+            "app_metadata": {"provider": "api-token"}}
+
+
 @csrf_exempt
 @require_http_methods(["POST"])
 def token(request: HttpRequest) -> HttpResponse:
@@ -244,7 +331,7 @@ def token(request: HttpRequest) -> HttpResponse:
                              "refresh_token is supported: set MT_EVAL_REFRESH_TOKEN to a personal API token"},
                             status=400)
     try:
-        check_rate("token", f"address:{request.META.get('REMOTE_ADDR', '')}")
+        check_rate("token", address(request))
         parsed, _ = intake.parse_body(request.body[:10_000], "token request")
         key = parsed.get("refresh_token") if isinstance(parsed, dict) else None
         if not isinstance(key, str) or not key:
@@ -258,9 +345,7 @@ def token(request: HttpRequest) -> HttpResponse:
     expires_at = min(int(user._api_token.expires_at.timestamp()), now + 3600)
     response = JsonResponse({
         "access_token": key, "refresh_token": key, "token_type": "bearer",
-        "expires_in": expires_at - now, "expires_at": expires_at,
-        "user": {"id": str(user.pk), "email": user.email,
-                 "user_metadata": {"full_name": user.get_full_name() or user.email}},
+        "expires_in": expires_at - now, "expires_at": expires_at, "user": session_user(user),
     })
     response["Cache-Control"] = "no-store"
     return response

@@ -20,7 +20,7 @@ from leaderboard import services as run_cards
 from leaderboard.cards import is_number
 from leaderboard.models import RunCard
 
-from .models import HarnessIntake, HarnessIntakeEntry
+from ..models import HarnessIntake, HarnessIntakeEntry
 
 # PostgreSQL's error codes, which PostgREST passes on and the harness prints.
 INVALID_TEXT = "22P02"
