@@ -1,4 +1,4 @@
-"""The demo organization and one user per role (`manage.py load_demo`), for local use only. Idempotent."""
+"""The demo organization and its users (`manage.py load_demo`), for local use only. Idempotent."""
 
 from dataclasses import dataclass
 
@@ -8,15 +8,19 @@ from .models import Organization
 from .services import add_member, create_organization
 
 DEMO_PASSWORD = "demo-password-123"
+# (name in the demo, e-mail, role). Two members of governance staff: the operator uploads the demo's run card (as
+# the steward's sandbox operator would), so the other, who has no conflict of interest with it, records its decision.
 DEMO_USERS = [
-    ("governance@demo.example", "governance"),
-    ("curator@demo.example", "curator"),
-    ("speaker@demo.example", "speaker"),
+    ("governance", "governance@demo.example", "governance"),
+    ("operator", "operator@demo.example", "governance"),
+    ("curator", "curator@demo.example", "curator"),
+    ("speaker", "speaker@demo.example", "speaker"),
 ]
 # Governance staff and curators see secret segments only with two-factor authentication, so the demo gives
 # them an authenticator with a published key (README: demo accounts). Local use only, like the password.
 DEMO_TOTP_SECRETS = {
     "governance": "DEMOGOVERNANCESTAFFLOCALUSE2FA23",
+    "operator": "DEMOSANDBOXOPERATORLOCALUSEONLY5",
     "curator": "DEMOCORPUSCURATORLOCALUSEONLY234",
 }
 
@@ -36,7 +40,7 @@ class DemoOrganization:
 
 
 def load_demo_organization() -> DemoOrganization:
-    """The demo organization, its three members (password `DEMO_PASSWORD`) and the secret holders' authenticators."""
+    """The demo organization, its members (password `DEMO_PASSWORD`) and the secret holders' authenticators."""
     organization, _ = create_organization(
         slug="demo-crk",
         name="Demo Plains Cree language community (demo data)",
@@ -45,11 +49,11 @@ def load_demo_organization() -> DemoOrganization:
         actor=None,
     )
     members = {}
-    for email, role in DEMO_USERS:
+    for name, email, role in DEMO_USERS:
         user, _, _ = add_member(email=email, organization=organization, role=role, password=DEMO_PASSWORD, actor=None)
         member = DemoMember(user=user, role=role)
-        if role in DEMO_TOTP_SECRETS:
-            secret, codes = ensure_two_factor(user, DEMO_TOTP_SECRETS[role])
+        if name in DEMO_TOTP_SECRETS:
+            secret, codes = ensure_two_factor(user, DEMO_TOTP_SECRETS[name])
             member.totp_secret, member.recovery_codes = secret, tuple(codes)
-        members[role] = member
+        members[name] = member
     return DemoOrganization(organization=organization, members=members)

@@ -552,7 +552,9 @@ def test_load_demo_gives_governance_and_curator_a_documented_authenticator(clien
     assert ("otpauth://totp/Champollion%20Review%3Acurator%40demo.example?secret=DEMOCORPUSCURATORLOCALUSEONLY234"
             in out)
     codes = [line.split(": ")[1].split() for line in out.splitlines() if "recovery codes" in line]
-    assert len(codes) == 4 and codes[0] == codes[2] and len(codes[0]) == 10
+    # Three secret holders (two governance staff, the curator), twice.
+    assert len(codes) == 6 and codes[0] == codes[3] and len(codes[0]) == 10
+    assert "two-factor key (add it to an authenticator app): DEMOSANDBOXOPERATORLOCALUSEONLY5" in out
     governance = User.objects.get(email="governance@demo.example")
     assert account_has_totp(governance) and not account_has_totp(User.objects.get(email="speaker@demo.example"))
     assert not mfa_enabled(governance)  # the account's authenticator alone: sign in with its code below

@@ -464,6 +464,11 @@ def test_the_demo_speaker_finds_a_campaign_to_rate(client):
     page = client.get(client.get(f"/review/c/{campaign.public_id}/")["Location"])
     assert page.status_code == 200
     assert any(reference in page.content.decode() for reference in ("tânisi", "atim", "niwâpamâw atim"))
+    # The operator uploaded the card; the demo's other governance member has no conflict and records the decision.
+    from leaderboard.selectors import conflicts_of
+
+    conflicted = {User.objects.get(pk=pk).email for pk in conflicts_of(campaign.run_card)}
+    assert conflicted == {"operator@demo.example"}
 
 
 def test_a_reminder_that_fails_to_send_is_tried_again(card, governance_user, pool, eager_tasks, monkeypatch):

@@ -1,4 +1,4 @@
-"""Human-authored demo data for local use: one organization, one user per role, the spec's example entries and a
+"""Human-authored demo data for local use: one organization, its users, the spec's example entries and a
 review campaign on them. Each layer loads its own part (`<app>.demo`); this command, on top of them all, calls them
 in order and says what it made."""
 
@@ -30,8 +30,12 @@ class Command(BaseCommand):
             self.stdout.write("Recorded the demo consent (public release, evaluation, human review).")
         self.stdout.write(corpus.message)
         if corpus.reviewable:
-            prove_as_operator(governance)  # the demo's own governance staff, acting through this command
-            card = demo_card(corpus.version, governance)
+            operator = demo.members["operator"].user
+            # The demo's own governance staff, acting through this command: the operator uploads the card, the
+            # other member (no conflict of interest with it) opens its campaign and will record its decision.
+            prove_as_operator(operator)
+            prove_as_operator(governance)
+            card = demo_card(corpus.version, operator)
             demo_campaign(card, governance, [demo.members["speaker"].user])
             self.stdout.write("Demo review campaign: sign in as speaker@demo.example and open /review/ to rate; "
-                              "governance@demo.example reads it under Review campaigns.")
+                              "governance@demo.example reads it under Review campaigns and records its decision.")
