@@ -16,12 +16,11 @@ transaction mode that cannot keep prepared statements: PgBouncer before 1.21). E
 Django's cursor wrapper, so query counts and logging see it.
 """
 
-import contextlib
 import functools
 import itertools
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -184,7 +183,8 @@ def rows_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "def
     """The rows of several `values_list` compiled queries, sent to PostgreSQL in one round trip (a psycopg
     pipeline): each statement still runs on its own and in order, with its own snapshot, so a query after one that
     waits for a row lock sees what was committed meanwhile. Elsewhere (or with PREPARED_HOT_PATH off) they run one
-    after the other. A transaction begun by the caller begins in the same round trip."""
+    after the other. In a transaction the caller began that has sent nothing yet, psycopg sends its BEGIN first and
+    waits for its answer: one round trip more, the price of using psycopg's documented interface only."""
     connection = connections[using]
     if connection.vendor != "postgresql" or not settings.PREPARED_HOT_PATH:
         return [query.rows(using, **values) for query, values in runs]
@@ -192,33 +192,13 @@ def rows_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "def
     cursors = [_cursor(connection) for _ in statements]
     with connection.wrap_database_errors:
         with connection.connection.pipeline():
-            with _begun_in_pipeline(connection.connection):
-                for cursor, (compiled, params) in zip(cursors, statements, strict=True):
-                    cursor.execute(compiled.sql, params)
+            for cursor, (compiled, params) in zip(cursors, statements, strict=True):
+                cursor.execute(compiled.sql, params)
         found = []
         for cursor, (compiled, _) in zip(cursors, statements, strict=True):
             found.append(list(compiled.compiler.results_iter([cursor.fetchall()], tuple_expected=True)))
             cursor.close()
     return found
-
-
-@contextlib.contextmanager
-def _begun_in_pipeline(pg: Any) -> Iterator[None]:
-    """A transaction the caller began (Django's `atomic`) but that has sent nothing yet begins with the pipeline's
-    statements. psycopg would send its BEGIN and then wait for BEGIN's answer before sending anything more: a round
-    trip of its own. Here psycopg is told the connection is in autocommit while the pipeline's statements are queued
-    (so it adds no BEGIN), and the BEGIN it would have sent goes first among them."""
-    from psycopg import pq
-
-    if pg.autocommit or pg.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-        yield
-        return
-    pg._autocommit = True
-    try:
-        pg.execute(pg._get_tx_start_command(), prepare=False)
-        yield
-    finally:
-        pg._autocommit = False
 
 
 def loaded(model: type[M], field_names: Sequence[str], values: Sequence, using: str = "default") -> M:

@@ -405,30 +405,25 @@ def test_queries_sent_together_give_each_their_own_rows(campaign, pool):
 
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
-def test_a_transaction_begins_in_the_same_round_trip_as_the_queries_sent_together(monkeypatch, pool):
-    """psycopg would wait for the answer to its BEGIN (a sync of the pipeline of its own) before sending the
-    queries: the BEGIN goes with them instead, one sync in all, and the transaction is the caller's."""
+def test_queries_sent_together_run_inside_the_callers_transaction(pool):
+    """The locked rating check relies on it: queries sent together in `atomic` are in its transaction (its locks held
+    to the end, its rollback theirs), whether the transaction had sent anything before or not."""
     from django.db import transaction
-    from psycopg._pipeline_base import BasePipeline
+    from psycopg.pq import TransactionStatus
 
-    syncs = []
-    enqueue_sync = BasePipeline._enqueue_sync
-    monkeypatch.setattr(BasePipeline, "_enqueue_sync", lambda self: (syncs.append(1), enqueue_sync(self))[1])
     by_id = CompiledQuery(lambda pk: User.objects.filter(pk=pk).values_list("email"), pk=int)
     with transaction.atomic():
         assert compiled.rows_together((by_id, {"pk": pool[0].pk}), (by_id, {"pk": pool[1].pk})) == [
             [(pool[0].email,)], [(pool[1].email,)]]
-        assert len(syncs) == 1 and connection.connection.pgconn.transaction_status == 2  # INTRANS
-        assert connection.connection.autocommit is False
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
         compiled.execute(f"UPDATE {User._meta.db_table} SET first_name = %s WHERE id = %s", ["Begun", pool[0].pk])
         transaction.set_rollback(True)
     assert User.objects.get(pk=pool[0].pk).first_name != "Begun"  # the whole transaction was rolled back
-    syncs.clear()
     with transaction.atomic():
-        User.objects.filter(pk=pool[1].pk).exists()  # begun already: nothing more to send
+        User.objects.filter(pk=pool[1].pk).exists()  # begun already
         assert compiled.rows_together((by_id, {"pk": pool[0].pk})) == [[(pool[0].email,)]]
-        assert len(syncs) == 1
-    assert connection.connection.autocommit is True
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
 
 
 @on_postgresql
