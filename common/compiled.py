@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+import psycopg
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
@@ -262,30 +263,23 @@ def _build_insert_sql(model: type[Model], quote: Callable[[str], str]) -> str:
             f"VALUES ({', '.join(['%s'] * len(columns))}) RETURNING {quote(meta.pk.column)}")
 
 
-@functools.cache
-def _preparing_cursor_class() -> type:
-    from django.db.backends.postgresql.base import ServerBindingCursor
+class PreparingCursor(psycopg.Cursor):
+    """psycopg's own cursor (parameters bound by the server), preparing every statement it runs with psycopg's
+    documented `prepare=True`; psycopg keeps the prepared statements per connection. Django's query log composes
+    its text as it does under server-side binding (common.postgresql.DatabaseOperations)."""
 
-    class PreparingCursor(ServerBindingCursor):
-        """psycopg's server-binding cursor, preparing every statement it runs (psycopg keeps them per connection)."""
-
-        def execute(self, query, params=None, *, prepare=None, binary=None):
-            return super().execute(query, params, prepare=True, binary=binary)
-
-        def _send_query_prepared(self, name, pgq, *, binary=None):
-            # psycopg keeps the statement's text only for an unprepared run; Django's query log reads it there.
-            self._query = pgq
-            return super()._send_query_prepared(name, pgq, binary=binary)
-
-    return PreparingCursor
+    def execute(self, query, params=None, *, prepare=None, binary=None):
+        return super().execute(query, params, prepare=True, binary=binary)
 
 
 def _cursor(connection: BaseDatabaseWrapper):
-    """Django's cursor, or on PostgreSQL (unless turned off) Django's wrapper around a cursor that binds on the
-    server and prepares what it runs."""
+    """Django's cursor, or on PostgreSQL (unless turned off) a `PreparingCursor` in Django's own wrapper (so query
+    counts and logs see what it runs), made through the connection's public methods."""
     if connection.vendor != "postgresql" or not settings.PREPARED_HOT_PATH:
         return connection.cursor()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
+    connection.validate_thread_sharing()
     with connection.wrap_database_errors:
-        return connection._prepare_cursor(_preparing_cursor_class()(connection.connection))
+        cursor = PreparingCursor(connection.connection)
+    return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)

@@ -13,12 +13,28 @@ import select
 import time
 
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLDatabaseWrapper
-from psycopg import Error, pq
+from django.db.backends.postgresql.operations import DatabaseOperations as PostgreSQLDatabaseOperations
+from psycopg import DataError, Error, pq
+
+from common.compiled import PreparingCursor
 
 POLL_CHECK_SECONDS = 5.0
 
 
+class DatabaseOperations(PostgreSQLDatabaseOperations):
+    def last_executed_query(self, cursor, sql, params):
+        """A hot-path statement (common.compiled) is bound by the server: its text for the query log is composed as
+        Django composes it under server-side binding."""
+        if isinstance(cursor, PreparingCursor):
+            try:
+                return self.compose_sql(sql, params)
+            except DataError:
+                return None
+        return super().last_executed_query(cursor, sql, params)
+
+
 class DatabaseWrapper(PostgreSQLDatabaseWrapper):
+    ops_class = DatabaseOperations
     known_usable_at = float("-inf")  # when the connection was opened or last passed a check (time.monotonic)
 
     def connect(self) -> None:
