@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test lint install install-test migrate demo bench bench-tools gate-check check-deploy worker beat clean messages print-site-base-url
+.PHONY: run test test-compat lint install install-test migrate demo bench bench-tools gate-check check-deploy worker beat clean messages print-site-base-url
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,24 @@ run: demo
 ## select PostgreSQL / Redis)
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## The hot path's tests (compiled and prepared queries, the rating page) and every query-count test, with the oldest
+## and the newest releases of Django and psycopg within pyproject.toml's supported ranges, each in a venv of its own
+## that reads the rest of .venv's packages; a bound whose releases are the pinned ones is skipped. .ci/run runs it.
+COMPAT_TESTS := tests/test_hot_path.py tests/test_rate_page.py
+test-compat: install-test
+	@for bound in oldest newest; do \
+	  reqs=$$($(BIN)/python scripts/compat_versions.py $$bound) || exit 1; \
+	  if [ -z "$$reqs" ]; then echo "test-compat: the $$bound supported releases are the pinned ones"; continue; fi; \
+	  env=.venv-compat-$$bound; rm -rf $$env; $(PYTHON) -m venv $$env || exit 1; \
+	  $$env/bin/python -m pip install --quiet --no-deps $$reqs || exit 1; \
+	  $(BIN)/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
+	    > $$($$env/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/shared-venv.pth; \
+	  $$env/bin/python -c "import django, psycopg; print('test-compat ($$bound): Django', django.get_version(), \
+	    '· psycopg', psycopg.__version__)"; \
+	  $$env/bin/python -m pytest -p no:cacheprovider -q $(COMPAT_TESTS) || exit 1; \
+	  $$env/bin/python -m pytest -p no:cacheprovider -q tests -k "query or queries" || exit 1; \
+	done
 
 ## ruff (pinned configuration in pyproject.toml), the layer contracts (import-linter) and mypy on services and
 ## selectors (django-stubs); docs/architecture.md
