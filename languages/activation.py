@@ -2,8 +2,8 @@
 
 Order: the signed-in user's choice (their account), then the language cookie (a visitor's choice), then the
 browser's Accept-Language among the shipped languages, then English. A community language is a Django translation
-whose catalog comes from the database: it is built once per process and rebuilt when its `revision` moves, so a
-saved translation shows on the next request of every process, without a restart.
+whose catalog comes from the database: it is built once per process and rebuilt when its state (row and `revision`)
+moves, so a saved translation shows on the next request of every process, without a restart.
 
 A string a community has not translated yet falls back along the reader's own list (their account, or the fallback
 cookie): Plains Cree, then French, then English. Each such chain is a translation object of its own, built once per
@@ -32,7 +32,7 @@ from .selectors import (
     stored_fallbacks,
 )
 
-_installed: dict[str, int] = {}
+_installed: dict[str, str] = {}
 _install_lock = threading.Lock()
 _chains: dict[tuple, trans_real.DjangoTranslation] = {}
 
@@ -57,13 +57,13 @@ def community_translation(info: LanguageInfo, domain: str = "django") -> trans_r
 
 def install_community_language(info: LanguageInfo) -> None:
     """Make `translation.activate(info.code)` speak the community's current strings in this process."""
-    if _installed.get(info.code) == info.revision:
+    if _installed.get(info.code) == info.state:
         return
     with _install_lock:
-        if _installed.get(info.code) != info.revision:
+        if _installed.get(info.code) != info.state:
             # Django keeps one translation object per language code in this process-wide registry.
             trans_real._translations[info.code] = community_translation(info)
-            _installed[info.code] = info.revision
+            _installed[info.code] = info.state
 
 
 class CatalogLink(gettext_module.GNUTranslations):
@@ -87,8 +87,8 @@ def own_translation(code: str, domain: str) -> trans_real.DjangoTranslation:
 def chained_translation(info: LanguageInfo, fallbacks: Sequence[str],
                         domain: str = "django") -> trans_real.DjangoTranslation:
     """`info`'s community translation whose missing strings are looked up in `fallbacks`, in order, then English;
-    cached per process and state (the revisions of the community languages in it)."""
-    states = tuple((code, getattr(language_info(code), "revision", 0)) for code in (info.code, *fallbacks))
+    cached per process and state of the community languages in it."""
+    states = tuple((code, getattr(language_info(code), "state", "0")) for code in (info.code, *fallbacks))
     key = (domain, states)
     chain = _chains.get(key)
     if chain is None:

@@ -22,9 +22,9 @@ CATALOG_STAMP = _catalog_stamp()
 def interface_language(request: HttpRequest) -> dict:
     info = getattr(request, "interface_language", None) or language_info(translation.get_language()) \
         or language_info(settings.LANGUAGE_CODE)
-    query = f"?language={info.code}&revision={info.revision}.{CATALOG_STAMP}"
+    query = f"?language={info.code}&revision={info.state}.{CATALOG_STAMP}"
     fallbacks = [found for found in map(language_info, getattr(request, "language_fallbacks", [])) if found]
     if fallbacks:
         query += "&fallbacks=" + ",".join(found.code for found in fallbacks)
-        query += "&fallback_revisions=" + ".".join(str(found.revision) for found in fallbacks)
+        query += "&fallback_revisions=" + "-".join(found.state for found in fallbacks)
     return {"interface_language": info, "javascript_catalog_url": reverse("javascript-catalog") + query}

@@ -14,7 +14,7 @@ from organizations.models import Organization
 from .catalog import SourceString, rater_facing_strings
 from .models import InterfaceLanguage, InterfaceTranslation, LanguageFallbacks
 
-COMMUNITY_LANGUAGES_KEY = "languages:community:v1"
+COMMUNITY_LANGUAGES_KEY = "languages:community:v2"
 # A visitor's fallback languages, in order, comma-separated (a signed-in user's are on their account).
 FALLBACKS_COOKIE = "champollion_language_fallbacks"
 
@@ -24,7 +24,9 @@ class LanguageInfo:
     code: str
     name: str
     bidi: bool
-    revision: int
+    # Which saved state of the language a process or browser holds: the row's id and its revision, so a language
+    # deleted and added again under the same tag never matches a catalog cached for the one before ("0" if shipped).
+    state: str
     community: str
 
 
@@ -36,9 +38,9 @@ def community_languages() -> dict[str, LanguageInfo]:
     languages = cache.get(COMMUNITY_LANGUAGES_KEY)
     if languages is None:
         languages = {
-            code: LanguageInfo(code, name, direction == InterfaceLanguage.Direction.RTL, revision, community)
-            for code, name, direction, revision, community in InterfaceLanguage.objects.values_list(
-                "code", "name", "direction", "revision", "organization__name")
+            code: LanguageInfo(code, name, direction == InterfaceLanguage.Direction.RTL, f"{pk}.{revision}", community)
+            for pk, code, name, direction, revision, community in InterfaceLanguage.objects.values_list(
+                "pk", "code", "name", "direction", "revision", "organization__name")
         }
         cache.set(COMMUNITY_LANGUAGES_KEY, languages, None)
     return languages
@@ -47,7 +49,7 @@ def community_languages() -> dict[str, LanguageInfo]:
 def language_info(code: str) -> LanguageInfo | None:
     """What a page needs to speak `code`, or None when no such interface language exists."""
     if code in shipped_languages():
-        return LanguageInfo(code, shipped_languages()[code], code.split("-")[0] in settings.LANGUAGES_BIDI, 0, "")
+        return LanguageInfo(code, shipped_languages()[code], code.split("-")[0] in settings.LANGUAGES_BIDI, "0", "")
     return community_languages().get(code)
 
 
@@ -57,14 +59,14 @@ def active_fallbacks() -> tuple[str, ...]:
 
 
 def language_cache_key() -> str:
-    """The active interface language as a cache key part: a community language's revision is in it, so a page
+    """The active interface language as a cache key part: a community language's state is in it, so a page
     cached before its translations changed is not served after, and so are the languages it falls back on."""
     code = translation.get_language() or settings.LANGUAGE_CODE
     info = language_info(code)
-    key = f"{code}.{info.revision}" if info is not None else code
+    key = f"{code}.{info.state}" if info is not None else code
     for fallback in active_fallbacks():
         found = language_info(fallback)
-        key += f">{fallback}.{found.revision if found is not None else 0}"
+        key += f">{fallback}.{found.state if found is not None else 0}"
     return key
 
 

@@ -221,6 +221,31 @@ def test_a_cached_page_follows_a_changed_translation(client, governance_user, st
     assert ">kiskinowâcihcikana<" in client.get(reverse("leaderboard:leaderboard")).content.decode()
 
 
+def test_a_language_added_again_under_the_same_tag_never_speaks_the_old_ones_strings(
+        client, governance_user, steward, cree):
+    """A process keeps each community catalog it built, by the language's state: the row's id is in that state,
+    so a language deleted and added again reaches the same revision without matching the old catalog."""
+    url = reverse("languages:translate", args=[steward.slug, "crk"])
+    leaderboard = field_name(("", "Leaderboard"))
+    client.force_login(governance_user)
+    client.post(url, {leaderboard: "kiskinowâcihcikan"})
+    client.post(reverse("languages:choose"), {"language": "crk"})
+    assert ">kiskinowâcihcikan<" in client.get(reverse("review:queue")).content.decode()
+    revision = InterfaceLanguage.objects.get(code="crk").revision
+    InterfaceLanguage.objects.filter(code="crk").delete()
+    again = InterfaceLanguage.objects.create(organization=steward, code="crk", name="nēhiyawēwin",
+                                             created_by=governance_user, revision=revision)
+    InterfaceTranslation.objects.create(language=again, msgid="Leaderboard", msgstr="akihtâson",
+                                        updated_by=governance_user)
+    from django.core.cache import cache
+
+    from languages.selectors import COMMUNITY_LANGUAGES_KEY
+
+    cache.delete(COMMUNITY_LANGUAGES_KEY)
+    page = client.get(reverse("review:queue")).content.decode()
+    assert ">akihtâson<" in page and "kiskinowâcihcikan" not in page
+
+
 @pytest.mark.parametrize("code", ["crk-x-ux", "crk-cans", "oj-ca", "crk-cans-ca-x-y", "zh-yue"])
 def test_any_well_formed_tag_is_accepted_private_use_included(client, governance_user, steward, code):
     client.force_login(governance_user)
