@@ -279,9 +279,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Celery: with no broker configured, tasks run eagerly in-process.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Celery: with no broker configured, tasks run eagerly in-process; the in-memory transport named with its host
+# stands in for a broker, so nothing warns that a hostname is missing or tries to reach one on localhost.
+CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True

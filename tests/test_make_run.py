@@ -28,3 +28,21 @@ def test_installing_never_builds_the_application_as_a_package():
     for target in ("install", "install-test"):
         plan = make_plan(target)
         assert "pip install" in plan and " -e " not in plan and "pip install --quiet ." not in plan
+
+
+
+def test_eager_tasks_warn_of_no_missing_broker(tmp_path):
+    """`make run` configures no broker, so tasks run eagerly; Celery still prepares a producer for each task it
+    runs, and an empty broker address made kombu warn "No hostname was supplied" in the newcomer's log."""
+    import os
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if key not in ("CELERY_BROKER_URL", "REDIS_CACHE_URL")}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'unused.sqlite3'}"
+    script = ("from django.conf import settings; from config.celery import app; "
+              "assert settings.CELERY_TASK_ALWAYS_EAGER; app.producer_pool.acquire(block=True).release(); "
+              "print('producer ready')")
+    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0 and "producer ready" in done.stdout, done.stdout + done.stderr
+    assert "No hostname was supplied" not in done.stdout + done.stderr

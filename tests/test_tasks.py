@@ -23,7 +23,7 @@ from organizations.models import Invitation, Membership
 
 from .conftest import PASSWORD
 
-BROKER = bool(settings.CELERY_BROKER_URL)
+BROKER = not settings.CELERY_TASK_ALWAYS_EAGER
 MAIL_WAIT_SECONDS = 15
 INVITEE = "new.speaker@example.org"
 LINK = re.compile(r"https?://\S+(/invitations/[\w-]+/)")

@@ -36,7 +36,7 @@ def database_url() -> str:
 def worker():
     """Starts a real worker process (prefork, one child) on the test database when called; it is
     stopped before pytest-django flushes the database."""
-    if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL:
+    if connection.vendor != "postgresql" or settings.CELERY_TASK_ALWAYS_EAGER:
         if os.environ.get("REQUIRE_POSTGRES"):
             pytest.fail("this test needs PostgreSQL and the Redis broker")
         pytest.skip("needs PostgreSQL and a Celery broker")
