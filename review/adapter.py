@@ -4,7 +4,7 @@ from django.shortcuts import resolve_url
 
 from organizations.adapter import AccountAdapter as OrganizationsAccountAdapter
 
-from .selectors import waiting_item_count
+from .selectors.rating import waiting_item_count
 
 
 class AccountAdapter(OrganizationsAccountAdapter):

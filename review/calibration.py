@@ -12,7 +12,8 @@ from leaderboard.verification import DEFAULT_TIER_BANDS, TIER_NAMES
 from organizations.models import Organization
 
 from .models import Campaign, Decision, GatePolicy
-from .selectors import STANDARD_1, campaign_aggregate, shown_chrf, shown_composite, stored_gate_policy
+from .selectors.decisions import STANDARD_1, shown_chrf, shown_composite, stored_gate_policy
+from .selectors.figures import campaign_aggregate
 
 WIDTH, HEIGHT = 600, 300
 LEFT, RIGHT, TOP, BOTTOM = 48, 16, 28, 40

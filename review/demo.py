@@ -10,9 +10,9 @@ from leaderboard.services import submit_run_card
 from leaderboard.verification import card_hash, legacy_composite, recompute_scores
 from speakers.demo import qualify_demo_speaker
 
-from . import services
 from .models import Campaign
-from .selectors import pool_requirement
+from .selectors.pool import pool_requirement
+from .services.campaigns import CampaignSettings, open_campaign
 
 DEMO_MODEL = "demo-reference-echo"
 DEMO_TITLE = "Demo campaign: the demo entries' own references (demo data)"
@@ -54,10 +54,10 @@ def demo_campaign(card: RunCard, governance_user, speakers: list) -> Campaign:
     existing = Campaign.objects.filter(run_card=card).first()
     if existing is not None:
         return existing
-    return services.open_campaign(
+    return open_campaign(
         run_card=card,
         actor=governance_user,
-        values=services.CampaignSettings(
+        values=CampaignSettings(
             title=DEMO_TITLE, sample_size=card.result_count, speakers=speakers, ratings_per_item=1, seed=2026,
             below_threshold_reason="Demo data: shows the rating page on the three demo entries.",
         ),

@@ -34,7 +34,7 @@ from .rating_texts import (
     RATING_CHOICES,
     UNKNOWN_RATING,
 )
-from .services import Submission
+from .services.rating import Submission
 
 
 def pool_candidates(organization):

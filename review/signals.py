@@ -38,20 +38,20 @@ def log_campaigns_paused_or_resumed(sender, instance: ConsentRecord, created: bo
 @receiver(membership_removed, dispatch_uid="review.speaker_left_organization")
 def hand_back_open_items(sender, organization, user, role, actor, **kwargs) -> None:
     if role == Role.SPEAKER:
-        from .services import speaker_left_organization
+        from .services.pool import speaker_left_organization
 
         speaker_left_organization(organization=organization, user=user, actor=actor)
 
 
 @receiver(qualification_lost, dispatch_uid="review.speaker_no_longer_qualified")
 def leave_pools_no_longer_qualified(sender, user, organization, actor, **kwargs) -> None:
-    from .services import speaker_unqualified
+    from .services.pool import speaker_unqualified
 
     speaker_unqualified(organization=organization, user=user, actor=actor)
 
 
 @receiver(conflict_declared, dispatch_uid="review.conflicted_speaker_leaves")
 def leave_pools_in_conflict(sender, declaration, actor, **kwargs) -> None:
-    from .services import speaker_in_conflict
+    from .services.pool import speaker_in_conflict
 
     speaker_in_conflict(declaration=declaration, actor=actor)

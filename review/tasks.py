@@ -9,9 +9,13 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from . import planning, selectors, services
+from . import planning
 from .gate import OUTCOME_LABELS
 from .models import Campaign
+from .selectors import decisions as decisions_selectors
+from .selectors import speaker_rights as speaker_rights_selectors
+from .services.campaigns import due_reminders, mark_invited, prepare_campaign, send_reminder, uninvited_members
+from .services.figures import refresh_summary
 
 # As the review pages show a deadline: with its time zone ("3 Dec 2026, 17:00 UTC").
 DEADLINE_FORMAT = "j M Y, H:i T"
@@ -29,7 +33,7 @@ def in_language(language: str):
 @shared_task(acks_late=True, autoretry_for=(OSError,), retry_backoff=True, max_retries=5)
 def prepare_campaign_task(campaign_pk: int) -> None:
     """Sample and assign a large campaign after the request that opened it returned."""
-    services.prepare_campaign(campaign_pk)
+    prepare_campaign(campaign_pk)
 
 
 @shared_task(acks_late=True)
@@ -54,13 +58,13 @@ def send_campaign_invitations_task(campaign_pk: int) -> int:
     campaign = Campaign.objects.select_related("organization").get(pk=campaign_pk)
     messages: dict[str, tuple[str, str]] = {}
     sent = 0
-    for member in services.uninvited_members(campaign_pk):
+    for member in uninvited_members(campaign_pk):
         language = member.user.interface_language
         if language not in messages:
             messages[language] = invitation(campaign, language)
         subject, body = messages[language]
         send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [member.user.email])
-        services.mark_invited(member)
+        mark_invited(member)
         sent += 1
     return sent
 
@@ -83,12 +87,12 @@ def send_deadline_reminders_task() -> int:
         return send_mass_mail([(*messages[language], settings.DEFAULT_FROM_EMAIL, [address])
                                for address, language in recipients])
 
-    return sum(services.send_reminder(campaign_pk, send) for campaign_pk in services.due_reminders())
+    return sum(send_reminder(campaign_pk, send) for campaign_pk in due_reminders())
 
 
 @shared_task(acks_late=True)
 def refresh_campaign_summary_task(campaign_pk: int) -> None:
-    services.refresh_summary(campaign_pk)
+    refresh_summary(campaign_pk)
 
 
 @shared_task(acks_late=True)
@@ -96,7 +100,7 @@ def refresh_open_campaign_summaries_task() -> int:
     """Run by Celery beat: keep the headline figures of running campaigns fresh for list pages."""
     pks = list(Campaign.objects.filter(status=Campaign.Status.OPEN).values_list("pk", flat=True))
     for pk in pks:
-        services.refresh_summary(pk)
+        refresh_summary(pk)
     return len(pks)
 
 
@@ -120,7 +124,7 @@ def decision_notice(decision, aggregate, language: str) -> tuple[str, str]:
 def send_decision_notice_task(decision_pk: int) -> bool:
     """Tell the card's submitter the community's decision in their interface language: the outcome and the
     campaign's aggregates, never an item nor the rationale (governance staff's own words stay with them)."""
-    notice = selectors.decision_notice(decision_pk)
+    notice = decisions_selectors.decision_notice(decision_pk)
     if notice is None:
         return False
     decision, aggregate = notice
@@ -148,7 +152,7 @@ def send_withdrawal_notice_task(withdrawal_pk: int) -> int:
     """Tell the organization's governance staff that a speaker withdrew their ratings of a campaign, how many, and
     whether a decision in force was taken on them; each in their interface language. The speaker is named as they
     chose to be credited."""
-    notice = selectors.withdrawal_notice(withdrawal_pk)
+    notice = speaker_rights_selectors.withdrawal_notice(withdrawal_pk)
     if notice is None:
         return 0
     withdrawal, decision, speaker, recipients = notice

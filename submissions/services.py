@@ -4,7 +4,7 @@ A submission moves through the states of `TRANSITIONS` only; every move is check
 the submission's history (`SubmissionEvent`) and appended to the audit log as
 `submission.state_changed`. The moves that depend on the review app mirror it rather than decide:
 approval and rejection after community review follow the decision in force, and the transfer follows
-`review.selectors.transfer_eligible`. See docs/submissions.md.
+`review.selectors.decisions.transfer_eligible`. See docs/submissions.md.
 """
 
 import re

@@ -277,13 +277,15 @@ def test_the_campaigns_list_shows_figures_computed_since_the_last_rating(client,
                                                                          eager_tasks, monkeypatch):
     """Without Celery beat (a laptop's `make run`) the list's figures were refreshed only when a campaign changed
     status: after ratings it showed dashes for ever. It now asks for the figures older than the newest rating, as
-    the governance dashboard does (review.services.request_fresh_figures) — in-process without a broker, so this
+    the governance dashboard does (review.services.figures.request_fresh_figures) — in-process without a broker, so this
     very view shows them — and asks once a minute at most, however often the list is viewed."""
     rate_everything(campaign, lambda assignment: "acceptable")
     Campaign.objects.filter(pk=campaign.pk).update(summary={}, summary_at=None)
     refreshed = []
     real = services.refresh_summary
-    monkeypatch.setattr(services, "refresh_summary", lambda pk: refreshed.append(pk) or real(pk))
+    import review.tasks
+
+    monkeypatch.setattr(review.tasks, "refresh_summary", lambda pk: refreshed.append(pk) or real(pk))
     client.force_login(governance_user)
     page = client.get("/review/campaigns/").content.decode()
     assert refreshed == [campaign.pk]

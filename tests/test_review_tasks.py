@@ -5,6 +5,7 @@ import pytest
 
 from review import services
 from review.models import Assignment, Campaign
+from review.services import campaigns as campaign_services
 
 from .review_setup import MODEL_SLUG, gold_card, settings_for, speakers
 from .test_tasks import BROKER, task_delivery  # noqa: F401 - fixture
@@ -13,7 +14,7 @@ from .test_tasks import BROKER, task_delivery  # noqa: F401 - fixture
 @pytest.mark.django_db(transaction=BROKER)
 def test_a_large_campaign_is_prepared_by_a_task_once_and_its_speakers_emailed(
         steward, governance_user, task_delivery, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(services, "INLINE_ASSIGNMENT_LIMIT", 10)
+    monkeypatch.setattr(campaign_services, "INLINE_ASSIGNMENT_LIMIT", 10)
     card = gold_card(steward, governance_user, count=30)
     pool = speakers(steward, 3)
     # Without a broker the eager chain runs at once: preparing enqueues the invitations on commit too.

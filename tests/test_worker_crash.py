@@ -19,6 +19,7 @@ from django.db import connection
 from leaderboard.models import DomainScore, RunCard
 from review import services
 from review.models import Assignment, Campaign
+from review.services import campaigns as campaign_services
 
 from .review_setup import gold_card, settings_for, speakers
 
@@ -119,7 +120,7 @@ def crash_once(start_worker, table: str, pk: int) -> None:
 
 
 def test_campaign_sampling_survives_a_killed_worker(worker, steward, governance_user, monkeypatch):
-    monkeypatch.setattr(services, "INLINE_ASSIGNMENT_LIMIT", 10)
+    monkeypatch.setattr(campaign_services, "INLINE_ASSIGNMENT_LIMIT", 10)
     card = gold_card(steward, governance_user, count=30)
     campaign = services.open_campaign(
         run_card=card,

@@ -5,7 +5,9 @@ from django import template
 
 from organizations.permissions import permitted
 
-from ..selectors import governed_campaigns, review_credits, transfer_eligible
+from ..selectors.campaigns import governed_campaigns
+from ..selectors.decisions import transfer_eligible
+from ..selectors.speaker_rights import review_credits
 
 register = template.Library()
 

@@ -1,0 +1,157 @@
+"""Speakers' credits and withdrawals: how each is named, what they withdrew."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Q,
+)
+from django.utils.translation import gettext as _
+
+from leaderboard.models import RunCard
+from organizations.models import Organization, Role
+from organizations.selectors import org_ids_with_roles
+
+from ..models import (
+    Campaign,
+    Decision,
+    Rating,
+    RatingWithdrawal,
+    SpeakerCredit,
+    SpeakerExclusion,
+)
+from .campaigns import LARGE_CARD_FIELDS
+from .decisions import latest_decision
+from .figures import SpeakerRatings, rating_summary
+
+# Credit: how each speaker is named on the lists that name speakers.
+
+
+def credits_to_choose(user) -> list[Organization]:
+    """The organizations a user may set their credit for: those they speak for now or have ever rated for."""
+    if not user.is_authenticated:
+        return []
+    rated = Rating.objects.filter(speaker=user).values("assignment__campaign__organization_id")
+    return list(Organization.objects.filter(Q(pk__in=org_ids_with_roles(user, [Role.SPEAKER])) | Q(pk__in=rated))
+                .order_by("name"))
+
+
+def credit_choices(user) -> dict[int, SpeakerCredit]:
+    """The user's credit choice per organization id (no row: anonymous)."""
+    return {credit.organization_id: credit for credit in SpeakerCredit.objects.filter(user=user)}
+
+
+def credited_name(credit: SpeakerCredit | None, full_name: str) -> str | None:
+    """The name a credit shows, or None for an anonymous speaker (also when they chose their name and have none)."""
+    if credit is None or credit.choice == SpeakerCredit.Choice.ANONYMOUS:
+        return None
+    if credit.choice == SpeakerCredit.Choice.DISPLAY_NAME:
+        return credit.display_name
+    return full_name.strip() or None
+
+
+def credited_names(organization_id: int, speaker_ids: Sequence[int]) -> dict[int, str | None]:
+    """Each speaker's credited name with the organization, None for the anonymous (two queries)."""
+    users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
+        pk__in=list(speaker_ids)).values_list("pk", "first_name", "last_name"))
+    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
+        organization_id=organization_id, user_id__in=list(users))}
+    return {pk: credited_name(credits.get(pk), full_name) for pk, full_name in users.items()}
+
+
+def speaker_labels(organization: Organization, speaker_ids: Sequence[int]) -> dict[int, str]:
+    """How each speaker appears on a list of the organization (the decision page, exports): the name they chose to
+    be credited by, or "Anonymous speaker N" — N stable within the list, by account order."""
+    names = credited_names(organization.pk, speaker_ids)
+    labels: dict[int, str] = {}
+    anonymous = 0
+    for pk in sorted(names):
+        name = names[pk]
+        if name is None:
+            anonymous += 1
+            name = _("Anonymous speaker %(number)d") % {"number": anonymous}
+        labels[pk] = name
+    return labels
+
+
+@dataclass(frozen=True)
+class RatingSpeakers:
+    """Who rated in a campaign (`rated`), and whose current ratings, other than "can't judge", count (`counting`,
+    before any exclusion)."""
+
+    rated: frozenset[int]
+    counting: frozenset[int]
+
+
+def rating_speakers(campaign: Campaign, summary: Sequence[SpeakerRatings] | None = None) -> RatingSpeakers:
+    """Who rated, counted in `rating_summary`'s pass (`summary` when the caller has it already)."""
+    summary = rating_summary(campaign) if summary is None else summary
+    return RatingSpeakers(frozenset(row.speaker_id for row in summary),
+                          frozenset(row.speaker_id for row in summary if row.counting))
+
+
+def campaign_speaker_labels(campaign: Campaign, speakers: RatingSpeakers | None = None) -> dict[int, str]:
+    """`speaker_labels` of everyone who was ever in the campaign's pool or rated in it."""
+    rated = (speakers or rating_speakers(campaign)).rated
+    ids = set(campaign.pool.values_list("user_id", flat=True)) | rated
+    return speaker_labels(campaign.organization, sorted(ids))
+
+
+@dataclass(frozen=True)
+class ReviewCredits:
+    """Who reviewed a card for the public: how many speakers, of which community, and the names of those who chose
+    to be named."""
+
+    organization: str
+    speakers: int
+    names: tuple[str, ...]
+
+    @property
+    def anonymous(self) -> int:
+        return self.speakers - len(self.names)
+
+
+def review_credits(run_card: RunCard) -> ReviewCredits | None:
+    """`campaign_credits` of the campaign of the card's decision in force; None while the card was never decided."""
+    decision = latest_decision(run_card)
+    return None if decision is None else campaign_credits(decision.campaign)
+
+
+def campaign_credits(campaign: Campaign, speakers: RatingSpeakers | None = None) -> ReviewCredits:
+    """The speakers whose ratings count in the campaign (withdrawn ratings and speakers left out by governance
+    staff do not), credited as each chose."""
+    left_out = set(SpeakerExclusion.objects.filter(campaign=campaign, included_at__isnull=True)
+                   .values_list("speaker_id", flat=True))
+    speaker_ids = sorted((speakers or rating_speakers(campaign)).counting - left_out)
+    names = sorted(name for name in credited_names(campaign.organization_id, speaker_ids).values() if name)
+    return ReviewCredits(campaign.organization.name, len(speaker_ids), tuple(names))
+
+
+def speaker_campaign_to_withdraw(user, public_id) -> Campaign | None:
+    """A campaign where the user has ratings not yet withdrawn; None (404) otherwise, whoever else rated in it."""
+    return (Campaign.objects.filter(public_id=public_id, assignments__ratings__speaker=user,
+                                    assignments__ratings__withdrawal__isnull=True)
+            .select_related("organization", "run_card__dataset_version").defer(*LARGE_CARD_FIELDS).distinct().first())
+
+
+def withdrawals_of(campaign: Campaign) -> list[RatingWithdrawal]:
+    return list(RatingWithdrawal.objects.filter(campaign=campaign).order_by("withdrawn_at", "pk"))
+
+
+WithdrawalNotice = tuple[RatingWithdrawal, Decision | None, str, list[tuple[str, str]]]
+
+
+def withdrawal_notice(withdrawal_pk: int) -> WithdrawalNotice | None:
+    """What the withdrawal e-mail needs: the withdrawal, the campaign's decision in force when it was taken after
+    that decision (else None), the speaker as credited, and the governance staff's addresses and languages."""
+    withdrawal = (RatingWithdrawal.objects.select_related("campaign__organization").filter(pk=withdrawal_pk).first())
+    if withdrawal is None:
+        return None
+    campaign = withdrawal.campaign
+    decision = campaign.decisions.filter(decided_at__lt=withdrawal.withdrawn_at).first()
+    speaker = campaign_speaker_labels(campaign)[withdrawal.speaker_id]
+    recipients = list(get_user_model().objects.filter(
+        memberships__organization=campaign.organization, memberships__role=Role.GOVERNANCE, is_active=True)
+        .distinct().order_by("email").values_list("email", "interface_language"))
+    return withdrawal, decision, speaker, recipients

@@ -1,0 +1,121 @@
+"""The speaker's own page: their ratings and pay, their credit, withdrawing ratings, deleting the account."""
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from common.errors import ApplicationError
+from organizations.models import Organization
+
+from ..forms import (
+    CreditForm,
+    DeleteAccountForm,
+)
+from ..selectors.pay import speaker_pay
+from ..selectors.speaker_rights import credit_choices, credits_to_choose, speaker_campaign_to_withdraw
+from ..services import speaker_rights as speaker_rights_services
+from ..services.errors import NotAllowed, ReviewError
+from ..services.pay import set_speaker_credit
+from ..services.speaker_rights import withdraw_all_ratings, withdraw_ratings
+from .shared import private
+
+# The speaker's own page: time, pay, credit, withdrawal.
+
+
+@login_required
+def my_ratings(request):
+    """The speaker's hours and amount owed per campaign, how each organization credits them, and the way to
+    withdraw their ratings. Only their own: every read filters on the signed-in user."""
+    rows = speaker_pay(request.user)
+    credits = credit_choices(request.user)
+    organizations = credits_to_choose(request.user)
+    credit_forms = [(organization, CreditForm(prefix=organization.slug, initial={
+        "choice": credits[organization.pk].choice if organization.pk in credits else "anonymous",
+        "display_name": credits[organization.pk].display_name if organization.pk in credits else "",
+        "full_name": request.user.get_full_name()})) for organization in organizations]
+    return private(render(request, "review/my_ratings.html", {
+        "rows": rows, "credit_forms": credit_forms, "can_withdraw_any": any(row.can_withdraw for row in rows),
+    }))
+
+
+@login_required
+@require_POST
+def my_credit(request, slug: str):
+    organization = get_object_or_404(Organization, slug=slug)
+    form = CreditForm(request.POST, prefix=slug)
+    if form.is_valid():
+        try:
+            set_speaker_credit(actor=request.user, organization=organization,
+                                        choice=form.cleaned_data["choice"],
+                                        display_name=form.cleaned_data["display_name"],
+                                        full_name=form.cleaned_data["full_name"])
+        except NotAllowed as error:
+            raise Http404(str(error)) from error
+        except ReviewError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, _("Saved: %(organization)s credits you this way from now on, on every list.")
+                             % {"organization": organization.name})
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect(reverse("review:my_ratings") + "#credit")
+
+
+@login_required
+def withdraw(request, public_id):
+    """A confirmation that says what withdrawing does, then the withdrawal (POST)."""
+    campaign = speaker_campaign_to_withdraw(request.user, public_id)
+    if campaign is None:
+        raise Http404(_("No ratings of yours to withdraw in this campaign."))
+    if request.method == "POST":
+        try:
+            withdrawal = withdraw_ratings(actor=request.user, campaign=campaign)
+        except ReviewError as error:  # a second tap that found them already withdrawn
+            messages.info(request, str(error))
+            return redirect("review:my_ratings")
+        messages.success(request, ngettext(
+            "Withdrawn: your %(count)d rating no longer counts anywhere.",
+            "Withdrawn: your %(count)d ratings no longer count anywhere.", withdrawal.rating_rows)
+            % {"count": withdrawal.rating_rows})
+        return redirect("review:my_ratings")
+    return private(render(request, "review/withdraw.html", {
+        "campaigns": [campaign], "action": reverse("review:withdraw", args=[campaign.public_id])}))
+
+
+@login_required
+def withdraw_all(request):
+    campaigns = [row.campaign for row in speaker_pay(request.user) if row.can_withdraw]
+    if not campaigns:
+        raise Http404(_("No ratings of yours to withdraw."))
+    if request.method == "POST":
+        withdrawals = withdraw_all_ratings(actor=request.user)
+        count = sum(withdrawal.rating_rows for withdrawal in withdrawals)
+        messages.success(request, ngettext(
+            "Withdrawn: your %(count)d rating no longer counts anywhere.",
+            "Withdrawn: your %(count)d ratings no longer count anywhere.", count) % {"count": count})
+        return redirect("review:my_ratings")
+    return private(render(request, "review/withdraw.html", {
+        "campaigns": campaigns, "action": reverse("review:withdraw_all"), "every": True}))
+
+
+@login_required
+def delete_account(request):
+    """Delete one's own account, after typing its address; optionally withdrawing every rating first."""
+    form = DeleteAccountForm(request.POST or None, email=request.user.email)
+    if request.method == "POST" and form.is_valid():
+        try:
+            speaker_rights_services.delete_account(actor=request.user, withdraw=form.cleaned_data["withdraw"])
+        except ApplicationError as error:
+            form.add_error(None, str(error))
+        else:
+            logout(request)
+            messages.success(request, _("Your account is deleted."))
+            return redirect("home")
+    return private(render(request, "review/delete_account.html", {
+        "form": form, "rated": bool(speaker_pay(request.user))}, status=400 if form.errors else 200))
