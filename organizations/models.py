@@ -116,66 +116,82 @@ class Invitation(models.Model):
 
 
 class AuditAction(models.TextChoices):
-    """Every action the audit log records; `record_event` refuses any other."""
+    """Every action the audit log records; `record_event` refuses any other. The label is what pages show for it,
+    in the reader's language; the code stays in the log and its CSV export."""
 
-    ORGANIZATION_CREATED = "organization.created", "Organization created"
-    ORGANIZATION_CHANGED = "organization.changed", "Organization changed"
-    MEMBERSHIP_ADDED = "membership.added", "Member added"
-    MEMBERSHIP_ROLE_CHANGED = "membership.role_changed", "Member's role changed"
-    MEMBERSHIP_REMOVED = "membership.removed", "Member removed"
-    INVITATION_SENT = "invitation.sent", "Invitation sent"
-    INVITATION_REVOKED = "invitation.revoked", "Invitation revoked"
-    CONSENT_GRANTED = "consent.granted", "Consent granted"
-    CONSENT_REVOKED = "consent.revoked", "Consent revoked"
-    DATASET_PUBLISHED = "dataset.published", "Dataset published"
-    DATASET_WITHDRAWN = "dataset.withdrawn", "Dataset withdrawn from public view"
-    DATASET_VERSION_FROZEN = "dataset_version.frozen", "Dataset version frozen"
-    SECRET_ENTRIES_SHOWN = "secret_entries.shown", "Secret entries shown"
-    RUN_CARD_SECRET_TEXT_REFUSED = "run_card.secret_text_refused", "Run card refused for holding secret text"
-    VERIFICATION_TIER_CHANGED = "verification_tier.changed", "Verification tier changed"
-    CAMPAIGN_OPENED = "campaign.opened", "Review campaign opened"
-    CAMPAIGN_PAUSED = "campaign.paused", "Review campaign paused"
-    CAMPAIGN_RESUMED = "campaign.resumed", "Review campaign resumed"
-    CAMPAIGN_CLOSED = "campaign.closed", "Review campaign closed"
-    CAMPAIGN_SPEAKER_ADDED = "campaign.speaker_added", "Speaker added to a campaign"
-    CAMPAIGN_SPEAKER_REMOVED = "campaign.speaker_removed", "Speaker removed from a campaign"
-    GATE_POLICY_CHANGED = "gate_policy.changed", "Validation gate policy changed"
-    REVIEW_DECISION = "review.decision", "Review gate decision recorded"
-    REVIEW_RATINGS_EXPORTED = "review.ratings_exported", "Ratings exported"
-    TERMS_PUBLISHED = "terms.published", "Participation terms published"
-    TERMS_ACCEPTED = "terms.accepted", "Participation terms accepted"
-    SUBMISSION_STATE_CHANGED = "submission.state_changed", "Method submission state changed"
-    OWNERSHIP_TRANSFERRED = "ownership.transferred", "Ownership transferred"
-    CAMPAIGN_INSTRUCTIONS_CHANGED = "campaign.instructions_changed", "Review campaign's instructions changed"
-    RATING_EXAMPLES_CHANGED = "rating_examples.changed", "Community's rating examples changed"
-    SPEAKER_EXCLUDED = "review.speaker_excluded", "Speaker's ratings excluded from a campaign's figures"
-    SPEAKER_INCLUDED = "review.speaker_included", "Speaker's ratings counted again in a campaign's figures"
-    RATINGS_WITHDRAWN = "review.ratings_withdrawn", "Speaker withdrew their ratings of a campaign"
-    SPEAKER_CREDIT_CHANGED = "review.speaker_credit_changed", "Speaker changed how they are credited"
-    PAY_RATE_CHANGED = "pay.rate_changed", "Speakers' pay rate changed"
-    PAYMENT_RECORDED = "pay.payment_recorded", "Payment to a speaker recorded"
-    TIMESHEET_EXPORTED = "pay.timesheet_exported", "Timesheet exported"
-    ACCOUNT_DELETED = "account.deleted", "Account deleted and anonymised"
-    INTERFACE_LANGUAGE_ADDED = "interface_language.added", "Interface language added"
-    INTERFACE_TRANSLATION_CHANGED = "interface_translation.changed", "Interface translation changed"
-    CORPUS_IMPORTED = "corpus.imported", "Corpus file imported"
-    CORPUS_ENTRY_ADDED = "corpus.entry_added", "Corpus entry added"
-    CORPUS_ENTRY_CHANGED = "corpus.entry_changed", "Corpus entry changed"
-    CORPUS_BULK_IMPORTED = "corpus.bulk_imported", "Corpus entries imported in bulk"
-    DATASET_VERSION_CREATED = "dataset_version.created", "Dataset version created"
-    SEGMENTS_ROTATED = "dataset_version.segments_rotated", "Entries rotated between segments into a new version"
-    HELD_OUT_ACTIVATED = "dataset_version.held_out_activated", "Held-out segment made scorable"
-    RUN_CARD_DISQUALIFIED = "run_card.disqualified", "Run card or method disqualified"
-    DISQUALIFICATION_LIFTED = "run_card.disqualification_lifted", "Disqualification lifted"
-    TIER_BANDS_CHANGED = "tier_bands.changed", "Quality-tier bands changed"
-    SKILL_ATTESTED = "speaker_skill.attested", "Speaker's language skill attested"
-    ATTESTATION_WITHDRAWN = "speaker_skill.attestation_withdrawn", "Attestation of a speaker's language skill withdrawn"
-    PRACTICE_ROUND_CHANGED = "practice.round_changed", "Practice round settings changed"
-    PRACTICE_ITEM_CHANGED = "practice.item_changed", "Practice item written, changed or retired"
-    PRACTICE_PASSED = "practice.passed", "Practice round passed"
-    PRACTICE_FAILED = "practice.failed", "Practice round failed"
-    CONFLICT_DECLARED = "conflict.declared", "Conflict of interest declared"
-    CONFLICT_WITHDRAWN = "conflict.withdrawn", "Declared conflict of interest withdrawn"
+    ORGANIZATION_CREATED = "organization.created", pgettext_lazy("audit action", "Organization created")
+    ORGANIZATION_CHANGED = "organization.changed", pgettext_lazy("audit action", "Organization changed")
+    MEMBERSHIP_ADDED = "membership.added", pgettext_lazy("audit action", "Member added")
+    MEMBERSHIP_ROLE_CHANGED = "membership.role_changed", pgettext_lazy("audit action", "Member's role changed")
+    MEMBERSHIP_REMOVED = "membership.removed", pgettext_lazy("audit action", "Member removed")
+    INVITATION_SENT = "invitation.sent", pgettext_lazy("audit action", "Invitation sent")
+    INVITATION_REVOKED = "invitation.revoked", pgettext_lazy("audit action", "Invitation revoked")
+    CONSENT_GRANTED = "consent.granted", pgettext_lazy("audit action", "Consent granted")
+    CONSENT_REVOKED = "consent.revoked", pgettext_lazy("audit action", "Consent revoked")
+    DATASET_PUBLISHED = "dataset.published", pgettext_lazy("audit action", "Dataset published")
+    DATASET_WITHDRAWN = "dataset.withdrawn", pgettext_lazy("audit action", "Dataset withdrawn from public view")
+    DATASET_VERSION_FROZEN = "dataset_version.frozen", pgettext_lazy("audit action", "Dataset version frozen")
+    SECRET_ENTRIES_SHOWN = "secret_entries.shown", pgettext_lazy("audit action", "Secret entries shown")
+    RUN_CARD_SECRET_TEXT_REFUSED = "run_card.secret_text_refused", pgettext_lazy(
+        "audit action", "Run card refused for holding secret text")
+    VERIFICATION_TIER_CHANGED = "verification_tier.changed", pgettext_lazy("audit action", "Verification tier changed")
+    CAMPAIGN_OPENED = "campaign.opened", pgettext_lazy("audit action", "Review campaign opened")
+    CAMPAIGN_PAUSED = "campaign.paused", pgettext_lazy("audit action", "Review campaign paused")
+    CAMPAIGN_RESUMED = "campaign.resumed", pgettext_lazy("audit action", "Review campaign resumed")
+    CAMPAIGN_CLOSED = "campaign.closed", pgettext_lazy("audit action", "Review campaign closed")
+    CAMPAIGN_SPEAKER_ADDED = "campaign.speaker_added", pgettext_lazy("audit action", "Speaker added to a campaign")
+    CAMPAIGN_SPEAKER_REMOVED = "campaign.speaker_removed", pgettext_lazy(
+        "audit action", "Speaker removed from a campaign")
+    GATE_POLICY_CHANGED = "gate_policy.changed", pgettext_lazy("audit action", "Validation gate policy changed")
+    REVIEW_DECISION = "review.decision", pgettext_lazy("audit action", "Review gate decision recorded")
+    REVIEW_RATINGS_EXPORTED = "review.ratings_exported", pgettext_lazy("audit action", "Ratings exported")
+    TERMS_PUBLISHED = "terms.published", pgettext_lazy("audit action", "Participation terms published")
+    TERMS_ACCEPTED = "terms.accepted", pgettext_lazy("audit action", "Participation terms accepted")
+    SUBMISSION_STATE_CHANGED = "submission.state_changed", pgettext_lazy(
+        "audit action", "Method submission state changed")
+    OWNERSHIP_TRANSFERRED = "ownership.transferred", pgettext_lazy("audit action", "Ownership transferred")
+    CAMPAIGN_INSTRUCTIONS_CHANGED = "campaign.instructions_changed", pgettext_lazy(
+        "audit action", "Review campaign's instructions changed")
+    RATING_EXAMPLES_CHANGED = "rating_examples.changed", pgettext_lazy(
+        "audit action", "Community's rating examples changed")
+    SPEAKER_EXCLUDED = "review.speaker_excluded", pgettext_lazy(
+        "audit action", "Speaker's ratings excluded from a campaign's figures")
+    SPEAKER_INCLUDED = "review.speaker_included", pgettext_lazy(
+        "audit action", "Speaker's ratings counted again in a campaign's figures")
+    RATINGS_WITHDRAWN = "review.ratings_withdrawn", pgettext_lazy(
+        "audit action", "Speaker withdrew their ratings of a campaign")
+    SPEAKER_CREDIT_CHANGED = "review.speaker_credit_changed", pgettext_lazy(
+        "audit action", "Speaker changed how they are credited")
+    PAY_RATE_CHANGED = "pay.rate_changed", pgettext_lazy("audit action", "Speakers' pay rate changed")
+    PAYMENT_RECORDED = "pay.payment_recorded", pgettext_lazy("audit action", "Payment to a speaker recorded")
+    TIMESHEET_EXPORTED = "pay.timesheet_exported", pgettext_lazy("audit action", "Timesheet exported")
+    ACCOUNT_DELETED = "account.deleted", pgettext_lazy("audit action", "Account deleted and anonymised")
+    INTERFACE_LANGUAGE_ADDED = "interface_language.added", pgettext_lazy("audit action", "Interface language added")
+    INTERFACE_TRANSLATION_CHANGED = "interface_translation.changed", pgettext_lazy(
+        "audit action", "Interface translation changed")
+    CORPUS_IMPORTED = "corpus.imported", pgettext_lazy("audit action", "Corpus file imported")
+    CORPUS_ENTRY_ADDED = "corpus.entry_added", pgettext_lazy("audit action", "Corpus entry added")
+    CORPUS_ENTRY_CHANGED = "corpus.entry_changed", pgettext_lazy("audit action", "Corpus entry changed")
+    CORPUS_BULK_IMPORTED = "corpus.bulk_imported", pgettext_lazy("audit action", "Corpus entries imported in bulk")
+    DATASET_VERSION_CREATED = "dataset_version.created", pgettext_lazy("audit action", "Dataset version created")
+    SEGMENTS_ROTATED = "dataset_version.segments_rotated", pgettext_lazy(
+        "audit action", "Entries rotated between segments into a new version")
+    HELD_OUT_ACTIVATED = "dataset_version.held_out_activated", pgettext_lazy(
+        "audit action", "Held-out segment made scorable")
+    RUN_CARD_DISQUALIFIED = "run_card.disqualified", pgettext_lazy("audit action", "Run card or method disqualified")
+    DISQUALIFICATION_LIFTED = "run_card.disqualification_lifted", pgettext_lazy(
+        "audit action", "Disqualification lifted")
+    TIER_BANDS_CHANGED = "tier_bands.changed", pgettext_lazy("audit action", "Quality-tier bands changed")
+    SKILL_ATTESTED = "speaker_skill.attested", pgettext_lazy("audit action", "Speaker's language skill attested")
+    ATTESTATION_WITHDRAWN = "speaker_skill.attestation_withdrawn", pgettext_lazy(
+        "audit action", "Attestation of a speaker's language skill withdrawn")
+    PRACTICE_ROUND_CHANGED = "practice.round_changed", pgettext_lazy("audit action", "Practice round settings changed")
+    PRACTICE_ITEM_CHANGED = "practice.item_changed", pgettext_lazy(
+        "audit action", "Practice item written, changed or retired")
+    PRACTICE_PASSED = "practice.passed", pgettext_lazy("audit action", "Practice round passed")
+    PRACTICE_FAILED = "practice.failed", pgettext_lazy("audit action", "Practice round failed")
+    CONFLICT_DECLARED = "conflict.declared", pgettext_lazy("audit action", "Conflict of interest declared")
+    CONFLICT_WITHDRAWN = "conflict.withdrawn", pgettext_lazy("audit action", "Declared conflict of interest withdrawn")
 
 
 SITE_CHAIN = "site"

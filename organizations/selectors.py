@@ -163,3 +163,14 @@ def audit_log(organization: Organization, action: str = ""):
 
     events = AuditEvent.objects.filter(organization=organization).select_related("actor").order_by("-id")
     return events.filter(action=action) if action else events
+
+
+def logged_actions(organization: Organization) -> list[tuple[str, str]]:
+    """The actions the organization's log holds, as (code, label in the reader's language), by label: the audit log
+    page's filter offers only what it would find."""
+    from .models import AuditAction, AuditEvent
+
+    labels = dict(AuditAction.choices)
+    codes = AuditEvent.objects.filter(organization=organization).order_by("action").values_list(
+        "action", flat=True).distinct()
+    return sorted(((code, str(labels.get(code, code))) for code in codes), key=lambda pair: pair[1].casefold())

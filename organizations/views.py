@@ -18,7 +18,7 @@ from . import permissions, selectors, services
 from .adapter import PENDING_INVITATION_KEY
 from .forms import InvitationForm, RoleForm
 from .mfa import mfa_required_response, secret_holder_required
-from .models import ROLE_CHOICES, AuditEvent, Invitation, Membership, Organization, Role, role_label
+from .models import ROLE_CHOICES, Invitation, Membership, Organization, Role, role_label
 
 
 def organization_detail(request, slug: str):
@@ -147,8 +147,7 @@ def audit_log(request, slug: str):
     page = Paginator(events, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    actions = AuditEvent.objects.filter(organization=organization).order_by("action").values_list(
-        "action", flat=True).distinct()
+    actions = selectors.logged_actions(organization)
     return render(request, "organizations/audit_log.html", {
         "organization": organization, "page": page, "action": action, "actions": actions,
         "query_string": query.urlencode(),

@@ -10,6 +10,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from corpus.models import CONSENT_USE_SHORT_LABELS, ConsentUse, Dataset
 from leaderboard.models import RunCard
+from organizations.audit_text import details_line
 from organizations.models import AuditEvent, Organization
 from organizations.selectors import audit_log
 from review import services as review_services
@@ -158,8 +159,8 @@ class RecentEvent:
 
     @property
     def details_text(self) -> str:
-        """The details on one line ("key: value; …"), for the dashboard to shorten; the full log shows all."""
-        return "; ".join(f"{key}: {value}" for key, value in self.event.details.items())
+        """The details on one line, in the reader's language, for the dashboard to shorten; the full log shows all."""
+        return details_line(self.event.details)
 
 
 def recent_events(organization: Organization) -> list[RecentEvent]:

@@ -4,6 +4,7 @@ layers below (the account page) that those layers cannot import."""
 from django import template
 
 from .. import permissions
+from ..audit_text import details_line
 from ..models import role_label as label_of_role
 from ..selectors import memberships_of
 
@@ -27,3 +28,9 @@ def permitted(context, permission: str, obj) -> bool:
 def role_label(role: str) -> str:
     """`{{ membership.role|role_label }}`: the role's name in the reader's language."""
     return label_of_role(role)
+
+
+@register.filter
+def audit_details(details: dict) -> str:
+    """`{{ event.details|audit_details }}`: an audit event's details as labelled phrases in the reader's language."""
+    return details_line(details)
