@@ -24,7 +24,7 @@ from organizations.permissions import Permitted
 
 from . import selectors, services
 from .forms import EntryFilterForm
-from .models import PUBLIC_SEGMENTS, DatasetVersion, Segment
+from .models import DatasetVersion, Segment
 from .serializers import (
     DatasetSerializer,
     DatasetVersionSerializer,
@@ -55,7 +55,8 @@ class GoneWhenWithdrawn:
     """A detail lookup that visibility refuses answers 410 with the withdrawal message when the community
     withdrew the (published) dataset, and a plain 404 otherwise (private datasets stay unrevealed)."""
 
-    def withdrawn_lookup(self) -> dict:
+    def withdrawal(self) -> selectors.Withdrawal | None:
+        """The `corpus.selectors` withdrawal of what the request asked for."""
         raise NotImplementedError
 
     def get_object(self):
@@ -63,7 +64,7 @@ class GoneWhenWithdrawn:
             return super().get_object()
         except Http404:
             try:
-                withdrawn = selectors.withdrawal_matching(**self.withdrawn_lookup())
+                withdrawn = self.withdrawal()
             except (TypeError, ValueError):  # a malformed key: nothing to find
                 withdrawn = None
             if withdrawn is None:
@@ -84,8 +85,8 @@ class DatasetViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
             Prefetch("versions", queryset=DatasetVersion.objects.order_by("imported_at"))
         )
 
-    def withdrawn_lookup(self) -> dict:
-        return {"identifier": self.kwargs["identifier"]}
+    def withdrawal(self) -> selectors.Withdrawal | None:
+        return selectors.withdrawal_matching(identifier=self.kwargs["identifier"])
 
 
 ENTRY_FILTERS = [
@@ -106,8 +107,8 @@ class DatasetVersionViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return selectors.visible_versions(self.request.user).order_by("dataset__identifier", "imported_at")
 
-    def withdrawn_lookup(self) -> dict:
-        return {"versions__pk": self.kwargs["pk"]}
+    def withdrawal(self) -> selectors.Withdrawal | None:
+        return selectors.withdrawal_matching(versions__pk=self.kwargs["pk"])
 
     @extend_schema(
         parameters=[OpenApiParameter("segment", enum=Segment.values, many=True)],
@@ -161,8 +162,8 @@ class EntryViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return selectors.visible_entries(self.request.user).select_related("version__dataset").order_by("pk")
 
-    def withdrawn_lookup(self) -> dict:
-        return {"versions__entries__pk": self.kwargs["pk"], "versions__entries__segment__in": PUBLIC_SEGMENTS}
+    def withdrawal(self) -> selectors.Withdrawal | None:
+        return selectors.entry_withdrawal(self.kwargs["pk"])
 
     def paginate_queryset(self, queryset):
         return selectors.shown_entries(self.request.user, super().paginate_queryset(queryset) or [],

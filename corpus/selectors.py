@@ -152,9 +152,16 @@ def withdrawal(dataset: Dataset | None,
     return None
 
 
-def withdrawal_matching(**lookup) -> Withdrawal | None:
-    """`withdrawal` of the published dataset matching `lookup` (e.g. versions__pk=3)."""
-    return withdrawal(Dataset.objects.filter(is_public=True, **lookup).select_related("organization").first())
+def withdrawal_matching(*conditions: Q, **lookup) -> Withdrawal | None:
+    """`withdrawal` of the published dataset matching `conditions` and `lookup` (e.g. versions__pk=3)."""
+    return withdrawal(Dataset.objects.filter(*conditions, is_public=True, **lookup).select_related("organization")
+                      .first())
+
+
+def entry_withdrawal(entry_pk) -> Withdrawal | None:
+    """`withdrawal` of the dataset holding the public entry `entry_pk`: a secret entry's dataset never answers
+    "withdrawn", which would reveal that the entry exists."""
+    return withdrawal_matching(Q(versions__entries__pk=entry_pk) & public_segment("versions__entries"))
 
 
 def use_phrase(use: str) -> str:

@@ -32,7 +32,7 @@ from .forms import (
     RotationForm,
 )
 from .labels import choice_label
-from .models import PUBLIC_SEGMENTS, ConsentRecord, Dataset, Segment
+from .models import ConsentRecord, Dataset, Segment
 from .validation import CorpusFileError, too_large
 
 
@@ -83,8 +83,7 @@ def get_visible_version(user, pk: int):
 def get_visible_entry(user, pk: int):
     entry = selectors.visible_entries(user).select_related("version__dataset").filter(pk=pk).first()
     if entry is None:
-        withdrawn = selectors.withdrawal_matching(versions__entries__pk=pk,
-                                                versions__entries__segment__in=PUBLIC_SEGMENTS)
+        withdrawn = selectors.entry_withdrawal(pk)
         raise DatasetWithdrawn(withdrawn) if withdrawn else Http404("No such entry.")
     return entry
 

@@ -6,7 +6,8 @@ it as its `development_data` member; a method submission as form fields. The rul
 from typing import Any
 
 from common.problems import FieldProblem
-from corpus.models import PUBLIC_SEGMENTS, DatasetVersion, Entry
+from corpus.models import DatasetVersion, Entry
+from corpus.selectors import public_segment
 from corpus.validation import describe
 
 USES = ("few-shot", "fine-tuning", "retrieval", "other")
@@ -74,7 +75,7 @@ def unknown_entries(declaration: dict[str, Any], version: DatasetVersion, path: 
     named = declaration.get("entries")
     if not declaration.get("used") or not isinstance(named, list):
         return []
-    public = set(Entry.objects.filter(version=version, segment__in=PUBLIC_SEGMENTS, entry_id__in=named)
+    public = set(Entry.objects.filter(public_segment(), version=version, entry_id__in=named)
                  .values_list("entry_id", flat=True))
     return [FieldProblem(f"{path}.entries[{index}]", f"no development or diagnostic entry {entry_id[:60]!r} in "
                                                      f"{version.dataset.identifier} {version.version}")

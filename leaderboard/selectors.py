@@ -712,11 +712,10 @@ def withdrawn_card(public_id) -> Withdrawal | None:
     """A card hidden only because its community revoked consent (to evaluation or to public release): the
     `corpus.selectors.withdrawal` of its dataset, for a clear "withdrawn" answer (410) instead of a bare 404.
     Cards of datasets that were never public stay a plain 404."""
-    card = RunCard.objects.filter(public_id=public_id, dataset_version__dataset__is_public=True).exclude(
-        method__dependency_class="X").select_related("dataset_version__dataset__organization").first()
-    if card is None:
-        return None
-    return withdrawal(card.dataset_version.dataset, uses=(ConsentUse.EVALUATION, ConsentUse.PUBLIC_RELEASE))
+    card = RunCard.objects.filter(public_id=public_id).exclude(method__dependency_class="X").select_related(
+        "dataset_version__dataset__organization").first()
+    return withdrawal(card.dataset_version.dataset if card is not None else None,
+                      uses=(ConsentUse.EVALUATION, ConsentUse.PUBLIC_RELEASE))
 
 
 def shown_results(user, results: Iterable[RunCardResult], *, where: str) -> list[RunCardResult]:

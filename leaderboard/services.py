@@ -23,11 +23,12 @@ from common.bulk_insert import bulk_insert
 from common.errors import ApplicationError, ErrorKind, NotAllowed
 from common.problems import FieldProblem, listed
 from corpus.language_pairs import pair_key, version_pair_key
-from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry, Segment
+from corpus.models import SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry, Segment
 from corpus.selectors import (
     VersionHash,
     has_consent,
     public_download_hash,
+    public_segment,
     version_hash,
     visible_entries,
     visible_versions,
@@ -567,7 +568,7 @@ def public_secret_text(card: dict, version: DatasetVersion, entries: dict[str, t
                       if segment in SECRET_SEGMENTS for name in ("predicted", "raw_predicted"))
     stored = Entry.objects.filter(version=version, segment__in=SECRET_SEGMENTS).values_list("source", "reference")
     index = leaks.SecretTextIndex(itertools.chain.from_iterable(stored.iterator(chunk_size=2000)), secret_outputs)
-    public = Entry.objects.filter(version=version, segment__in=PUBLIC_SEGMENTS).values_list("source", "reference")
+    public = Entry.objects.filter(public_segment(), version=version).values_list("source", "reference")
     if index and public_rows:
         scored_public = public
         if len(public_rows) <= ENTRY_LOOKUP_BATCH:
