@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from common.errors import ApplicationError, Conflict
@@ -36,7 +37,9 @@ class TranslationError(ApplicationError):
     """Refused translations: `problems` maps each string's key to what is wrong with it; nothing was saved."""
 
     def __init__(self, problems: dict[tuple[str, str], str]) -> None:
-        super().__init__(_("%(count)s translations need a correction; nothing was saved.") % {"count": len(problems)})
+        super().__init__(ngettext("%(count)s translation needs a correction; nothing was saved.",
+                                  "%(count)s translations need a correction; nothing was saved.",
+                                  len(problems)) % {"count": len(problems)})
         self.problems = problems
 
 

@@ -324,11 +324,15 @@ def _check_coverage(campaign: GroupSummary, ratings_per_item: int, policy: GateP
         message = _("All %(items)s sampled items have %(required)s: coverage is complete.") % numbers
         return GateCheck("coverage", True, message), ""
     if not policy.require_complete_coverage:
-        message = _("%(covered)s of %(items)s sampled items (%(percent)s) have %(required)s; this policy does not "
-                    "require complete coverage.") % numbers
+        message = ngettext("%(covered)s of %(items)s sampled items (%(percent)s) has %(required)s; this policy does "
+                           "not require complete coverage.",
+                           "%(covered)s of %(items)s sampled items (%(percent)s) have %(required)s; this policy does "
+                           "not require complete coverage.", covered) % numbers
         return GateCheck("coverage", True, message), ""
-    message = _("Only %(covered)s of %(items)s sampled items (%(percent)s) have %(required)s; the policy requires "
-                "complete coverage, so the remaining items need ratings.") % numbers
+    message = ngettext("Only %(covered)s of %(items)s sampled items (%(percent)s) has %(required)s; the policy "
+                       "requires complete coverage, so the remaining items need ratings.",
+                       "Only %(covered)s of %(items)s sampled items (%(percent)s) have %(required)s; the policy "
+                       "requires complete coverage, so the remaining items need ratings.", covered) % numbers
     return GateCheck("coverage", False, message), _("coverage is incomplete (%(covered)s of %(items)s items)") % numbers
 
 
@@ -443,7 +447,9 @@ def _check_tier_floor(groups: tuple[GroupSummary, ...], policy: GatePolicy) -> t
     unshown = [group for group in rated if group not in below and group.interval_low < limit]
 
     def listed(tiers: list[GroupSummary]) -> str:
-        return _join(_("%(tier)s (%(usable)s of %(rated)s items usable, 95%% interval %(low)s–%(high)s)") % {
+        return _join(ngettext("%(tier)s (%(usable)s of %(rated)s items usable, 95%% interval %(low)s–%(high)s)",
+                              "%(tier)s (%(usable)s of %(rated)s items usable, 95%% interval %(low)s–%(high)s)",
+                              tier.usable_items) % {
             "tier": tier.label, "usable": tier.usable_items, "rated": tier.rated_items,
             "low": _number(tier.interval_low, limit), "high": _number(tier.interval_high, limit)} for tier in tiers)
 
@@ -484,8 +490,10 @@ def _check_reject_share(campaign: GroupSummary, policy: GatePolicy) -> tuple[Gat
     numbers = {"share": _number(campaign.reject_share, policy.max_reject_share),
                "limit": _number(policy.max_reject_share), "rejected": campaign.reject_items,
                "rated": campaign.rated_items}
-    numbers["stated"] = _("Reject share %(share)s (%(rejected)s of %(rated)s rated items have a median rating of "
-                          "reject)") % numbers
+    numbers["stated"] = ngettext("Reject share %(share)s (%(rejected)s of %(rated)s rated items has a median rating "
+                                 "of reject)",
+                                 "Reject share %(share)s (%(rejected)s of %(rated)s rated items have a median rating "
+                                 "of reject)", campaign.reject_items) % numbers
     if campaign.reject_share > policy.max_reject_share:
         message = _("%(stated)s exceeds the %(limit)s maximum.") % numbers
         return GateCheck("reject_share", False, message), _("the reject share %(share)s exceeds the %(limit)s "
