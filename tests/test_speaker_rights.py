@@ -4,6 +4,7 @@ speakers, withdrawal that leaves every figure at once, and leaving or deleting a
 
 import csv
 import io
+import threading
 import time
 import uuid
 from datetime import date
@@ -402,8 +403,9 @@ def test_withdrawal_changes_the_figures_reassigns_and_keeps_every_row(client, ca
     export = client.get(f"/review/campaigns/{campaign.public_id}/ratings.csv").content.decode("utf-8-sig")
     assert "reject" not in export
     assert AuditEvent.objects.filter(action="review.ratings_withdrawn", actor=leaving).exists()
-    client.force_login(leaving)
-    assert client.post(f"/review/me/campaigns/{campaign.public_id}/withdraw/").status_code == 404
+    client.force_login(leaving)  # withdrawing again is answered as done, and changes nothing
+    assert client.post(f"/review/me/campaigns/{campaign.public_id}/withdraw/").status_code == 302
+    assert RatingWithdrawal.objects.filter(speaker=leaving).count() == 1
 
 
 def test_withdrawal_after_a_decision_marks_it_and_tells_governance(
@@ -463,6 +465,62 @@ def test_withdrawing_everything_covers_every_campaign(client, card, governance_u
     client.post("/review/me/withdraw-all/")
     assert set(RatingWithdrawal.objects.values_list("campaign_id", flat=True)) == {first.pk, second.pk}
     assert not Rating.objects.filter(speaker=pool[0], is_current=True).exists()
+
+
+
+def test_a_second_tap_on_withdraw_is_told_it_is_done_not_an_error(client, card, governance_user, pool):
+    campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool))
+    submit(open_assignment(campaign, pool[0]), "gist")
+    client.force_login(pool[0])
+    url = f"/review/me/campaigns/{campaign.public_id}/withdraw/"
+    assert "Withdrawn: your 1 rating no longer counts" in client.post(url, follow=True).content.decode()
+    again = client.post(url, follow=True)
+    assert again.status_code == 200
+    assert "You have no ratings to withdraw in this campaign." in again.content.decode()
+    every = client.post("/review/me/withdraw-all/", follow=True)
+    assert every.status_code == 200 and "You have no ratings to withdraw." in every.content.decode()
+    assert RatingWithdrawal.objects.count() == 1
+    client.force_login(pool[1])  # never rated there: still a 404, as for anyone
+    assert client.post(url).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_five_concurrent_taps_on_withdraw_all_withdraw_once_and_never_fail(steward, governance_user):
+    """A double tap races: each request lists the campaigns before the other's withdrawal commits. Every tap gets a
+    page (never a 500) and each campaign is withdrawn once."""
+    from django.db import connection
+    from django.test import Client
+
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrency is proven on PostgreSQL (SQLite serialises every write)")
+    card = gold_card(steward, governance_user, count=12)
+    pool = speakers(steward, 3)
+    campaigns = [services.open_campaign(run_card=card, actor=governance_user,
+                                        values=settings_for(pool, sample_size=4, title=f"Round {number}"))
+                 for number in (1, 2)]
+    for campaign in campaigns:
+        submit(open_assignment(campaign, pool[0]), "gist")
+    barrier = threading.Barrier(5)
+    statuses, errors = [], []
+
+    def tap():
+        try:
+            tapper = Client()
+            tapper.force_login(pool[0])
+            barrier.wait()
+            statuses.append(tapper.post("/review/me/withdraw-all/").status_code)
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=tap) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and statuses == [302] * 5
+    assert sorted(RatingWithdrawal.objects.values_list("campaign_id", flat=True)) == sorted(c.pk for c in campaigns)
 
 
 # Leaving.

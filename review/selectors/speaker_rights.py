@@ -135,6 +135,12 @@ def speaker_campaign_to_withdraw(user, public_id) -> Campaign | None:
             .select_related("organization", "run_card__dataset_version").defer(*LARGE_CARD_FIELDS).distinct().first())
 
 
+def has_withdrawn_from(user, public_id) -> bool:
+    """Whether the user withdrew ratings of this campaign: a repeated withdrawal is answered as done, while a campaign
+    they never rated in stays a 404 like any other."""
+    return RatingWithdrawal.objects.filter(campaign__public_id=public_id, speaker=user).exists()
+
+
 def withdrawals_of(campaign: Campaign) -> list[RatingWithdrawal]:
     return list(RatingWithdrawal.objects.filter(campaign=campaign).order_by("withdrawn_at", "pk"))
 

@@ -19,7 +19,7 @@ from ..models import (
     SpeakerExclusion,
 )
 from .decisions import update_community_review
-from .errors import ReviewError
+from .errors import NothingToWithdraw
 from .figures import refresh_summary_after_commit
 from .pay import DISPLAY_NAME_LIMIT
 from .pool import leave_pool, reassign_released
@@ -41,7 +41,7 @@ def withdraw_ratings(*, actor: User, campaign: Campaign) -> RatingWithdrawal:
         assignment_id__in=[row[0] for row in assignments], speaker=actor, withdrawal__isnull=True)
         .values_list("pk", "is_current", "value", "assignment__is_repeat", "assignment__item__is_control"))
     if not ratings:
-        raise ReviewError(_("You have no ratings to withdraw in this campaign."))
+        raise NothingToWithdraw(_("You have no ratings to withdraw in this campaign."))
     # What counted in the figures: current ratings of first showings of sampled items, from a speaker not left out.
     left_out = SpeakerExclusion.objects.filter(campaign=campaign, speaker=actor, included_at__isnull=True).exists()
     withdrawal = RatingWithdrawal.objects.create(
@@ -78,10 +78,21 @@ def withdraw_ratings(*, actor: User, campaign: Campaign) -> RatingWithdrawal:
 
 @transaction.atomic
 def withdraw_all_ratings(*, actor: User) -> list[RatingWithdrawal]:
-    """`withdraw_ratings` in every campaign where the speaker still has ratings counted or kept."""
+    """`withdraw_ratings` in every campaign where the speaker still has ratings counted or kept. A campaign whose
+    ratings a concurrent request (a double tap) withdrew first is passed over; with none left anywhere the speaker
+    is told so (NothingToWithdraw), and nothing changes."""
     campaigns = Campaign.objects.filter(
         pk__in=Rating.objects.filter(speaker=actor, withdrawal__isnull=True).values("assignment__campaign_id"))
-    return [withdraw_ratings(actor=actor, campaign=campaign) for campaign in campaigns.order_by("pk")]
+    withdrawals = []
+    for campaign in campaigns.order_by("pk"):
+        try:
+            with transaction.atomic():
+                withdrawals.append(withdraw_ratings(actor=actor, campaign=campaign))
+        except NothingToWithdraw:
+            continue
+    if not withdrawals:
+        raise NothingToWithdraw(_("You have no ratings to withdraw."))
+    return withdrawals
 
 
 @transaction.atomic

@@ -18,9 +18,14 @@ from ..forms import (
     DeleteAccountForm,
 )
 from ..selectors.pay import speaker_pay
-from ..selectors.speaker_rights import credit_choices, credits_to_choose, speaker_campaign_to_withdraw
+from ..selectors.speaker_rights import (
+    credit_choices,
+    credits_to_choose,
+    has_withdrawn_from,
+    speaker_campaign_to_withdraw,
+)
 from ..services import speaker_rights as speaker_rights_services
-from ..services.errors import NotAllowed, ReviewError
+from ..services.errors import NotAllowed, NothingToWithdraw, ReviewError
 from ..services.pay import set_speaker_credit
 from ..services.speaker_rights import withdraw_all_ratings, withdraw_ratings
 from .shared import private
@@ -71,12 +76,16 @@ def my_credit(request, slug: str):
 def withdraw(request, public_id):
     """A confirmation that says what withdrawing does, then the withdrawal (POST)."""
     campaign = speaker_campaign_to_withdraw(request.user, public_id)
+    if campaign is None and request.method == "POST" and has_withdrawn_from(request.user, public_id):
+        # A second tap arriving after the first one's withdrawal: the same answer as one that raced it.
+        messages.info(request, _("You have no ratings to withdraw in this campaign."))
+        return redirect("review:my_ratings")
     if campaign is None:
         raise Http404(_("No ratings of yours to withdraw in this campaign."))
     if request.method == "POST":
         try:
             withdrawal = withdraw_ratings(actor=request.user, campaign=campaign)
-        except ReviewError as error:  # a second tap that found them already withdrawn
+        except NothingToWithdraw as error:  # a second tap that found them already withdrawn
             messages.info(request, str(error))
             return redirect("review:my_ratings")
         messages.success(request, ngettext(
@@ -90,16 +99,20 @@ def withdraw(request, public_id):
 
 @login_required
 def withdraw_all(request):
-    campaigns = [row.campaign for row in speaker_pay(request.user) if row.can_withdraw]
-    if not campaigns:
-        raise Http404(_("No ratings of yours to withdraw."))
     if request.method == "POST":
-        withdrawals = withdraw_all_ratings(actor=request.user)
+        try:
+            withdrawals = withdraw_all_ratings(actor=request.user)
+        except NothingToWithdraw as error:  # a second tap that found them already withdrawn
+            messages.info(request, str(error))
+            return redirect("review:my_ratings")
         count = sum(withdrawal.rating_rows for withdrawal in withdrawals)
         messages.success(request, ngettext(
             "Withdrawn: your %(count)d rating no longer counts anywhere.",
             "Withdrawn: your %(count)d ratings no longer count anywhere.", count) % {"count": count})
         return redirect("review:my_ratings")
+    campaigns = [row.campaign for row in speaker_pay(request.user) if row.can_withdraw]
+    if not campaigns:
+        raise Http404(_("No ratings of yours to withdraw."))
     return private(render(request, "review/withdraw.html", {
         "campaigns": campaigns, "action": reverse("review:withdraw_all"), "every": True}))
 
