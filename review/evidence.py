@@ -23,10 +23,11 @@ leniency differs). The interval's variance is the sum of the two parts:
   the items within tiers, so that it is not counted twice.
 
 The interval is share ± t · sqrt(items' variance + speakers' variance), t being Student's with Satterthwaite's
-degrees of freedom: the speakers' part is estimated from S speakers and has at most S − 1, so a panel of three gets
-t ≈ 4, not 1.96. It is never narrower than Wilson's score interval of the items alone on the design's effective
-sample size (n_eff = share(1 − share) / the items' variance, at most the rated items; Kish's for a share of 0 or 1):
-when every rating agrees both variances vanish, and 30 of 30 usable must not read as certainty.
+degrees of freedom: the speakers' part (net of its item-sampling part) is estimated from S speakers and has S − 1,
+so where it is most of the variance a panel of three gets t ≈ 4, not 1.96. It is never narrower than Wilson's
+score interval of the items alone on the design's effective sample size (n_eff = share(1 − share) / the items'
+variance, at most the rated items; Kish's for a share of 0 or 1): when every rating agrees both variances vanish,
+and 30 of 30 usable must not read as certainty.
 
 *One speaker replaced.* The share is linear in each speaker's votes on the items where they are pivotal, so the
 share with a speaker's ratings replaced by a typical speaker's (one of the others, on average) is the share less
@@ -311,8 +312,8 @@ def _interval(share: np.ndarray, items_variance: float, items_df_terms: list[tup
     speakers_variance = panel / (panel - 1) * (squares - trace)
     speakers_variance = np.where(speakers_variance > ROUNDING, speakers_variance, 0.0)
     variance = items_variance + speakers_variance
-    denominator = (sum(term ** 2 / df for term, df in items_df_terms)
-                   + (panel / (panel - 1) * squares) ** 2 / (panel - 1))
+    # Satterthwaite: each component's estimate with its own degrees of freedom, the speakers' at S - 1.
+    denominator = sum(term ** 2 / df for term, df in items_df_terms) + speakers_variance ** 2 / (panel - 1)
     measured = (denominator > 0) & (variance > 0)
     df = np.where(measured, variance ** 2 / np.where(measured, denominator, 1.0), n_rated - 1)
     t = np.array([t_multiplier(float(value)) for value in df.ravel()]).reshape(df.shape)

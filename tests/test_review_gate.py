@@ -96,16 +96,16 @@ def test_worked_example():
     # AC1 on usable / not usable: pa = (36 + 4 · 1/3) / 40 = 0.9333, pi = (34 + 4 · 1/3) / 40 = 0.8833,
     # pe = 2 · 0.8833 · 0.1167 = 0.2061, AC1 = (0.9333 - 0.2061) / (1 - 0.2061) = 0.9160.
     assert round(example.ac1, 4) == 0.9160 and round(example.raw_agreement, 4) == 0.9333
-    # Three speakers: the usable share's speaker-aware interval is 0.67–1.00 (Wilson's, items only, 0.71–0.93), so
+    # Three speakers: the usable share's speaker-aware interval is 0.69–1.00 (Wilson's, items only, 0.71–0.93), so
     # the lower bound misses 0.70. The three tiers have 40 rated items together: the tier floor judges them as one.
     campaign_ = example.campaign
-    assert (round(campaign_.interval_low, 2), campaign_.interval_high) == (0.67, 1.0)
+    assert (round(campaign_.interval_low, 2), campaign_.interval_high) == (0.69, 1.0)
     assert (round(campaign_.wilson_low, 2), round(campaign_.wilson_high, 2)) == (0.71, 0.93)
     assert [(group.label, group.key) for group in example.floor_groups] == [("Difficulties 1 to 3", (1, 2, 3))]
     held_back = evaluate_gate(example, DEFAULT)
     assert held_back.outcome == "insufficient_evidence"
     assert held_back.summary == (
-        "Recommendation: insufficient evidence — the usable share's lower bound 0.67 is still below 0.70."
+        "Recommendation: insufficient evidence — the usable share's lower bound 0.69 is still below 0.70."
     )
     policy = GatePolicy(min_usable_lower_bound=0.65)
     result = evaluate_gate(example, policy)
@@ -119,9 +119,9 @@ def test_worked_example():
         "recommendation.",
         "Agreement between speakers on the usable / not-usable decision (Gwet's AC1) is 0.92 (raw agreement 0.93), "
         "meeting the 0.60 minimum.",
-        "Usable share 0.85 (34 of 40 rated items; 95% interval 0.67–1.00) — its lower bound 0.67 meets the 0.65 "
+        "Usable share 0.85 (34 of 40 rated items; 95% interval 0.69–1.00) — its lower bound 0.69 meets the 0.65 "
         "threshold.",
-        "Every rated difficulty tier demonstrates the 0.50 floor (lowest lower bound: Difficulties 1 to 3 at 0.67).",
+        "Every rated difficulty tier demonstrates the 0.50 floor (lowest lower bound: Difficulties 1 to 3 at 0.69).",
         "Reject share 0.05 (2 of 40 rated items have a median rating of reject) is within the 0.10 maximum.",
     ]
     assert result.summary == (
