@@ -93,3 +93,28 @@ def test_a_view_asks_for_a_few_campaigns_at_most(client, steward, governance_use
     with django_capture_on_commit_callbacks() as callbacks:
         board = client.get(DASHBOARD).context["board"]
     assert callbacks == [] and all(row.item_count == 2 for row in board.campaigns)
+
+
+@pytest.mark.django_db
+def test_the_campaigns_list_says_figures_are_being_computed_rather_than_a_dash(client, steward, governance_user):
+    """A view asks for a few campaigns' figures at a time, which a worker computes after the page is drawn: a
+    campaign with ratings and no figures yet says so, and a dash means no figure can exist yet."""
+    card = gold_card(steward, governance_user, count=12)
+    pool = speakers(steward, 2)
+    rated = []
+    for number in range(review_services.FIGURES_REQUESTED_PER_VIEW + 1):
+        opened = review_services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+            pool, title=f"Campaign {number}", sample_size=2, ratings_per_item=1))
+        rate_everything(opened)
+        rated.append(opened)
+    unrated = review_services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+        pool, title="Not rated yet", sample_size=2, ratings_per_item=1))
+    Campaign.objects.update(summary={}, summary_at=None)
+    client.force_login(governance_user)
+    page = client.get("/review/campaigns/").content.decode()
+    rows = {row.split("</a>")[0].rsplit(">", 1)[-1]: row for row in page.split("<tr>")[2:]}
+    for campaign in rated:
+        assert 'class="muted figures-pending">being computed<' in rows[campaign.title]
+        assert '<td data-label="Coverage">—</td>' not in rows[campaign.title]
+    assert '<td data-label="Coverage">—</td>' in rows[unrated.title] and "being computed" not in rows[unrated.title]
+    assert "appear when you reload the page" in page
