@@ -535,3 +535,21 @@ def test_storing_a_rating_never_reads_the_run_cards_large_text(campaign, pool):
     assert card_reads, "the campaign's card is read (its dataset's consent decides whether ratings are taken)"
     assert not [sql for sql in card_reads if '"leaderboard_runcard"."raw"' in sql
                 or '"leaderboard_runcard"."method_config"' in sql]
+
+
+def test_closed_campaigns_leave_the_queue_for_a_finished_section(client, card, campaign, pool, governance_user):
+    closed = services.open_campaign(run_card=card, actor=governance_user,
+                                    values=settings_for(pool, sample_size=4, title="Earlier round"))
+    rated = Assignment.objects.filter(campaign=closed, speaker=pool[0], state="open").first()
+    from .review_setup import submit
+
+    submit(rated, "gist")
+    services.set_campaign_status(actor=governance_user, campaign=closed, status=Campaign.Status.CLOSED)
+    client.force_login(pool[0])
+    page = client.get("/review/").content.decode()
+    current, finished = page.split('<details class="card finished-campaigns">')
+    assert str(campaign.public_id) in current and str(closed.public_id) not in current
+    assert "Finished campaign (1)" in finished and f"/review/c/{closed.public_id}/done/" in finished
+    assert re.search(r"— 1 of \d+ rated", finished)
+    client.post("/language/", {"language": "fr-ca"})
+    assert "Campagne terminée (1)" in client.get("/review/").content.decode()

@@ -49,9 +49,12 @@ from .shared import private, wants_json
 
 @login_required
 def queue(request):
-    """A speaker's review home: their campaigns, how far they are, where to continue."""
+    """A speaker's review home: their campaigns, how far they are, where to continue; closed campaigns leave the
+    list for a folded "finished" section below it."""
+    rows = speaker_campaigns(request.user)
     return render(request, "review/queue.html", {
-        "rows": speaker_campaigns(request.user),
+        "rows": [row for row in rows if row["campaign"].status != Campaign.Status.CLOSED],
+        "finished": [row for row in rows if row["campaign"].status == Campaign.Status.CLOSED],
         "governs": bool(governed_campaigns(request.user).exists()),
         "practice_due": practice_due(request.user),
     })
