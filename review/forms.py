@@ -19,6 +19,7 @@ from .models import (
     IDLE_CAP_SECONDS,
     MAX_RATING_SECONDS,
     MAX_REPEATS,
+    SPEAKER_TITLE_LIMIT,
     GatePolicy,
     RatingExamples,
 )
@@ -93,6 +94,10 @@ class CampaignGuidanceForm(forms.Form):
 class CampaignForm(CampaignGuidanceForm):
     title = forms.CharField(max_length=200, label=gettext_lazy("Title"),
                             help_text=gettext_lazy("For governance staff only: speakers review blind."))
+    speaker_title = forms.CharField(
+        max_length=SPEAKER_TITLE_LIMIT, required=False, label=gettext_lazy("Name shown to speakers (optional)"),
+        help_text=gettext_lazy("Tells speakers this campaign from their others, e.g. “Greetings, spring round”. "
+                               "Never name the method: speakers review blind."))
     sample_size = forms.IntegerField(min_value=1, label=gettext_lazy("Sample size"),
                                      help_text=gettext_lazy("How many outputs to rate, stratified by difficulty tier."))
     ratings_per_item = forms.IntegerField(
@@ -131,9 +136,9 @@ class CampaignForm(CampaignGuidanceForm):
                                "Deployable threshold) for legacy-composite cards, your organization's chrF++ "
                                "trigger for standard/1 cards."))
 
-    field_order = ["title", "sample_size", "ratings_per_item", "variety", "speakers", "seed", "show_reference",
-                   "control_count", "repeat_count", "deadline", "below_threshold_reason", "instructions",
-                   "device_may_hold_secret_items"]
+    field_order = ["title", "speaker_title", "sample_size", "ratings_per_item", "variety", "speakers", "seed",
+                   "show_reference", "control_count", "repeat_count", "deadline", "below_threshold_reason",
+                   "instructions", "device_may_hold_secret_items"]
 
     def __init__(self, *args, organization, refusals: dict[int, str], **kwargs):
         super().__init__(*args, **kwargs)

@@ -37,6 +37,9 @@ CLOCK_SLACK_SECONDS = 5
 CURRENCY_PATTERN = r"^[A-Z]{3}$"
 
 
+# How long the name speakers see may be: a phone's line.
+SPEAKER_TITLE_LIMIT = 80
+
 class Campaign(models.Model):
     """One community review of one run card's outputs (SPEC §5)."""
 
@@ -50,6 +53,9 @@ class Campaign(models.Model):
     organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="campaigns")
     run_card = models.ForeignKey(RunCard, on_delete=models.PROTECT, related_name="campaigns")
     title = models.CharField(max_length=200, help_text="Shown to governance staff only; speakers review blind.")
+    speaker_title = models.CharField(
+        max_length=SPEAKER_TITLE_LIMIT, blank=True,
+        help_text="The name speakers see, which tells their campaigns apart and never names the method.")
     sample_size = models.PositiveIntegerField()
     ratings_per_item = models.PositiveSmallIntegerField(default=3)
     seed = models.BigIntegerField()

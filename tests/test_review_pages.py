@@ -553,3 +553,35 @@ def test_closed_campaigns_leave_the_queue_for_a_finished_section(client, card, c
     assert re.search(r"— 1 of \d+ rated", finished)
     client.post("/language/", {"language": "fr-ca"})
     assert "Campagne terminée (1)" in client.get("/review/").content.decode()
+
+
+def test_speakers_tell_campaigns_apart_by_a_name_that_never_names_the_method(client, card, pool, governance_user):
+    named = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+        pool, sample_size=4, title=f"{MODEL_SLUG} against the spring set", speaker_title="Greetings, spring round"))
+    services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=4))
+    client.force_login(pool[0])
+    queue = client.get("/review/").content.decode()
+    assert "<h2>Greetings, spring round</h2>" in queue and MODEL_SLUG not in queue
+    assert "Greetings, spring round" in client.get(f"/review/c/{named.public_id}/done/").content.decode()
+    for revealing in (MODEL_SLUG, MODEL_SLUG.upper() + " round 2", str(card.run_id)):
+        with pytest.raises(services.ReviewError) as refused:
+            services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+                pool, sample_size=4, speaker_title=revealing))
+        assert refused.value.field == "speaker_title" and "speakers review blind" in str(refused.value)
+    for hostile, message in (("x" * 81, "limited to 80 characters"), ("round\x00two", "NUL")):
+        with pytest.raises(services.ReviewError, match=message) as refused:
+            services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+                pool, sample_size=4, speaker_title=hostile))
+        assert refused.value.field == "speaker_title"
+    assert Campaign.objects.count() == 2, "nothing stored for a refused name"
+
+
+def test_the_campaign_form_refuses_a_name_that_names_the_method_beside_its_field(client, card, pool,
+                                                                                 governance_user):
+    client.force_login(governance_user)
+    page = client.post(f"/review/campaigns/new/{card.public_id}/", {
+        "title": "Spring", "speaker_title": f"Checking {MODEL_SLUG}", "sample_size": 4, "ratings_per_item": 3,
+        "seed": 1, "speakers": [speaker.pk for speaker in pool], "control_count": 0, "repeat_count": 0,
+    })
+    assert page.status_code == 200 and not Campaign.objects.exists()
+    assert "speakers review blind" in str(page.context["form"].errors["speaker_title"])

@@ -24,6 +24,7 @@ from speakers.services import SpeakerError, checked_variety
 from ..assignment import assign, speaker_order
 from ..models import (
     MAX_REPEATS,
+    SPEAKER_TITLE_LIMIT,
     Assignment,
     Campaign,
     CampaignSpeaker,
@@ -44,6 +45,7 @@ REMINDER_WINDOW = timedelta(hours=24)
 class CampaignSettings:
     title: str
     sample_size: int
+    speaker_title: str = ""
     speakers: list = field(default_factory=list)
     ratings_per_item: int = 3
     seed: int = 0
@@ -67,6 +69,23 @@ def speaker_ids_of(organization: Organization) -> set[int]:
     )
 
 
+def check_speaker_title(run_card: RunCard, speaker_title: str) -> None:
+    """Speakers review blind: the name they see may not name the card's method, its model or its run."""
+    name = speaker_title.strip()
+    if len(name) > SPEAKER_TITLE_LIMIT:
+        raise ReviewError(_("The name shown to speakers is limited to %(limit)s characters.")
+                          % {"limit": SPEAKER_TITLE_LIMIT}, "speaker_title")
+    unstorable = unstorable_string(name)
+    if unstorable:
+        raise ReviewError(_("The name shown to speakers %(problem)s.") % {"problem": unstorable}, "speaker_title")
+    method = run_card.method
+    revealing = [run_card.model_slug, str(run_card.run_id), *((method.name, method.method_id) if method else ())]
+    folded = name.casefold()
+    if any(word and word.casefold() in folded for word in revealing if len(word) >= 3):
+        raise ReviewError(_("The name shown to speakers names the method, its model or its run: speakers review "
+                            "blind, so choose a name that says nothing about it."), "speaker_title")
+
+
 def check_settings(run_card: RunCard, values: CampaignSettings, organization: Organization) -> None:
     """Every setting refused with the field it belongs to, before anything is stored."""
     if run_card.status != RunCard.Status.READY:
@@ -77,6 +96,7 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
                           "run_card")
     if not values.title.strip():
         raise ReviewError(_("Give the campaign a title (governance staff see it; speakers never do)."), "title")
+    check_speaker_title(run_card, values.speaker_title)
     from ..selectors.decisions import review_trigger, stored_gate_policy
 
     trigger = review_trigger(run_card, stored_gate_policy(organization))
@@ -140,7 +160,8 @@ def open_campaign(*, actor: User, run_card: RunCard, values: CampaignSettings) -
     require(actor, "organization.govern", organization, error=NotAllowed)
     check_settings(run_card, values, organization)
     campaign = Campaign.objects.create(
-        organization=organization, run_card=run_card, title=values.title.strip(), sample_size=values.sample_size,
+        organization=organization, run_card=run_card, title=values.title.strip(),
+        speaker_title=values.speaker_title.strip(), sample_size=values.sample_size,
         ratings_per_item=values.ratings_per_item, seed=values.seed, show_reference=values.show_reference,
         control_count=values.control_count, deadline=values.deadline,
         below_threshold_reason=values.below_threshold_reason.strip(), opened_by=actor,

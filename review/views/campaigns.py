@@ -77,7 +77,8 @@ def campaign_new(request, public_id):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         values = CampaignSettings(
-            title=data["title"], sample_size=data["sample_size"], speakers=list(data["speakers"]),
+            title=data["title"], speaker_title=data["speaker_title"], sample_size=data["sample_size"],
+            speakers=list(data["speakers"]),
             ratings_per_item=data["ratings_per_item"], seed=data["seed"], show_reference=data["show_reference"],
             control_count=data["control_count"], deadline=data["deadline"],
             below_threshold_reason=data["below_threshold_reason"], instructions=data["instructions"],
