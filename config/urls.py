@@ -45,6 +45,7 @@ urlpatterns = [
     path("jsi18n/", InterfaceJavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("datasets/", include("corpus.urls")),
     path("leaderboard/", include("leaderboard.urls")),
+    path("review/me/delete-account/", views.delete_account, name="delete_account"),
     path("review/", include("review.urls")),
     path("speakers/", include("speakers.urls")),
     path("accounts/profile/", include("accounts.urls")),

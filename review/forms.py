@@ -407,19 +407,3 @@ class PaymentForm(forms.Form):
         self.fields["corrects"].choices = [("", _("None: a new payment")), *payments]
         if not self.is_bound:
             self.initial.setdefault("paid_on", timezone.localdate())
-
-
-class DeleteAccountForm(forms.Form):
-    confirm_email = forms.CharField(label=gettext_lazy("Type your e-mail address to confirm"), max_length=254)
-    withdraw = forms.BooleanField(required=False, label=gettext_lazy("Also withdraw all my ratings"),
-                                  help_text=gettext_lazy("Unticked, your ratings are kept and credited as you chose."))
-
-    def __init__(self, *args, email: str, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.email = email
-
-    def clean_confirm_email(self) -> str:
-        value = self.cleaned_data["confirm_email"].strip()
-        if value.lower() != self.email.lower():
-            raise forms.ValidationError(_("This is not your account's e-mail address."))
-        return value

@@ -203,6 +203,7 @@ ACTIONS = {
                         "leave_pool", "speaker_left_organization", "speaker_unqualified", "speaker_in_conflict",
                         "set_campaign_status", "record_decision",
                         "update_community_review", "set_gate_policy", "record_ratings_export"],
+    "config.services": ["delete_account"],
     "submissions.services": ["publish_terms", "accept_terms", "submit_method", "advance_submission",
                              "record_ownership_transfer"],
 }

@@ -577,8 +577,10 @@ def test_a_conflicted_member_of_governance_staff_never_records_the_decision(clie
 # Demo data and account deletion.
 
 def test_deleting_an_account_forgets_its_languages(client, speaker, steward):
+    from config.services import delete_account
+
     attestations = Attestation.objects.filter(skill__user=speaker).count()
-    review.delete_account(actor=speaker, withdraw=False)
+    delete_account(actor=speaker, withdraw=False)
     assert not LanguageSkill.objects.filter(user=speaker).exists()
     assert len(actions(steward, "speaker_skill.attestation_withdrawn")) == attestations
 

@@ -18,7 +18,7 @@ from .decisions import (
     transfer_eligible,
 )
 from .figures import campaign_aggregate, campaign_observations, repeat_pairs, tier_populations
-from .pay import Rate, campaign_rate, timesheet
+from .pay import Rate, campaign_rate, speaker_pay, timesheet
 from .pool import speaks_for
 from .rating import rating_examples, waiting_item_count
 from .speaker_rights import campaign_credits
@@ -26,6 +26,6 @@ from .speaker_rights import campaign_credits
 __all__ = [
     "Rate", "campaign_aggregate", "campaign_credits", "campaign_observations", "campaign_rate", "decision_in_force",
     "excluded_speakers", "figures_stale", "gate_policy_for", "governed_campaigns", "rating_examples",
-    "ratings_withdrawn_since", "repeat_pairs", "review_trigger", "shown_chrf", "shown_composite", "speaks_for",
-    "tier_populations", "timesheet", "transfer_eligible", "waiting_item_count", "with_last_rating",
+    "ratings_withdrawn_since", "repeat_pairs", "review_trigger", "shown_chrf", "shown_composite", "speaker_pay",
+    "speaks_for", "tier_populations", "timesheet", "transfer_eligible", "waiting_item_count", "with_last_rating",
 ]

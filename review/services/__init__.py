@@ -28,12 +28,12 @@ from .pool import (
     speaker_unqualified,
 )
 from .rating import RATING_VALUES, SET_ASSIGNMENT_STATE, Submission, record_rating, undo_last_rating
-from .speaker_rights import delete_account, withdraw_ratings
+from .speaker_rights import withdraw_ratings
 
 __all__ = [
     "CampaignSettings", "FIGURES_REQUESTED_PER_VIEW", "INLINE_ASSIGNMENT_LIMIT", "NOT_IN_POOL", "NotAllowed",
     "RATING_VALUES", "REASON_LIMIT", "ReviewError", "SET_ASSIGNMENT_STATE", "Submission", "add_speaker", "check_rate",
-    "delete_account", "exclude_speaker", "include_speaker", "items_short_of_ratings", "leave_pool", "open_campaign",
+    "exclude_speaker", "include_speaker", "items_short_of_ratings", "leave_pool", "open_campaign",
     "prepare_campaign", "record_decision", "record_payment", "record_rating", "record_ratings_export",
     "refresh_summary", "remove_speaker", "request_fresh_figures", "set_campaign_rate", "set_campaign_status",
     "set_gate_policy", "set_pay_policy", "set_rating_examples", "set_speaker_credit", "speaker_in_conflict",

@@ -59,6 +59,16 @@ def set_speaker_credit(*, actor: User, organization: Organization, choice: str, 
     return credit
 
 
+def keep_credited_names(*, actor: User) -> None:
+    """Before the account forgets its name: a speaker credited by their name keeps that credit, the name moving
+    into it (anonymous when the account has none)."""
+    name = actor.get_full_name().strip()[:DISPLAY_NAME_LIMIT]
+    for credit in SpeakerCredit.objects.filter(user=actor, choice=SpeakerCredit.Choice.NAME):
+        credit.choice = SpeakerCredit.Choice.DISPLAY_NAME if name else SpeakerCredit.Choice.ANONYMOUS
+        credit.display_name = name
+        credit.save(update_fields=["choice", "display_name"])
+
+
 def set_account_name(user: User, full_name: str) -> None:
     """The account's name as one field (names don't split into first and last everywhere): kept in `first_name`."""
     name = " ".join(full_name.split())

@@ -1,4 +1,5 @@
-"""What a speaker may take back: their ratings of a campaign or of every campaign, and their whole account."""
+"""What a speaker may take back: their ratings of a campaign or of every campaign (deleting the whole account,
+which reaches every app, is config.services.delete_account)."""
 
 from django.db import transaction
 from django.utils import timezone
@@ -6,8 +7,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from organizations.audit import record_event
-from organizations.models import AuditAction, Membership
-from speakers.services import forget_skills
+from organizations.models import AuditAction
 
 from ..models import (
     Assignment,
@@ -15,13 +15,11 @@ from ..models import (
     CampaignSpeaker,
     Rating,
     RatingWithdrawal,
-    SpeakerCredit,
     SpeakerExclusion,
 )
 from .decisions import update_community_review
 from .errors import NothingToWithdraw
 from .figures import refresh_summary_after_commit
-from .pay import DISPLAY_NAME_LIMIT
 from .pool import leave_pool, reassign_released
 
 # The speaker's own rights: withdrawing their ratings, how they are credited; and their pay.
@@ -94,25 +92,3 @@ def withdraw_all_ratings(*, actor: User) -> list[RatingWithdrawal]:
         raise NothingToWithdraw(_("You have no ratings to withdraw."))
     return withdrawals
 
-
-@transaction.atomic
-def delete_account(*, actor: User, withdraw: bool) -> None:
-    """The user deletes their account: their ratings stay as their last choices say — withdrawn if they ask it here
-    or did before, else kept and credited as they chose (a speaker credited by their name keeps that credit: the
-    name moves into it before the account forgets it). They leave every organization (refused while they are its
-    last governance member), then the account is anonymised."""
-    from accounts.services import anonymise_user
-    from organizations.services import remove_member
-
-    if withdraw:
-        withdraw_all_ratings(actor=actor)
-    forget_skills(actor=actor)
-    name = actor.get_full_name().strip()[:DISPLAY_NAME_LIMIT]
-    for credit in SpeakerCredit.objects.filter(user=actor, choice=SpeakerCredit.Choice.NAME):
-        credit.choice = SpeakerCredit.Choice.DISPLAY_NAME if name else SpeakerCredit.Choice.ANONYMOUS
-        credit.display_name = name
-        credit.save(update_fields=["choice", "display_name"])
-    for membership in Membership.objects.filter(user=actor).order_by("pk"):
-        remove_member(actor=actor, membership=membership)
-    record_event(AuditAction.ACCOUNT_DELETED, actor=actor, obj=actor, details={"ratings_withdrawn": withdraw})
-    anonymise_user(actor)

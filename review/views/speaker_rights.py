@@ -1,7 +1,6 @@
-"""The speaker's own page: their ratings and pay, their credit, withdrawing ratings, deleting the account."""
+"""The speaker's own page: their ratings and pay, their credit, withdrawing ratings."""
 
 from django.contrib import messages
-from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,12 +9,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from common.errors import ApplicationError
 from organizations.models import Organization
 
 from ..forms import (
     CreditForm,
-    DeleteAccountForm,
 )
 from ..selectors.pay import speaker_pay
 from ..selectors.speaker_rights import (
@@ -24,7 +21,6 @@ from ..selectors.speaker_rights import (
     has_withdrawn_from,
     speaker_campaign_to_withdraw,
 )
-from ..services import speaker_rights as speaker_rights_services
 from ..services.errors import NotAllowed, NothingToWithdraw, ReviewError
 from ..services.pay import set_speaker_credit
 from ..services.speaker_rights import withdraw_all_ratings, withdraw_ratings
@@ -115,20 +111,3 @@ def withdraw_all(request):
         raise Http404(_("No ratings of yours to withdraw."))
     return private(render(request, "review/withdraw.html", {
         "campaigns": campaigns, "action": reverse("review:withdraw_all"), "every": True}))
-
-
-@login_required
-def delete_account(request):
-    """Delete one's own account, after typing its address; optionally withdrawing every rating first."""
-    form = DeleteAccountForm(request.POST or None, email=request.user.email)
-    if request.method == "POST" and form.is_valid():
-        try:
-            speaker_rights_services.delete_account(actor=request.user, withdraw=form.cleaned_data["withdraw"])
-        except ApplicationError as error:
-            form.add_error(None, str(error))
-        else:
-            logout(request)
-            messages.success(request, _("Your account is deleted."))
-            return redirect("home")
-    return private(render(request, "review/delete_account.html", {
-        "form": form, "rated": bool(speaker_pay(request.user))}, status=400 if form.errors else 200))
