@@ -5,10 +5,10 @@ from django.db import transaction
 
 from accounts.models import User
 from accounts.services import anonymise_user
+from ledger.services import keep_credited_names
 from organizations.audit import record_event
 from organizations.models import AuditAction, Membership
 from organizations.services import remove_member
-from review.services.pay import keep_credited_names
 from review.services.speaker_rights import withdraw_all_ratings
 from speakers.services import forget_skills
 

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "corpus",
     "speakers",
     "leaderboard",
+    "ledger",
     "review",
     "submissions",
     "config",  # the site itself: URLs, settings, system checks, the demo loader

@@ -14,13 +14,15 @@ from accounts.authentication import token_of
 from .models import SITE_CHAIN, AuditAction, AuditEvent, Organization, chain_of
 
 GENESIS = "0" * 64
-# Models that moved out of the governance app keep the object type the log has always named them by, so that one
-# kind of object is never labelled two ways in the chain (docs/architecture.md).
-LOGGED_AS = {f"{app}.{model}": f"governance.{model}" for app, models in {
-    "organizations": ("Organization", "Membership", "Invitation", "AuditEvent"),
-    "submissions": ("ParticipationTerms", "TermsAcceptance", "MethodSubmission", "SubmissionEvent",
-                    "OwnershipTransfer"),
-}.items() for model in models}
+# Models that moved out of the app that created them (governance; review's pay and credit ledger) keep the object
+# type the log has always named them by, so that one kind of object is never labelled two ways in the chain
+# (docs/architecture.md).
+LOGGED_AS = {f"{app}.{model}": f"{logged_app}.{model}" for app, logged_app, models in [
+    ("organizations", "governance", ("Organization", "Membership", "Invitation", "AuditEvent")),
+    ("submissions", "governance", ("ParticipationTerms", "TermsAcceptance", "MethodSubmission", "SubmissionEvent",
+                                   "OwnershipTransfer")),
+    ("ledger", "review", ("PayPolicy", "Payment", "SpeakerCredit")),
+] for model in models}
 # One writer at a time extends a chain (PostgreSQL advisory lock keyed by the chain's organization, 0 for the site
 # chain; SQLite serialises writes anyway). Writers of different organizations never wait for each other.
 CHAIN_LOCK = 7_306_231

@@ -5,7 +5,7 @@ from django.contrib import admin
 
 from common.admin import ReadOnlyAdmin
 
-from .models import Campaign, Decision, Payment, PayPolicy, RatingWithdrawal
+from .models import Campaign, Decision, RatingWithdrawal
 
 
 @admin.register(Campaign)
@@ -19,19 +19,6 @@ class CampaignAdmin(ReadOnlyAdmin):
 class DecisionAdmin(ReadOnlyAdmin):
     list_display = ["campaign", "outcome", "decided_by", "decided_at"]
     list_filter = ["outcome"]
-
-
-@admin.register(PayPolicy)
-class PayPolicyAdmin(ReadOnlyAdmin):
-    list_display = ["organization", "hourly_rate", "currency", "default_seconds_per_rating", "updated_at"]
-
-
-@admin.register(Payment)
-class PaymentAdmin(ReadOnlyAdmin):
-    """Payments are set on a campaign's timesheet by its governance staff; here, the record only."""
-
-    list_display = ["campaign", "speaker", "amount", "currency", "paid_on", "reference", "corrects", "recorded_at"]
-    list_filter = ["currency"]
 
 
 @admin.register(RatingWithdrawal)

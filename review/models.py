@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy
 from common.append_only import AppendOnlyModel
 from corpus.models import Entry
 from leaderboard.models import RunCard, RunCardResult
+from ledger.models import CURRENCY_PATTERN, MAX_RATING_SECONDS
 from organizations.models import Organization
 
 RATING_CHOICES = [
@@ -30,11 +31,8 @@ MAX_REPEATS = 20
 IDLE_CAP_SECONDS = 180
 """A gap without any input longer than this is not working time: the rating page stops counting until the next
 touch or key, and a rating timed by the server (no JavaScript) counts at most this long."""
-MAX_RATING_SECONDS = 15 * 60
-"""The most one rating's active time may count, whatever the device says: bounds a clock gone wrong."""
 CLOCK_SLACK_SECONDS = 5
 """The signed time of an item's showing has whole seconds, and the page's clock is not the server's."""
-CURRENCY_PATTERN = r"^[A-Z]{3}$"
 
 
 # How long the name speakers see may be: a phone's line.
@@ -356,80 +354,3 @@ class RatingWithdrawal(AppendOnlyModel):
         ordering = ["withdrawn_at", "pk"]
 
     append_only_message = "Withdrawals are never edited or deleted."
-
-
-class PayPolicy(models.Model):
-    """An organization's pay for its speakers' time: an hourly rate in one currency (a campaign may override it),
-    and the seconds per rating its cost estimates assume before it has a history of its own."""
-
-    organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="pay_policy")
-    hourly_rate = models.DecimalField(max_digits=8, decimal_places=2)
-    currency = models.CharField(max_length=3)
-    default_seconds_per_rating = models.PositiveIntegerField(default=45)
-    updated_at = models.DateTimeField(default=timezone.now)
-    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(condition=Q(hourly_rate__gte=0, currency__regex=CURRENCY_PATTERN),
-                                   name="paypolicy_rate_and_currency"),
-            models.CheckConstraint(condition=Q(default_seconds_per_rating__gte=1,
-                                               default_seconds_per_rating__lte=MAX_RATING_SECONDS),
-                                   name="paypolicy_default_seconds_in_range"),
-        ]
-
-
-class Payment(AppendOnlyModel):
-    """Money paid to a speaker for a campaign, as governance staff recorded it. Never edited: a mistake is put
-    right by a correction, a new row that names the payment it corrects and says why (negative to take back)."""
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="payments")
-    speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    amount = models.DecimalField(max_digits=10, decimal_places=2)
-    currency = models.CharField(max_length=3)
-    paid_on = models.DateField()
-    reference = models.CharField(max_length=200, blank=True)
-    note = models.TextField(blank=True)
-    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections")
-    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    recorded_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["recorded_at", "pk"]
-        constraints = [
-            models.CheckConstraint(condition=~Q(amount=0), name="payment_amount_not_zero"),
-            models.CheckConstraint(condition=Q(amount__gt=0) | Q(corrects__isnull=False),
-                                   name="payment_negative_only_as_correction"),
-            models.CheckConstraint(condition=Q(corrects__isnull=True) | ~Q(note=""),
-                                   name="payment_correction_says_why"),
-            models.CheckConstraint(condition=Q(currency__regex=CURRENCY_PATTERN), name="payment_currency_code"),
-        ]
-
-    append_only_message = "Payments are never edited or deleted; record a correction."
-
-
-class SpeakerCredit(models.Model):
-    """How a speaker is credited by one organization: by their name, by a name they chose, or not at all. No row
-    means anonymous: nobody is named without having asked to be."""
-
-    class Choice(models.TextChoices):
-        NAME = "name", gettext_lazy("By my name")
-        DISPLAY_NAME = "display_name", gettext_lazy("By a name I choose")
-        ANONYMOUS = "anonymous", gettext_lazy("Anonymously")
-
-    # Indexed as the first column of speakercredit_one_per_organization.
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="speaker_credits",
-                                     db_index=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    choice = models.CharField(max_length=12, choices=Choice.choices, default=Choice.ANONYMOUS)
-    display_name = models.CharField(max_length=100, blank=True)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["organization", "user"], name="speakercredit_one_per_organization"),
-            models.CheckConstraint(condition=Q(choice__in=["name", "display_name", "anonymous"]),
-                                   name="speakercredit_choice_valid"),
-            models.CheckConstraint(condition=~Q(choice="display_name") | ~Q(display_name=""),
-                                   name="speakercredit_display_name_given"),
-        ]

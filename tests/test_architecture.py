@@ -24,7 +24,7 @@ from review.services import NotAllowed as ReviewNotAllowed
 from review.services import ReviewError
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["common", "accounts", "organizations", "languages", "corpus", "speakers", "leaderboard", "review",
+APPS = ["common", "accounts", "organizations", "languages", "corpus", "speakers", "leaderboard", "ledger", "review",
         "submissions", "config"]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 

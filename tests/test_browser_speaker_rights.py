@@ -10,8 +10,9 @@ from decimal import Decimal
 
 import pytest
 
+from ledger.models import SpeakerCredit
 from review import services
-from review.models import Assignment, Rating, SpeakerCredit
+from review.models import Assignment, Rating
 
 from .browser_support import assert_accessible as accessible
 from .review_setup import gold_card, settings_for, speakers, submit

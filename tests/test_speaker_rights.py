@@ -17,12 +17,13 @@ from django.db import IntegrityError, transaction
 from django.utils import dateformat, timezone
 from openpyxl import load_workbook
 
+from ledger.models import Payment, PayPolicy, SpeakerCredit
 from organizations.models import AuditEvent, Membership
 from organizations.services import remove_member
 from review import selectors, services
 from review.forms import SHOWN_SALT
 from review.gate import evaluate_gate
-from review.models import Assignment, Campaign, Payment, PayPolicy, Rating, RatingWithdrawal, SpeakerCredit
+from review.models import Assignment, Campaign, Rating, RatingWithdrawal
 
 from .conftest import publish
 from .review_setup import gold_card, rate_everything, settings_for, speakers, submit

@@ -104,7 +104,7 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
         "token": [invitation.token],
         "token_id": [str(token.pk)],
         "format": ["json"],
-        "app_label": ["corpus", "organizations", "submissions", "accounts", "leaderboard", "review"],
+        "app_label": ["corpus", "organizations", "submissions", "accounts", "leaderboard", "ledger", "review"],
         "object_id": sorted({str(e.pk) for e in entries} | {str(card.pk) for card in cards}),
         "content_type_id": [str(ContentType.objects.get_for_model(Entry).pk)],
         "path": ["static/css/app.css"],

@@ -1,7 +1,7 @@
 """What speakers are owed and were paid: rates in force, timesheets, payments, cost estimates."""
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from statistics import median
 from typing import Any
 
@@ -14,12 +14,12 @@ from django.db.models import (
     Sum,
 )
 
+from ledger.models import Payment, PayPolicy
+from ledger.selectors import Rate, amount_owed, rate_in_force, stored_pay_policy
 from organizations.models import Organization
 
 from ..models import (
     Campaign,
-    Payment,
-    PayPolicy,
     Rating,
     RatingWithdrawal,
 )
@@ -28,37 +28,8 @@ from .campaigns import LARGE_CARD_FIELDS
 # Pay: the speakers' working time, what it is owed and what was paid.
 
 
-@dataclass(frozen=True)
-class Rate:
-    hourly_rate: Decimal | None
-    currency: str
-    source: str  # "campaign", "organization" or "" (none set)
-
-
-def stored_pay_policy(organization: Organization) -> PayPolicy | None:
-    return PayPolicy.objects.filter(organization=organization).first()
-
-
 def campaign_rate(campaign: Campaign) -> Rate:
     return rate_in_force(campaign, PayPolicy.objects.filter(organization_id=campaign.organization_id).first())
-
-
-def rate_in_force(campaign: Campaign | None, policy: PayPolicy | None) -> Rate:
-    """The campaign's own hourly rate, else its organization's (`policy`), else none."""
-    if campaign is not None and campaign.hourly_rate is not None:
-        return Rate(campaign.hourly_rate, campaign.currency, "campaign")
-    if policy is not None:
-        return Rate(policy.hourly_rate, policy.currency, "organization")
-    return Rate(None, "", "")
-
-
-CENT = Decimal("0.01")
-
-
-def amount_owed(seconds: float, rate: Rate) -> Decimal | None:
-    if rate.hourly_rate is None:
-        return None
-    return (Decimal(str(round(seconds, 3))) * rate.hourly_rate / 3600).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)

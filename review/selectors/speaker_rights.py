@@ -7,9 +7,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import (
     Q,
 )
-from django.utils.translation import gettext as _
 
 from leaderboard.models import RunCard
+from ledger.selectors import credited_names, speaker_labels
 from organizations.models import Organization, Role
 from organizations.selectors import org_ids_with_roles
 
@@ -18,7 +18,6 @@ from ..models import (
     Decision,
     Rating,
     RatingWithdrawal,
-    SpeakerCredit,
     SpeakerExclusion,
 )
 from .campaigns import LARGE_CARD_FIELDS
@@ -35,44 +34,6 @@ def credits_to_choose(user) -> list[Organization]:
     rated = Rating.objects.filter(speaker=user).values("assignment__campaign__organization_id")
     return list(Organization.objects.filter(Q(pk__in=org_ids_with_roles(user, [Role.SPEAKER])) | Q(pk__in=rated))
                 .order_by("name"))
-
-
-def credit_choices(user) -> dict[int, SpeakerCredit]:
-    """The user's credit choice per organization id (no row: anonymous)."""
-    return {credit.organization_id: credit for credit in SpeakerCredit.objects.filter(user=user)}
-
-
-def credited_name(credit: SpeakerCredit | None, full_name: str) -> str | None:
-    """The name a credit shows, or None for an anonymous speaker (also when they chose their name and have none)."""
-    if credit is None or credit.choice == SpeakerCredit.Choice.ANONYMOUS:
-        return None
-    if credit.choice == SpeakerCredit.Choice.DISPLAY_NAME:
-        return credit.display_name
-    return full_name.strip() or None
-
-
-def credited_names(organization_id: int, speaker_ids: Sequence[int]) -> dict[int, str | None]:
-    """Each speaker's credited name with the organization, None for the anonymous (two queries)."""
-    users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
-        pk__in=list(speaker_ids)).values_list("pk", "first_name", "last_name"))
-    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
-        organization_id=organization_id, user_id__in=list(users))}
-    return {pk: credited_name(credits.get(pk), full_name) for pk, full_name in users.items()}
-
-
-def speaker_labels(organization: Organization, speaker_ids: Sequence[int]) -> dict[int, str]:
-    """How each speaker appears on a list of the organization (the decision page, exports): the name they chose to
-    be credited by, or "Anonymous speaker N" — N stable within the list, by account order."""
-    names = credited_names(organization.pk, speaker_ids)
-    labels: dict[int, str] = {}
-    anonymous = 0
-    for pk in sorted(names):
-        name = names[pk]
-        if name is None:
-            anonymous += 1
-            name = _("Anonymous speaker %(number)d") % {"number": anonymous}
-        labels[pk] = name
-    return labels
 
 
 @dataclass(frozen=True)

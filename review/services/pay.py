@@ -10,22 +10,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from ledger.models import Payment, PayPolicy, SpeakerCredit
+from ledger.services import DISPLAY_NAME_LIMIT
 from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 from organizations.permissions import require
 
-from ..models import (
-    CURRENCY_PATTERN,
-    MAX_RATING_SECONDS,
-    Campaign,
-    Payment,
-    PayPolicy,
-    Rating,
-    SpeakerCredit,
-)
+from ..models import CURRENCY_PATTERN, MAX_RATING_SECONDS, Campaign, Rating
 from .errors import NotAllowed, ReviewError
-
-DISPLAY_NAME_LIMIT = 100
 
 
 @transaction.atomic
@@ -57,16 +49,6 @@ def set_speaker_credit(*, actor: User, organization: Organization, choice: str, 
     record_event(AuditAction.SPEAKER_CREDIT_CHANGED, actor=actor, organization=organization, obj=credit,
                  details={"choice": choice})
     return credit
-
-
-def keep_credited_names(*, actor: User) -> None:
-    """Before the account forgets its name: a speaker credited by their name keeps that credit, the name moving
-    into it (anonymous when the account has none)."""
-    name = actor.get_full_name().strip()[:DISPLAY_NAME_LIMIT]
-    for credit in SpeakerCredit.objects.filter(user=actor, choice=SpeakerCredit.Choice.NAME):
-        credit.choice = SpeakerCredit.Choice.DISPLAY_NAME if name else SpeakerCredit.Choice.ANONYMOUS
-        credit.display_name = name
-        credit.save(update_fields=["choice", "display_name"])
 
 
 def set_account_name(user: User, full_name: str) -> None:

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from ledger.selectors import credit_choices
 from organizations.models import Organization
 
 from ..forms import (
@@ -16,7 +17,6 @@ from ..forms import (
 )
 from ..selectors.pay import speaker_pay
 from ..selectors.speaker_rights import (
-    credit_choices,
     credits_to_choose,
     has_withdrawn_from,
     speaker_campaign_to_withdraw,

@@ -1,0 +1,87 @@
+"""Every read of the ledger with a rule: the rate in force and what time at that rate is owed, and how each
+speaker is credited (a credit's name, or anonymous)."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
+
+from organizations.models import Organization
+
+from .models import PayPolicy, SpeakerCredit
+
+# Pay: the rate in force and what time is owed at it.
+
+
+@dataclass(frozen=True)
+class Rate:
+    hourly_rate: Decimal | None
+    currency: str
+    source: str  # "campaign", "organization" or "" (none set)
+
+
+def stored_pay_policy(organization: Organization) -> PayPolicy | None:
+    return PayPolicy.objects.filter(organization=organization).first()
+
+
+def rate_in_force(work: Any, policy: PayPolicy | None) -> Rate:
+    """The hourly rate of the paid work (a review campaign: anything with `hourly_rate` and `currency`) when it
+    has its own, else its organization's (`policy`), else none."""
+    if work is not None and work.hourly_rate is not None:
+        return Rate(work.hourly_rate, work.currency, "campaign")
+    if policy is not None:
+        return Rate(policy.hourly_rate, policy.currency, "organization")
+    return Rate(None, "", "")
+
+
+CENT = Decimal("0.01")
+
+
+def amount_owed(seconds: float, rate: Rate) -> Decimal | None:
+    if rate.hourly_rate is None:
+        return None
+    return (Decimal(str(round(seconds, 3))) * rate.hourly_rate / 3600).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+# Credit: how each speaker is named on the lists that name speakers.
+
+
+def credit_choices(user) -> dict[int, SpeakerCredit]:
+    """The user's credit choice per organization id (no row: anonymous)."""
+    return {credit.organization_id: credit for credit in SpeakerCredit.objects.filter(user=user)}
+
+
+def credited_name(credit: SpeakerCredit | None, full_name: str) -> str | None:
+    """The name a credit shows, or None for an anonymous speaker (also when they chose their name and have none)."""
+    if credit is None or credit.choice == SpeakerCredit.Choice.ANONYMOUS:
+        return None
+    if credit.choice == SpeakerCredit.Choice.DISPLAY_NAME:
+        return credit.display_name
+    return full_name.strip() or None
+
+
+def credited_names(organization_id: int, speaker_ids: Sequence[int]) -> dict[int, str | None]:
+    """Each speaker's credited name with the organization, None for the anonymous (two queries)."""
+    users = dict((pk, f"{first} {last}") for pk, first, last in get_user_model().objects.filter(
+        pk__in=list(speaker_ids)).values_list("pk", "first_name", "last_name"))
+    credits = {credit.user_id: credit for credit in SpeakerCredit.objects.filter(
+        organization_id=organization_id, user_id__in=list(users))}
+    return {pk: credited_name(credits.get(pk), full_name) for pk, full_name in users.items()}
+
+
+def speaker_labels(organization: Organization, speaker_ids: Sequence[int]) -> dict[int, str]:
+    """How each speaker appears on a list of the organization (the decision page, exports): the name they chose to
+    be credited by, or "Anonymous speaker N" — N stable within the list, by account order."""
+    names = credited_names(organization.pk, speaker_ids)
+    labels: dict[int, str] = {}
+    anonymous = 0
+    for pk in sorted(names):
+        name = names[pk]
+        if name is None:
+            anonymous += 1
+            name = _("Anonymous speaker %(number)d") % {"number": anonymous}
+        labels[pk] = name
+    return labels
