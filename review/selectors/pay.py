@@ -25,8 +25,6 @@ from ..models import (
 )
 from .campaigns import LARGE_CARD_FIELDS
 
-# Pay: the speakers' working time, what it is owed and what was paid.
-
 
 def campaign_rate(campaign: Campaign) -> Rate:
     return rate_in_force(campaign, PayPolicy.objects.filter(organization_id=campaign.organization_id).first())

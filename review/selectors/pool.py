@@ -20,7 +20,6 @@ from ..models import (
     Campaign,
 )
 
-# Who may be in a campaign's pool.
 
 def pool_requirement(run_card: RunCard, organization: Organization, variety: str = "") -> Requirement:
     """What a speaker of the card's organization must be attested for to review it: the dataset version's language

@@ -24,7 +24,7 @@ from .campaigns import LARGE_CARD_FIELDS
 from .decisions import latest_decision
 from .figures import SpeakerRatings, rating_summary
 
-# Credit: how each speaker is named on the lists that name speakers.
+# Credit: where a speaker may choose how to be credited, and who is named on a campaign's lists.
 
 
 def credits_to_choose(user) -> list[Organization]:

@@ -22,8 +22,6 @@ from .errors import NothingToWithdraw
 from .figures import refresh_summary_after_commit
 from .pool import leave_pool, reassign_released
 
-# The speaker's own rights: withdrawing their ratings, how they are credited; and their pay.
-
 
 @transaction.atomic
 def withdraw_ratings(*, actor: User, campaign: Campaign) -> RatingWithdrawal:

@@ -25,8 +25,6 @@ from ..services.errors import ReviewError
 from ..services.pay import record_payment, record_timesheet_export, set_campaign_rate, set_pay_policy
 from .shared import CONTENT_TYPES, governed_or_404, governed_organization_or_404, private
 
-# Governance staff: pay.
-
 
 @login_required
 @secret_holder_required(Role.GOVERNANCE)

@@ -45,7 +45,6 @@ from ..services.errors import NotAllowed, ReviewError
 from ..services.rating import record_rating, undo_last_rating
 from .shared import private, wants_json
 
-# Speakers.
 
 @login_required
 def queue(request):

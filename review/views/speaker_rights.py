@@ -26,8 +26,6 @@ from ..services.pay import set_speaker_credit
 from ..services.speaker_rights import withdraw_all_ratings, withdraw_ratings
 from .shared import private
 
-# The speaker's own page: time, pay, credit, withdrawal.
-
 
 @login_required
 def my_ratings(request):
