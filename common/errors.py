@@ -16,6 +16,7 @@ class ErrorKind(StrEnum):
     GONE = "gone"  # the community withdrew its consent; nothing was deleted
     TOO_LARGE = "too_large"  # over a size limit; nothing was read or stored
     THROTTLED = "throttled"  # the actor used up an allowance; the message says until when
+    UNAUTHENTICATED = "unauthenticated"  # the request presents no valid sign-in, key or token
 
 
 HTTP_STATUS = {
@@ -26,6 +27,7 @@ HTTP_STATUS = {
     ErrorKind.GONE: HTTPStatus.GONE,
     ErrorKind.TOO_LARGE: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     ErrorKind.THROTTLED: HTTPStatus.TOO_MANY_REQUESTS,
+    ErrorKind.UNAUTHENTICATED: HTTPStatus.UNAUTHORIZED,
 }
 
 

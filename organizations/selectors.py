@@ -8,7 +8,8 @@ and curator pages can tell such a user how to set it up instead of pretending th
 """
 
 from allauth.mfa.models import Authenticator
-from django.db.models import QuerySet, Subquery
+from django.contrib.auth import get_user_model
+from django.db.models import Q, QuerySet, Subquery
 
 from accounts.second_factor import account_authenticators, second_factor_proven
 from common.compiled import CompiledQuery
@@ -21,6 +22,23 @@ def organizations_where(user, roles) -> QuerySet[Organization]:
     if not user or not user.is_authenticated:
         return Organization.objects.none()
     return Organization.objects.filter(memberships__user=user, memberships__role__in=list(roles)).distinct()
+
+
+def holding_role(user, role: Role, organization_path: str = "") -> Q:
+    """Rows whose organization (reached through `organization_path`) `user` holds `role` in: the role rule as a
+    filter other apps' queries combine with theirs (both conditions hold for one membership row)."""
+    prefix = f"{organization_path}__" if organization_path else ""
+    return Q(**{f"{prefix}memberships__user": user, f"{prefix}memberships__role": role})
+
+
+def members_with_role(organization: Organization, role: Role) -> QuerySet[Membership]:
+    """The organization's memberships of `role`."""
+    return Membership.objects.filter(organization=organization, role=role)
+
+
+def role_holders(organization: Organization, role: Role) -> QuerySet:
+    """The accounts holding `role` in the organization."""
+    return get_user_model().objects.filter(memberships__organization=organization, memberships__role=role)
 
 
 def _totp_of(user) -> QuerySet[Authenticator]:

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from corpus.language_pairs import language_code
 from organizations.models import Membership, Organization, Role
+from organizations.selectors import holding_role, members_with_role
 
 from .models import (
     PRACTICE_MINIMUM_ITEMS,
@@ -155,9 +156,8 @@ def practice_due(user) -> list[Organization]:
     if not user.is_authenticated:
         return []
     passed = PracticeAttempt.objects.filter(user=user, passed=True).values("organization_id")
-    return list(Organization.objects.filter(
-        memberships__user=user, memberships__role=Role.SPEAKER, practice_round__required=True)
-        .exclude(pk__in=passed).distinct().order_by("name"))
+    return list(Organization.objects.filter(holding_role(user, Role.SPEAKER), practice_round__required=True)
+                .exclude(pk__in=passed).distinct().order_by("name"))
 
 
 def own_attempt(user, organization: Organization, pk: int) -> PracticeAttempt | None:
@@ -205,7 +205,7 @@ def speaker_organizations(user) -> list[Organization]:
     practice round (it can be taken from PRACTICE_MINIMUM_ITEMS)."""
     if not user.is_authenticated:
         return []
-    return list(Organization.objects.filter(memberships__user=user, memberships__role=Role.SPEAKER)
+    return list(Organization.objects.filter(holding_role(user, Role.SPEAKER))
                 .annotate(practice_item_count=Count("practice_items", distinct=True,
                                                     filter=Q(practice_items__retired_at__isnull=True)))
                 .order_by("name"))
@@ -217,7 +217,7 @@ def organization_speakers(organization: Organization) -> QuerySet[Membership]:
     in_force = Attestation.objects.filter(organization=organization, withdrawn_at__isnull=True).select_related(
         "attested_by")
     skills = LanguageSkill.objects.prefetch_related(Prefetch("attestations", queryset=in_force, to_attr="here"))
-    return (Membership.objects.filter(organization=organization, role=Role.SPEAKER).select_related("user")
+    return (members_with_role(organization, Role.SPEAKER).select_related("user")
             .prefetch_related(Prefetch("user__language_skills", queryset=skills)).order_by("user__email"))
 
 
@@ -248,8 +248,8 @@ def vouchable_skills(voucher, organization: Organization, email: str) -> list[La
     address = email.strip()
     if not languages or not address or address.lower() == voucher.email.lower():
         return []
-    speaker = Membership.objects.filter(organization=organization, role=Role.SPEAKER,
-                                        user__email__iexact=address).values_list("user_id", flat=True).first()
+    speaker = members_with_role(organization, Role.SPEAKER).filter(user__email__iexact=address).values_list(
+        "user_id", flat=True).first()
     if speaker is None:
         return []
     in_force = Attestation.objects.filter(organization=organization, withdrawn_at__isnull=True)

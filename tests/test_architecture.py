@@ -124,6 +124,42 @@ def test_templates_ask_the_same_permissions_by_name(curator, speaker, public_ver
         assert template.render(Context({"request": request, "dataset": public_version.dataset})) == expected
 
 
+# Who holds which role is decided in one place.
+
+ROLE_DECIDERS = ("organizations/selectors.py", "organizations/permissions.py")
+
+
+def role_filters(tree: ast.AST) -> list[int]:
+    """Lines that filter by a membership's role themselves (`role=`, `memberships__role=`, or such a lookup
+    written as a string)."""
+    def is_role_lookup(name: str) -> bool:
+        return name == "role" or name.endswith(("__role", "__role__in")) or name.startswith("role__")
+
+    lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg
+             and is_role_lookup(node.arg)]
+    lines += [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and node.value.endswith(("__role", "__role__in"))]
+    return sorted(set(lines))
+
+
+def test_selectors_leave_role_filters_to_the_one_place_that_decides_them():
+    """A selector asks organizations.selectors who holds a role (`holding_role`, `members_with_role`,
+    `role_holders`, `org_ids_with_roles`, `governance_org_ids`, ...): a role filter written inside another selector
+    is a second visibility rule that drifts from the first."""
+    for path, tree in sources():
+        relative = path.relative_to(ROOT).as_posix()
+        if is_selectors(path) and relative not in ROLE_DECIDERS:
+            assert not role_filters(tree), f"{relative}: lines {role_filters(tree)} filter by role themselves"
+
+
+def test_the_role_filter_check_catches_a_role_written_in_a_query():
+    for source in ("Membership.objects.filter(organization=o, role=Role.SPEAKER)",
+                   "Organization.objects.filter(memberships__user=u, memberships__role=Role.SPEAKER)",
+                   "Q(**{f'{prefix}organization__memberships__role': Role.SPEAKER})"):
+        assert role_filters(ast.parse(source)), source
+    assert not role_filters(ast.parse("Organization.objects.filter(holding_role(user, Role.SPEAKER))"))
+
+
 # Secret entries are shown only by the selectors that record it.
 
 def test_only_selectors_record_which_secret_entries_were_shown():
@@ -137,10 +173,44 @@ def test_only_selectors_record_which_secret_entries_were_shown():
 
 # The one error type.
 
-def test_services_raise_the_one_error_type_and_name_no_http_status():
+# Modules that hold an app's writes under another name: they follow the services' rules.
+SERVICE_MODULES = ("submissions/harness/intake.py",)
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Rejected", "Refused", "NotAllowed")
+STATUS_NAMES = ("status", "status_code", "http_status")
+
+
+def service_sources():
     for path, tree in sources():
-        if not is_services(path):
-            continue
+        if is_services(path) or path.relative_to(ROOT).as_posix() in SERVICE_MODULES:
+            yield path, tree
+
+
+def is_http_status(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and 100 <= node.value <= 599
+
+
+def carried_http_statuses(tree: ast.AST) -> list[int]:
+    """Lines where an HTTP status travels with a refusal: a status-like number handed to an exception, held in a
+    dict's values (a table of statuses) or assigned to a status attribute or keyword."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            callee = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+            if callee.endswith(EXCEPTION_SUFFIXES) and any(is_http_status(arg) for arg in node.args):
+                lines.append(node.lineno)
+            lines += [node.lineno for keyword in node.keywords
+                      if keyword.arg in STATUS_NAMES and is_http_status(keyword.value)]
+        elif isinstance(node, ast.Dict) and node.values and all(is_http_status(value) for value in node.values):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and is_http_status(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any((getattr(target, "id", None) or getattr(target, "attr", "")) in STATUS_NAMES for target in targets):
+                lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def test_services_raise_the_one_error_type_and_name_no_http_status():
+    for path, tree in service_sources():
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(getattr(base, "id", "") == "Exception" for base in node.bases):
                 pytest.fail(f"{path}: {node.name} is not an ApplicationError")
@@ -148,7 +218,15 @@ def test_services_raise_the_one_error_type_and_name_no_http_status():
                 pytest.fail(f"{path} imports {node.module}")
             if isinstance(node, ast.Name) and node.id in ("Http404", "HTTPStatus", "PermissionDenied"):
                 pytest.fail(f"{path} uses {node.id}")
+        assert not carried_http_statuses(tree), f"{path}: lines {carried_http_statuses(tree)} carry an HTTP status"
     assert issubclass(ReviewNotAllowed, NotAllowed) and issubclass(ReviewError, ApplicationError)
+
+
+def test_the_http_status_check_catches_a_status_carried_by_a_refusal():
+    for source in ("raise HarnessError(429, 'PGRST429', 'too many')", "STATUS_OF_KIND = {'invalid': 400}",
+                   "error.status = 409", "refuse(kind, status=413)"):
+        assert carried_http_statuses(ast.parse(source)), source
+    assert not carried_http_statuses(ast.parse("REASON_LIMIT = 500\nraise ReviewError(_('Too long.'), 'reason')"))
 
 
 @pytest.mark.parametrize(("error", "status"), [

@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from corpus.language_pairs import split_pair
 from leaderboard.models import RunCard
 from leaderboard.selectors import conflicts_of
-from organizations.models import Membership, Organization, Role
-from organizations.selectors import org_ids_with_roles
+from organizations.models import Organization, Role
+from organizations.selectors import holding_role, members_with_role, org_ids_with_roles
 from speakers.selectors import Requirement, practice_problems, qualification_problems
 
 from ..models import (
@@ -47,8 +47,7 @@ def pool_refusals(run_card: RunCard, organization: Organization, user_ids: Seque
 
 def organization_pool_refusals(run_card: RunCard, organization: Organization, variety: str = "") -> dict[int, str]:
     """`pool_refusals` for every speaker of the organization: what the pool forms show."""
-    speakers = Membership.objects.filter(organization=organization, role=Role.SPEAKER).values_list("user_id",
-                                                                                                    flat=True)
+    speakers = members_with_role(organization, Role.SPEAKER).values_list("user_id", flat=True)
     return pool_refusals(run_card, organization, list(speakers), variety)
 
 
@@ -57,8 +56,7 @@ def speaking_in(user, campaign_path: str = "") -> Q:
     speaker of the campaign's organization: the one rule for who reaches a campaign's items as a rater
     (`in_pool` and `speaks_for` are its two halves, for the hot path that checks the second in memory)."""
     prefix = f"{campaign_path}__" if campaign_path else ""
-    return in_pool(user, campaign_path) & Q(**{f"{prefix}organization__memberships__user": user,
-                                               f"{prefix}organization__memberships__role": Role.SPEAKER})
+    return in_pool(user, campaign_path) & holding_role(user, Role.SPEAKER, f"{prefix}organization")
 
 
 def in_pool(user, campaign_path: str = "") -> Q:

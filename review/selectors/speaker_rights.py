@@ -3,7 +3,6 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.db.models import (
     Q,
 )
@@ -11,7 +10,7 @@ from django.db.models import (
 from leaderboard.models import RunCard
 from ledger.selectors import credited_names, speaker_labels
 from organizations.models import Organization, Role
-from organizations.selectors import org_ids_with_roles
+from organizations.selectors import org_ids_with_roles, role_holders
 
 from ..models import (
     Campaign,
@@ -118,7 +117,6 @@ def withdrawal_notice(withdrawal_pk: int) -> WithdrawalNotice | None:
     campaign = withdrawal.campaign
     decision = campaign.decisions.filter(decided_at__lt=withdrawal.withdrawn_at).first()
     speaker = campaign_speaker_labels(campaign)[withdrawal.speaker_id]
-    recipients = list(get_user_model().objects.filter(
-        memberships__organization=campaign.organization, memberships__role=Role.GOVERNANCE, is_active=True)
-        .distinct().order_by("email").values_list("email", "interface_language"))
+    recipients = list(role_holders(campaign.organization, Role.GOVERNANCE).filter(is_active=True)
+                      .distinct().order_by("email").values_list("email", "interface_language"))
     return withdrawal, decision, speaker, recipients

@@ -16,7 +16,7 @@ from .campaigns import (
 from .decisions import exclude_speaker, include_speaker, record_decision, set_gate_policy, update_community_review
 from .errors import NotAllowed, ReviewError
 from .figures import FIGURES_REQUESTED_PER_VIEW, refresh_summary, request_fresh_figures
-from .pay import check_rate, record_payment, set_campaign_rate, set_pay_policy, set_speaker_credit
+from .pay import record_payment, set_campaign_rate, set_pay_policy, set_speaker_credit
 from .pool import (
     NOT_IN_POOL,
     add_speaker,
@@ -32,7 +32,7 @@ from .speaker_rights import withdraw_ratings
 
 __all__ = [
     "CampaignSettings", "FIGURES_REQUESTED_PER_VIEW", "INLINE_ASSIGNMENT_LIMIT", "NOT_IN_POOL", "NotAllowed",
-    "RATING_VALUES", "REASON_LIMIT", "ReviewError", "SET_ASSIGNMENT_STATE", "Submission", "add_speaker", "check_rate",
+    "RATING_VALUES", "REASON_LIMIT", "ReviewError", "SET_ASSIGNMENT_STATE", "Submission", "add_speaker",
     "exclude_speaker", "include_speaker", "items_short_of_ratings", "leave_pool", "open_campaign",
     "prepare_campaign", "record_decision", "record_payment", "record_rating", "record_ratings_export",
     "refresh_summary", "remove_speaker", "request_fresh_figures", "set_campaign_rate", "set_campaign_status",

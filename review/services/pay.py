@@ -64,7 +64,7 @@ def set_account_name(user: User, full_name: str) -> None:
 MAX_HOURLY_RATE = Decimal("100000")
 
 
-def check_rate(hourly_rate: Decimal, currency: str) -> str:
+def checked_pay_rate(hourly_rate: Decimal, currency: str) -> str:
     """The currency as stored (upper case); a refused rate or currency names its field."""
     if not hourly_rate.is_finite() or not Decimal(0) <= hourly_rate < MAX_HOURLY_RATE:
         raise ReviewError(_("The hourly rate must be a number from 0 to 99,999.99."), "hourly_rate")
@@ -81,7 +81,7 @@ def set_pay_policy(*, actor: User, organization: Organization, hourly_rate: Deci
                    default_seconds_per_rating: int) -> PayPolicy:
     """The organization's pay for its speakers' time, used by every campaign without a rate of its own (audited)."""
     require(actor, "organization.govern", organization, error=NotAllowed)
-    code = check_rate(hourly_rate, currency)
+    code = checked_pay_rate(hourly_rate, currency)
     if Payment.objects.filter(campaign__organization=organization, campaign__hourly_rate__isnull=True).exclude(
             currency=code).exists():
         raise ReviewError(_("Payments of campaigns paid at the organization's rate were recorded in another "
@@ -103,7 +103,7 @@ def set_campaign_rate(*, actor: User, campaign: Campaign, hourly_rate: Decimal |
     force; payments already recorded stay as they were."""
     require(actor, "organization.govern", campaign.organization, error=NotAllowed)
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    code = "" if hourly_rate is None else check_rate(hourly_rate, currency)
+    code = "" if hourly_rate is None else checked_pay_rate(hourly_rate, currency)
     policy = PayPolicy.objects.filter(organization_id=campaign.organization_id).first()
     in_force = code if hourly_rate is not None else (policy.currency if policy else "")
     if campaign.payments.exclude(currency=in_force).exists():

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from common.errors import ErrorKind
+from common.errors import ApplicationError, ErrorKind
 from corpus.validation import describe, refuse_constant
 from leaderboard import card_json
 from leaderboard import services as run_cards
@@ -30,23 +30,22 @@ UNIQUE = "23505"
 CHECK = "23514"
 PRIVILEGE = "42501"
 TOO_LARGE = "PGRST413"
-STATUS_OF_KIND = {ErrorKind.INVALID: 400, ErrorKind.NOT_ALLOWED: 403, ErrorKind.CONFLICT: 409,
-                  ErrorKind.THROTTLED: 429, ErrorKind.TOO_LARGE: 413}
 CODE_OF_KIND = {ErrorKind.INVALID: CHECK, ErrorKind.NOT_ALLOWED: PRIVILEGE, ErrorKind.CONFLICT: UNIQUE,
                 ErrorKind.THROTTLED: "PGRST429", ErrorKind.TOO_LARGE: TOO_LARGE}
 ANONYMOUS_SUBMITTER = "anonymous-harness@intake.invalid"
 
 
-@dataclass
-class HarnessError(Exception):
-    """A refusal in PostgREST's shape: {"code", "message", "details", "hint"}; nothing was stored."""
+class HarnessError(ApplicationError):
+    """A refusal in PostgREST's shape: {"code", "message", "details", "hint"}; nothing was stored. Its kind says
+    what sort of refusal it is; the views answer with the status of that kind, as PostgREST would."""
 
-    status: int
-    code: str
-    message: str
-    details: str | None = None
-    hint: str | None = None
-    problems: list[dict] = field(default_factory=list)
+    def __init__(self, kind: ErrorKind, code: str, message: str, details: str | None = None, hint: str | None = None,
+                 problems: list[dict] | None = None) -> None:
+        super().__init__(message, kind=kind)
+        self.code = code
+        self.details = details
+        self.hint = hint
+        self.problems = problems or []
 
     def as_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"code": self.code, "message": self.message, "details": self.details,
@@ -60,18 +59,19 @@ def refused(error: run_cards.RunCardRejected, what: str, outcome: str = "nothing
     """A run-card refusal (every problem, with its JSON path) as PostgREST writes an error."""
     problems = [problem.as_dict() for problem in error.problems]
     if isinstance(error, run_cards.SecretTextRefusalsUsedUp):
-        return HarnessError(429, CODE_OF_KIND[error.kind], f"{what} was refused: {problems[0]['message']}; {outcome}",
-                            json.dumps({"retry_after_seconds": error.retry_after_seconds}), None, problems)
+        return HarnessError(
+            ErrorKind.THROTTLED, CODE_OF_KIND[error.kind], f"{what} was refused: {problems[0]['message']}; {outcome}",
+            json.dumps({"retry_after_seconds": error.retry_after_seconds}), None, problems)
     details = "; ".join(f"{p['path'] or '(body)'}: {p['message']}" for p in problems[:20])
     if len(problems) > 20:
         details += f"; and {len(problems) - 20} more"
-    return HarnessError(STATUS_OF_KIND[error.kind], CODE_OF_KIND[error.kind],
+    return HarnessError(error.kind, CODE_OF_KIND[error.kind],
                         f"{what} was refused: {error.detail or str(error) or 'see details'}; {outcome}",
                         details, None, problems)
 
 
 def invalid(message: str, details: str | None = None, code: str = INVALID_TEXT) -> HarnessError:
-    return HarnessError(400, code, message, details)
+    return HarnessError(ErrorKind.INVALID, code, message, details)
 
 
 def parse_body(body: bytes, what: str) -> tuple[Any, str]:
@@ -83,9 +83,10 @@ def parse_body(body: bytes, what: str) -> tuple[Any, str]:
     except card_json.CardJsonError as error:
         problems = [problem.as_dict() for problem in error.problems]
         if error.too_large:
-            raise HarnessError(413, TOO_LARGE, f"{what} {error.problems[0].message}; nothing was stored",
-                               problems=problems) from None
-        raise HarnessError(400, "PGRST102", f"{what}: {error.problems[0]}", "; ".join(
+            raise HarnessError(
+                ErrorKind.TOO_LARGE, TOO_LARGE, f"{what} {error.problems[0].message}; nothing was stored",
+                problems=problems) from None
+        raise HarnessError(ErrorKind.INVALID, "PGRST102", f"{what}: {error.problems[0]}", "; ".join(
             str(problem) for problem in error.problems[:20]) if len(error.problems) > 1 else None,
             problems=problems if len(error.problems) > 1 else []) from None
 
@@ -106,7 +107,7 @@ def one_object_text(parsed: Any, text: str, what: str) -> tuple[dict, str]:
 
 def row_uuid(value: Any, column: str, what: str) -> uuid.UUID:
     if value is None or value == "":
-        raise HarnessError(400, NOT_NULL, f"{what}: {column} is required (the card's UUID)")
+        raise HarnessError(ErrorKind.INVALID, NOT_NULL, f"{what}: {column} is required (the card's UUID)")
     try:
         return uuid.UUID(str(value))
     except ValueError:
@@ -153,8 +154,9 @@ def store_card_row(actor: User, body: bytes, replaceable: bool) -> Published:
     row_id = row_uuid(row.get("id"), "id", what)
     card = row.get("run_card")
     if not isinstance(card, dict):
-        raise HarnessError(400, NOT_NULL, f"{what}: run_card is required: the whole run card as an object",
-                           None if card is None else f"found {describe(card)}")
+        raise HarnessError(
+            ErrorKind.INVALID, NOT_NULL, f"{what}: run_card is required: the whole run card as an object",
+            None if card is None else f"found {describe(card)}")
     card_text = run_cards.member_text(row_text.encode("utf-8"), row_text, "run_card")
     assert card_text is not None
     columns = {name: value for name, value in row.items() if name != "run_card"}
@@ -164,23 +166,25 @@ def store_card_row(actor: User, body: bytes, replaceable: bool) -> Published:
                                                                       for path, reason in unstorable[:10]))
     size = len(json.dumps(columns, ensure_ascii=False).encode("utf-8"))
     if size > card_json.HEAD_MAX_BYTES:
-        raise HarnessError(413, TOO_LARGE, f"{what}: its columns but run_card are {size:,} bytes of JSON; the limit "
-                           f"is {card_json.HEAD_MAX_BYTES:,}; nothing was stored")
+        raise HarnessError(
+            ErrorKind.TOO_LARGE, TOO_LARGE, f"{what}: its columns but run_card are {size:,} bytes of JSON; the limit "
+            f"is {card_json.HEAD_MAX_BYTES:,}; nothing was stored")
     intake = HarnessIntake.objects.select_for_update().filter(row_id=row_id).first()
     if intake is not None:
         if intake.submitted_by_id != actor.pk:
-            raise HarnessError(409, UNIQUE, f"run card {row_id} was published by another account",
+            raise HarnessError(ErrorKind.CONFLICT, UNIQUE, f"run card {row_id} was published by another account",
                                hint="a card's id is its experiment's: publish a run of your own")
         if intake.card_text == card_text and intake.state != HarnessIntake.State.REFUSED:
             return Published(intake, created=False)
         if intake.state == HarnessIntake.State.ACCEPTED or not replaceable:
-            raise HarnessError(409, UNIQUE, f"run card {row_id} is already published, with other content; "
-                               "published cards are never changed", hint="a new run gets a new id")
+            raise HarnessError(
+                ErrorKind.CONFLICT, UNIQUE, f"run card {row_id} is already published, with other content; "
+                "published cards are never changed", hint="a new run gets a new id")
         intake.entries.all().delete()
         if intake.run_card_id is not None:
             RunCard.objects.filter(pk=intake.run_card_id, status=RunCard.Status.UNVERIFIED).delete()
     elif RunCard.objects.filter(public_id=row_id).exists():
-        raise HarnessError(409, UNIQUE, f"a run card with id {row_id} is already stored")
+        raise HarnessError(ErrorKind.CONFLICT, UNIQUE, f"a run card with id {row_id} is already stored")
     card_body = card_text.encode("utf-8")
     try:
         if isinstance(card.get("results"), list):
@@ -207,7 +211,8 @@ def store_card_row(actor: User, body: bytes, replaceable: bool) -> Published:
         with transaction.atomic():
             intake.save()
     except IntegrityError:
-        raise HarnessError(409, UNIQUE, f"run card {row_id} is being published by another request") from None
+        raise HarnessError(
+            ErrorKind.CONFLICT, UNIQUE, f"run card {row_id} is being published by another request") from None
     adopt(intake, run_card, with_entries=run_card.status != RunCard.Status.UNVERIFIED)
     return Published(intake, created)
 
@@ -220,7 +225,8 @@ def adopt(intake: HarnessIntake, run_card: RunCard, *, with_entries: bool) -> No
             RunCard.objects.filter(pk=run_card.pk).update(public_id=intake.row_id)
         run_card.public_id = intake.row_id
     except IntegrityError:
-        raise HarnessError(409, UNIQUE, f"a run card with id {intake.row_id} is already stored") from None
+        raise HarnessError(
+            ErrorKind.CONFLICT, UNIQUE, f"a run card with id {intake.row_id} is already stored") from None
     intake.run_card = run_card
     intake.state = HarnessIntake.State.ACCEPTED if with_entries else HarnessIntake.State.AWAITING_ENTRIES
     intake.save(update_fields=["run_card", "state"])
@@ -308,8 +314,9 @@ def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
         row_id__in=by_card, submitted_by=actor)}
     for card_id in by_card:
         if card_id not in intakes:
-            raise HarnessError(409, FOREIGN_KEY, f"run_card_entries: no run card {card_id} of yours awaits its "
-                               "entries", hint="publish the run card's row first (POST /rest/v1/run_cards)")
+            raise HarnessError(
+                ErrorKind.CONFLICT, FOREIGN_KEY, f"run_card_entries: no run card {card_id} of yours awaits its "
+                "entries", hint="publish the run card's row first (POST /rest/v1/run_cards)")
     for card_id, card_rows in by_card.items():
         intake = intakes[card_id]
         if intake.state == HarnessIntake.State.ACCEPTED:
@@ -320,9 +327,10 @@ def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
             intake.save(update_fields=["state", "problems"])
         distinct = len({entry_id for entry_id, _ in card_rows})
         if distinct > intake.expected_entries:
-            raise HarnessError(409, CHECK, f"run_card_entries: run card {card_id} scored {intake.expected_entries} "
-                               f"entries but this batch alone holds {distinct} different entry rows; nothing was "
-                               "stored")
+            raise HarnessError(
+                ErrorKind.CONFLICT, CHECK, f"run_card_entries: run card {card_id} scored {intake.expected_entries} "
+                f"entries but this batch alone holds {distinct} different entry rows; nothing was "
+                "stored")
         before = intake.entries.count()
         HarnessIntakeEntry.objects.bulk_create(
             [HarnessIntakeEntry(intake=intake, entry_id=entry_id, row=row) for entry_id, row in card_rows],
@@ -332,7 +340,7 @@ def record_entry_rows(*, actor: User, body: bytes) -> EntryBatch:
         if received > intake.expected_entries:
             refuse_rows(intake, [{"path": "dataset.entry_count", "message": f"the card scored "
                                   f"{intake.expected_entries} entries but {received} different entry rows came"}])
-            batch.refusal = HarnessError(409, CHECK, f"run_card_entries: run card {card_id} scored "
+            batch.refusal = HarnessError(ErrorKind.CONFLICT, CHECK, f"run_card_entries: run card {card_id} scored "
                                          f"{intake.expected_entries} entries but {received} different rows came; "
                                          f"{ROWS_DISCARDED}")
         elif received == intake.expected_entries:

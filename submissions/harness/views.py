@@ -21,6 +21,7 @@ from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
 
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import TokenScope
+from common.errors import ErrorKind
 
 from . import intake, query, selectors
 
@@ -41,11 +42,13 @@ def anonymous_key(value: str) -> bool:
 
 def retry_after(error: intake.HarnessError) -> int | None:
     """The seconds a 429 asks to wait (its details carry them as JSON)."""
-    return json.loads(error.details)["retry_after_seconds"] if error.status == 429 and error.details else None
+    if error.kind != ErrorKind.THROTTLED or not error.details:
+        return None
+    return json.loads(error.details)["retry_after_seconds"]
 
 
 def error_response(error: intake.HarnessError) -> JsonResponse:
-    response = JsonResponse(error.as_dict(), status=error.status)
+    response = JsonResponse(error.as_dict(), status=error.http_status)
     response["Cache-Control"] = "no-store"
     seconds = retry_after(error)
     if seconds is not None:
@@ -69,7 +72,8 @@ def presented_user(request: HttpRequest):
         try:
             return token_user(bearer)
         except AuthenticationFailed as exc:
-            raise intake.HarnessError(401, NOT_SIGNED_IN, str(exc.detail), hint=SIGN_IN_HINT) from None
+            raise intake.HarnessError(
+                ErrorKind.UNAUTHENTICATED, NOT_SIGNED_IN, str(exc.detail), hint=SIGN_IN_HINT) from None
     apikey = request.headers.get("apikey", "").strip()
     if not anonymous_key(apikey):
         try:
@@ -88,10 +92,12 @@ def publisher(request: HttpRequest):
     """The account that publishes: a valid token with the 'publish' scope (or 'secret'), or a 401/403."""
     user = presented_user(request)
     if user is None:
-        raise intake.HarnessError(401, NOT_SIGNED_IN, "publishing needs a personal API token", hint=SIGN_IN_HINT)
+        raise intake.HarnessError(
+            ErrorKind.UNAUTHENTICATED, NOT_SIGNED_IN, "publishing needs a personal API token", hint=SIGN_IN_HINT)
     if user._api_token.scope == TokenScope.READ:
-        raise intake.HarnessError(403, intake.PRIVILEGE, "this token is read-only (scope 'read'); publishing "
-                                  "needs a 'publish' token", hint=SIGN_IN_HINT)
+        raise intake.HarnessError(
+            ErrorKind.NOT_ALLOWED, intake.PRIVILEGE, "this token is read-only (scope 'read'); publishing "
+            "needs a 'publish' token", hint=SIGN_IN_HINT)
     return user
 
 
@@ -104,7 +110,7 @@ def rate(scope: str) -> tuple[int, int]:
     return int(count), PERIODS[period[0]]
 
 
-def check_rate(scope: str, who: str) -> None:
+def enforce_request_limit(scope: str, who: str) -> None:
     """A fixed window per account (or address) and scope: 429 with Retry-After once it is used up."""
     allowed, seconds = rate(scope)
     window = int(time.time() // seconds)
@@ -112,8 +118,9 @@ def check_rate(scope: str, who: str) -> None:
     cache.add(key, 0, seconds + 5)
     if cache.incr(key) > allowed:
         retry = seconds - int(time.time() % seconds)
-        raise intake.HarnessError(429, "PGRST429", f"too many requests: {allowed} per {seconds} s; retry in "
-                                  f"{retry} s", details=json.dumps({"retry_after_seconds": retry}))
+        raise intake.HarnessError(
+            ErrorKind.THROTTLED, "PGRST429", f"too many requests: {allowed} per {seconds} s; retry in "
+            f"{retry} s", details=json.dumps({"retry_after_seconds": retry}))
 
 
 def address(request: HttpRequest) -> str:
@@ -124,11 +131,13 @@ def body_of(request: HttpRequest, what: str) -> bytes:
     limit = settings.RUN_CARD_MAX_BYTES
     declared = request.META.get("CONTENT_LENGTH") or ""
     if re.fullmatch(r"[0-9]{1,15}", declared) and int(declared) > limit:
-        raise intake.HarnessError(413, "PGRST413", f"{what} is {int(declared):,} bytes; the limit is {limit:,} "
-                                  "bytes; nothing was stored")
+        raise intake.HarnessError(
+            ErrorKind.TOO_LARGE, "PGRST413", f"{what} is {int(declared):,} bytes; the limit is {limit:,} "
+            "bytes; nothing was stored")
     body = request.body
     if len(body) > limit:
-        raise intake.HarnessError(413, "PGRST413", f"{what} is more than {limit:,} bytes; nothing was stored")
+        raise intake.HarnessError(
+            ErrorKind.TOO_LARGE, "PGRST413", f"{what} is more than {limit:,} bytes; nothing was stored")
     return body
 
 
@@ -136,7 +145,7 @@ def parsed_query(request: HttpRequest, table: query.Table) -> query.Query:
     try:
         return query.parse(request.GET, table)
     except query.QueryError as error:
-        raise intake.HarnessError(400, error.code, error.message, hint=error.hint) from None
+        raise intake.HarnessError(ErrorKind.INVALID, error.code, error.message, hint=error.hint) from None
 
 
 def rows_response(parts: list[str], parsed: query.Query) -> HttpResponse:
@@ -170,7 +179,7 @@ def run_cards(request: HttpRequest) -> HttpResponse:
 def install_read(request: HttpRequest) -> HttpResponse:
     """`GET /rest/v1/run_cards?select=*&order=chrf_plus_plus.desc.nullslast[&id=eq.…][&trust=neq.disqualified]`:
     rows written one by one so that each `run_card` (and its `method_config`) is the text stored, verbatim."""
-    check_rate("read", address(request))
+    enforce_request_limit("read", address(request))
     parsed = parsed_query(request, selectors.RUN_CARDS)
     parts = []
     for row, card_text in selectors.harness_rows(reader(request), parsed):
@@ -183,7 +192,7 @@ def install_read(request: HttpRequest) -> HttpResponse:
 
 def publish_card_row(request: HttpRequest) -> HttpResponse:
     user = publisher(request)
-    check_rate("card", f"user:{user.pk}")
+    enforce_request_limit("card", f"user:{user.pk}")
     published = intake.record_card_row(actor=user, body=body_of(request, "the run_cards row"))
     if "return=representation" not in request.headers.get("Prefer", ""):
         return HttpResponse(status=201 if published.created else 200)
@@ -208,7 +217,7 @@ def trading_card_detail(request: HttpRequest) -> HttpResponse:
 
 def language_table(request: HttpRequest, table: query.Table, rows) -> HttpResponse:
     try:
-        check_rate("read", address(request))
+        enforce_request_limit("read", address(request))
         reader(request)
         parsed = parsed_query(request, table)
     except intake.HarnessError as error:
@@ -224,7 +233,7 @@ def queue_top(request: HttpRequest) -> HttpResponse:
     """`POST /rest/v1/rpc/queue_top`: the harness's queue runner asks upstream's compute queue for work. This site
     keeps no such queue: the answer is an empty page (`mt-eval queue --queue <file>` runs a queue you hold)."""
     try:
-        check_rate("read", address(request))
+        enforce_request_limit("read", address(request))
         reader(request)
         intake.parse_body(body_of(request, "the queue_top arguments") or b"{}", "queue_top arguments")
     except intake.HarnessError as error:
@@ -238,7 +247,8 @@ def unknown_table(request: HttpRequest, name: str) -> HttpResponse:
     function = name.startswith("rpc/")
     what = f"function public.{name[4:]}" if function else f"table public.{name}"
     return error_response(intake.HarnessError(
-        404, "PGRST202" if function else "PGRST205", f"Could not find the {what[:120]} in the schema cache",
+        ErrorKind.NOT_FOUND, "PGRST202" if function else "PGRST205",
+        f"Could not find the {what[:120]} in the schema cache",
         hint="this site serves run_cards, run_card_entries, datasets, trading_card_index, trading_card_detail and "
              "rpc/queue_top"))
 
@@ -249,7 +259,7 @@ def run_card_entries(request: HttpRequest) -> HttpResponse:
     """`POST /rest/v1/run_card_entries` (batches of up to 50 rows; Prefer: resolution=ignore-duplicates)."""
     try:
         user = publisher(request)
-        check_rate("entries", f"user:{user.pk}")
+        enforce_request_limit("entries", f"user:{user.pk}")
         batch = intake.record_entry_rows(actor=user, body=body_of(request, "the run_card_entries batch"))
     except intake.HarnessError as error:
         return error_response(error)
@@ -277,7 +287,8 @@ def datasets(request: HttpRequest) -> HttpResponse:
         return error_response(error)
     if unknown:
         return error_response(intake.HarnessError(
-            403, intake.PRIVILEGE, "datasets: " + ", ".join(repr(name)[:80] for name in unknown[:5]) + " is not a "
+            ErrorKind.NOT_ALLOWED, intake.PRIVILEGE,
+            "datasets: " + ", ".join(repr(name)[:80] for name in unknown[:5]) + " is not a "
             "dataset of this site; datasets are imported by their community's curators",
             hint="import the corpus first (Datasets → Import), then publish runs against it"))
     return HttpResponse(status=201)
@@ -292,17 +303,17 @@ def anonymous_submit(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"ok": False, "error": "anonymous publishing is not enabled on this site; publish with "
                              "a personal API token"}, status=404)
     try:
-        check_rate("anonymous", address(request))
+        enforce_request_limit("anonymous", address(request))
         published, batch = intake.submit_anonymously(body_of(request, "the anonymous submission"))
     except intake.HarnessError as error:
         retry = retry_after(error)
         body: dict[str, Any] = {"ok": False, "error": error.message, **error.as_dict()}
         if retry is not None:
             body["retry_after_seconds"] = retry
-        return JsonResponse(body, status=error.status)
+        return JsonResponse(body, status=error.http_status)
     if batch.refusal is not None:
         return JsonResponse({"ok": False, "error": batch.refusal.message, **batch.refusal.as_dict()},
-                            status=batch.refusal.status)
+                            status=batch.refusal.http_status)
     stored = published.intake
     return JsonResponse({"ok": True, "id": str(stored.row_id), "state": stored.state,
                          "already_published": not published.created and stored.state == "accepted",
@@ -331,7 +342,7 @@ def token(request: HttpRequest) -> HttpResponse:
                              "refresh_token is supported: set MT_EVAL_REFRESH_TOKEN to a personal API token"},
                             status=400)
     try:
-        check_rate("token", address(request))
+        enforce_request_limit("token", address(request))
         parsed, _ = intake.parse_body(request.body[:10_000], "token request")
         key = parsed.get("refresh_token") if isinstance(parsed, dict) else None
         if not isinstance(key, str) or not key:
