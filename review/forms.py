@@ -7,9 +7,12 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.validators import MaxValueValidator
 from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.functional import lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from leaderboard.verification import DEPLOYABLE_THRESHOLD
 from organizations.models import Role
 
 from .gate import CHRF_TRIGGER_RANGE, POLICY_RANGES, policy_problems, ratings_per_item_problem
@@ -36,6 +39,13 @@ from .rating_texts import (
     UNKNOWN_RATING,
 )
 from .services.rating import Submission
+
+
+def below_threshold_help() -> str:
+    """The help of the reason for reviewing a card under its trigger, with the threshold written the reader's way."""
+    return _("Required when the run card is under its review trigger: composite %(threshold)s (the Deployable "
+             "threshold) for legacy-composite cards, your organization's chrF++ trigger for standard/1 cards."
+             ) % {"threshold": number_format(DEPLOYABLE_THRESHOLD, 2)}
 
 
 def pool_candidates(organization):
@@ -132,9 +142,7 @@ class CampaignForm(CampaignGuidanceForm):
                                    label=gettext_lazy("Deadline"))
     below_threshold_reason = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}), label=gettext_lazy("Why review below the threshold?"),
-        help_text=gettext_lazy("Required when the run card is under its review trigger: composite 0.70 (the "
-                               "Deployable threshold) for legacy-composite cards, your organization's chrF++ "
-                               "trigger for standard/1 cards."))
+        help_text=lazy(below_threshold_help, str)())
 
     field_order = ["title", "speaker_title", "sample_size", "ratings_per_item", "variety", "speakers", "seed",
                    "show_reference", "control_count", "repeat_count", "deadline", "below_threshold_reason",

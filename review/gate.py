@@ -54,6 +54,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from leaderboard.verification import DEPLOYABLE_THRESHOLD
 from review.aggregation import CampaignAggregate, GroupSummary
 
 OUTCOME_PASS = "pass"
@@ -128,7 +129,7 @@ class GatePolicy:
     """Thresholds of the gate; each organization may set its own, these are the defaults."""
 
     require_complete_coverage: bool = True
-    min_usable_lower_bound: float = 0.70
+    min_usable_lower_bound: float = DEPLOYABLE_THRESHOLD
     min_tier_usable_share: float = 0.50
     max_reject_share: float = 0.10
     min_alpha: float = 0.40

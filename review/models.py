@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy
 from common.append_only import AppendOnlyModel
 from corpus.models import Entry
 from leaderboard.models import RunCard, RunCardResult
+from leaderboard.verification import DEPLOYABLE_THRESHOLD
 from ledger.models import CURRENCY_PATTERN, MAX_RATING_SECONDS
 from organizations.models import Organization
 
@@ -62,7 +63,8 @@ class Campaign(models.Model):
     deadline = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PREPARING)
     below_threshold_reason = models.TextField(
-        blank=True, help_text="Why a run card under the Deployable composite (0.70) is reviewed anyway."
+        blank=True,
+        help_text=f"Why a run card under the Deployable composite ({DEPLOYABLE_THRESHOLD:.2f}) is reviewed anyway.",
     )
     strata = models.JSONField(default=list, help_text="Difficulty strata as sampled: tier, population, allocated.")
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -240,7 +242,7 @@ class GatePolicy(models.Model):
 
     organization = models.OneToOneField(Organization, on_delete=models.CASCADE, related_name="gate_policy")
     require_complete_coverage = models.BooleanField(default=True)
-    min_usable_lower_bound = models.FloatField(default=0.70)
+    min_usable_lower_bound = models.FloatField(default=DEPLOYABLE_THRESHOLD)
     min_tier_usable_share = models.FloatField(default=0.50)
     max_reject_share = models.FloatField(default=0.10)
     min_alpha = models.FloatField(default=0.40)

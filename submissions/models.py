@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from common.append_only import AppendOnlyModel
+from leaderboard.verification import DEPLOYABLE_THRESHOLD
 from organizations.models import Organization
 
 # SPEC §5, ownership transfer (§8.3): what each side holds once a method is transferred.
@@ -27,9 +28,10 @@ GOVERNANCE_GETS = [
     "The method code",
 ]
 DEFAULT_TRANSFER_CLAUSE = (
-    "Ownership transfer. If the submitted method reaches a composite score of at least 0.70 on the "
-    "gold_standard segment of our corpus and our community approves it at the review gate, its ownership "
-    "for our language transfers to this governance organization, which records the transfer.\n\n"
+    "Ownership transfer. If the submitted method reaches a composite score of at least "
+    f"{DEPLOYABLE_THRESHOLD:.2f} on the gold_standard segment of our corpus and our community approves it at the "
+    "review gate, its ownership for our language transfers to this governance organization, which records the "
+    "transfer.\n\n"
     "The developer keeps: " + "; ".join(item[0].lower() + item[1:] for item in DEVELOPER_KEEPS) + ".\n"
     "The governance organization gets: " + "; ".join(item[0].lower() + item[1:] for item in GOVERNANCE_GETS) + "."
 )

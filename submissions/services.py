@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -28,6 +29,7 @@ from leaderboard.methods import (
     validate_method_card,
 )
 from leaderboard.models import RunCard
+from leaderboard.verification import DEPLOYABLE_THRESHOLD
 from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 from organizations.permissions import require
@@ -371,7 +373,8 @@ def record_ownership_transfer(*, actor: User, submission: MethodSubmission, deve
     if not transfer_eligible(submission.run_card):
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
                      _("Its run card is not eligible: a transfer needs a gold_standard card with an approval in force "
-                       "at the review gate, and composite ≥ 0.70 for a legacy-composite card."))
+                       "at the review gate, and composite ≥ %(threshold)s for a legacy-composite card.")
+                     % {"threshold": number_format(DEPLOYABLE_THRESHOLD, 2)})
     keeps = [item.strip() for item in (DEVELOPER_KEEPS if developer_keeps is None else developer_keeps) if item.strip()]
     gets = [item.strip() for item in (GOVERNANCE_GETS if governance_gets is None else governance_gets) if item.strip()]
     if not keeps:

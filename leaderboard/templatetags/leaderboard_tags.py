@@ -4,6 +4,8 @@ and served by the API as they are); pages translate them when they show them."""
 from django import template
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
+from ..verification import DEFAULT_TIER_BANDS, DEPLOYABLE_THRESHOLD
+
 register = template.Library()
 
 TIER_LABELS = {
@@ -16,6 +18,18 @@ TIER_LABELS = {
     "GDS Verified": pgettext_lazy("verification tier", "GDS Verified"),
     "Community Validated": pgettext_lazy("verification tier", "Community Validated"),
 }
+
+
+@register.simple_tag
+def deployable_threshold() -> float:
+    """The composite where Deployable starts by default, for pages that state the rule (`floatformat:2` writes it
+    the reader's way)."""
+    return DEPLOYABLE_THRESHOLD
+
+
+@register.simple_tag
+def default_tier_bands() -> dict[str, float]:
+    return DEFAULT_TIER_BANDS
 
 
 @register.filter

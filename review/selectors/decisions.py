@@ -102,7 +102,7 @@ def stored_gate_policy(organization: Organization) -> GatePolicy | None:
 
 
 def deployable_composite(run_card: RunCard) -> float:
-    """Where the Deployable tier starts for the card's language pair: its steward's bands, 0.70 by default
+    """Where the Deployable tier starts for the card's language pair: its steward's bands, DEFAULT_TIER_BANDS by default
     (SPEC §5; leaderboard.selectors.bands_of)."""
     return bands_of(run_card.dataset_version)["deployable"]
 
@@ -119,9 +119,9 @@ def shown_chrf(run_card: RunCard) -> float | None:
 
 def review_trigger(run_card: RunCard, policy: GatePolicy | None) -> ReviewTrigger:
     """Legacy-composite cards are ready for review from the Deployable composite (the start of the Deployable band of
-    their pair, 0.70 by default; SPEC §5). standard/1 cards have no composite: they are ready from the corpus chrF++
-    the organization chose (`policy`), and need a written reason while it chose none. Both read the scores the
-    leaderboard shows, never a claim the card's predictions do not give."""
+    their pair, DEFAULT_TIER_BANDS by default; SPEC §5). standard/1 cards have no composite: they are ready from the
+    corpus chrF++ the organization chose (`policy`), and need a written reason while it chose none. Both read the
+    scores the leaderboard shows, never a claim the card's predictions do not give."""
     if run_card.scoring_standard == STANDARD_1:
         chrf_value = shown_chrf(run_card)
         chrf = "—" if chrf_value is None else f"{chrf_value:.1f}"
