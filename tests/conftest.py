@@ -351,6 +351,21 @@ def publish(dataset):
     return set_dataset_public(dataset=dataset, is_public=True, actor=None)
 
 
+def published_version(organization, entries):
+    """A version of `entries` imported for `organization`, with consent to every use and its public segments
+    released."""
+    version = import_corpus(data=corpus_bytes(entries), organization=organization, actor=None).version
+    publish(version.dataset)
+    return version
+
+
+def entries_of(version):
+    """The version's entries in the order of its file."""
+    from corpus.models import Entry
+
+    return list(Entry.objects.filter(version=version).order_by("position"))
+
+
 @pytest.fixture
 def public_version(steward):
     """A public dataset holding one entry of each segment; the secret ones carry SECRET_MARK."""
@@ -386,3 +401,34 @@ def activate_held_out(version) -> None:
 
     DatasetVersion.objects.filter(pk=version.pk).update(held_out_activated_at=timezone.now())
     version.refresh_from_db()
+
+
+# Review: the run card a campaign reviews and the speakers it draws on (tests/review_setup.py builds them).
+
+@pytest.fixture
+def card(steward, governance_user):
+    """A gold-standard card of the steward in every difficulty tier, uploaded by its sandbox operator."""
+    from .review_setup import gold_card
+
+    return gold_card(steward, governance_user)
+
+
+@pytest.fixture
+def public_card(card):
+    """`card` on a published dataset: its row is on the public (cached) leaderboard."""
+    publish(card.dataset_version.dataset)
+    return card
+
+
+@pytest.fixture
+def pool_size() -> int:
+    """How many speakers `pool` holds; a module overrides this fixture for a smaller pool."""
+    return 4
+
+
+@pytest.fixture
+def pool(steward, pool_size):
+    """Qualified speakers of the steward (speaker1@… to speaker<pool_size>@…), a campaign's pool."""
+    from .review_setup import speakers
+
+    return speakers(steward, pool_size)

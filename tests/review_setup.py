@@ -65,6 +65,11 @@ def settings_for(pool, **overrides) -> services.CampaignSettings:
     return services.CampaignSettings(**values)
 
 
+def open_campaign(card, governance_user, pool, **overrides):
+    """A campaign on `card` opened by `governance_user` with `settings_for(pool, **overrides)`."""
+    return services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
+
+
 def submit(assignment: Assignment, value: str = "acceptable", client_id=None, **fields):
     submission = services.Submission(client_id=client_id or uuid.uuid4(), value=value, **fields)
     return services.record_rating(item=assignment.public_id, actor=assignment.speaker, submission=submission)

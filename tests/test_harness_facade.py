@@ -21,7 +21,7 @@ from submissions.harness import query, selectors
 from submissions.harness.query import QueryError
 
 from .cards import seal
-from .conftest import corpus_bytes, entry, publish
+from .conftest import corpus_bytes, entry, publish, published_version
 from .harness_fixtures import card_row, entry_batches, harness_card
 from .test_harness_intake import BASE, post, public_entries, publish_like_the_harness
 
@@ -36,9 +36,7 @@ HARNESS_HEADERS = {"HTTP_APIKEY": HARNESS_KEY, "HTTP_AUTHORIZATION": f"Bearer {H
 def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain=("medical", "legal")[n % 2]) for n in range(1, 41)]
     entries += [entry(500, "gold_standard", domain="medical")]
-    outcome = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None)
-    publish(outcome.version.dataset)
-    return outcome.version
+    return published_version(steward, entries)
 
 
 @pytest.fixture

@@ -11,11 +11,10 @@ import pytest
 from accounts.models import TokenScope, User
 from accounts.services import create_api_token
 from corpus.models import Entry
-from corpus.services import import_corpus
 from leaderboard.models import RunCard, RunCardResult
 from submissions.models import HarnessIntake, HarnessIntakeEntry
 
-from .conftest import corpus_bytes, entry, publish
+from .conftest import entry, published_version
 from .harness_fixtures import card_row, entry_batches, harness_card
 
 pytestmark = pytest.mark.django_db
@@ -27,9 +26,7 @@ def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 5, domain=("medical", "legal")[n % 2])
                for n in range(1, 121)]
     entries += [entry(500, "gold_standard", domain="medical")]
-    outcome = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None)
-    publish(outcome.version.dataset)
-    return outcome.version
+    return published_version(steward, entries)
 
 
 def public_entries(version):

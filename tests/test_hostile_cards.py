@@ -17,7 +17,6 @@ from accounts.services import create_api_token
 from common.problems import MAX_LISTED_PROBLEMS
 from corpus.models import DatasetVersion, Entry
 from corpus.selectors import version_hash
-from corpus.services import import_corpus
 from leaderboard.card_json import COUNT_CHUNK, HEAD_MAX_BYTES, METHOD_CONFIG_MAX_BYTES, STRING_MAX_BYTES
 from leaderboard.leaks import MIN_SHARED_TEXT, SecretTextIndex, skeleton
 from leaderboard.models import RunCard
@@ -25,7 +24,7 @@ from leaderboard.services import RunCardRejected, submit_run_card
 from submissions.models import HarnessIntake, HarnessIntakeEntry
 
 from .cards import body, make_card, seal
-from .conftest import corpus_bytes, entry, publish
+from .conftest import entry, published_version
 from .harness_fixtures import card_row, entry_batches, harness_card
 
 pytestmark = pytest.mark.django_db
@@ -46,9 +45,7 @@ def version(steward):
                 {"id": 100, "source": "I see the dog and the cat", "reference": GOLD_TEXT, "segment": "gold_standard"},
                 {"id": 101, "source": "tell the story of the winter", "reference": LONG_GOLD,
                  "segment": "gold_standard"}]
-    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    publish(version.dataset)
-    return version
+    return published_version(steward, entries)
 
 
 def development(version):

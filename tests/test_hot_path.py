@@ -34,13 +34,14 @@ on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="pr
 
 
 @pytest.fixture
-def pool(steward):
-    return speakers(steward, 3)
+def pool_size() -> int:
+    """Three speakers."""
+    return 3
 
 
 @pytest.fixture
-def campaign(steward, governance_user, pool):
-    return services.open_campaign(run_card=gold_card(steward, governance_user), actor=governance_user,
+def campaign(steward, governance_user, pool, card):
+    return services.open_campaign(run_card=card, actor=governance_user,
                                   values=settings_for(pool, sample_size=12, control_count=2))
 
 

@@ -4,13 +4,12 @@ import json
 
 import pytest
 
-from corpus.models import Entry
 from corpus.services import import_corpus, set_dataset_public
 from leaderboard.models import RunCard
 from leaderboard.services import record_reproduction, submit_run_card
 
 from .cards import body, make_card
-from .conftest import corpus_bytes, entry, grant_all_consents, publish
+from .conftest import corpus_bytes, entries_of, entry, grant_all_consents, published_version
 
 pytestmark = pytest.mark.django_db
 
@@ -19,13 +18,7 @@ pytestmark = pytest.mark.django_db
 def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
                      provenance="elicited") for n in range(1, 9)]
-    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    publish(stored.dataset)
-    return stored
-
-
-def entries_of(version):
-    return list(Entry.objects.filter(version=version).order_by("position"))
+    return published_version(steward, entries)
 
 
 def medical_only_good(entry_row):
@@ -319,3 +312,4 @@ def test_an_empty_ranking_points_to_the_cards_of_the_other_standard(client, vers
     assert "1 run card is ranked by another scoring standard, legacy-composite" in page
     assert 'href="?standard=legacy-composite"' in page
     assert "another scoring standard" not in client.get(BOARD).content.decode()
+

@@ -15,7 +15,7 @@ from leaderboard.models import RunCard
 from leaderboard.services import submit_run_card
 
 from .cards import body, make_card, seal
-from .conftest import corpus_bytes, entry, grant_all_consents, publish
+from .conftest import corpus_bytes, entries_of, entry, grant_all_consents, published_version
 
 pytestmark = pytest.mark.django_db
 
@@ -26,13 +26,7 @@ STANDARD = "standard/1"
 def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 15 else "legal")
                for n in range(1, 31)]
-    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    publish(stored.dataset)
-    return stored
-
-
-def entries_of(version):
-    return list(Entry.objects.filter(version=version).order_by("position"))
+    return published_version(steward, entries)
 
 
 def card_for(version, **options) -> dict:

@@ -4,13 +4,12 @@ governance staff or a maintainer, of a method by maintainers; held_out entries s
 import pytest
 
 from corpus.models import Entry
-from corpus.services import import_corpus
 from leaderboard.models import Disqualification, Method, RunCard
 from leaderboard.services import LeaderboardError, RunCardRejected, disqualify, submit_run_card
 from organizations.models import AuditEvent
 
 from .cards import body, make_card, seal
-from .conftest import activate_held_out, corpus_bytes, entry, grant_all_consents, member, publish
+from .conftest import activate_held_out, entry, member, published_version
 
 pytestmark = pytest.mark.django_db
 
@@ -24,10 +23,7 @@ METHOD = {"method_id": "lexicon-plus", "name": "Lexicon plus", "class": "pipelin
 def version(steward):
     entries = ([entry(n, "development") for n in range(1, 9)] + [entry(n, "gold_standard") for n in range(9, 12)]
                + [entry(n, "held_out") for n in range(12, 15)])
-    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    grant_all_consents(stored.dataset)
-    publish(stored.dataset)
-    return stored
+    return published_version(steward, entries)
 
 
 def public(version):

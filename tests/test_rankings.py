@@ -6,12 +6,12 @@ import pytest
 from django.utils import timezone
 
 from corpus.models import Entry
-from corpus.services import create_next_version, import_corpus
+from corpus.services import create_next_version
 from leaderboard.models import RunCard
 from leaderboard.services import submit_run_card
 
 from .cards import body, make_card, seal
-from .conftest import corpus_bytes, entry, grant_all_consents, publish
+from .conftest import entry, publish, published_version
 
 pytestmark = pytest.mark.django_db
 
@@ -21,10 +21,7 @@ STANDARD = "standard/1"
 @pytest.fixture
 def version(steward):
     entries = [entry(n, "development") for n in range(1, 11)] + [entry(n, "gold_standard") for n in range(11, 17)]
-    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    grant_all_consents(stored.dataset)
-    publish(stored.dataset)
-    return stored
+    return published_version(steward, entries)
 
 
 def public(version):

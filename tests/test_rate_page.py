@@ -16,14 +16,15 @@ from review.languages import text_direction
 from review.models import Assignment, Campaign, Rating
 
 from .browser_support import reviewed_public_dataset
-from .review_setup import gold_card, settings_for, speakers
+from .review_setup import gold_card, settings_for
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def pool(steward):
-    return speakers(steward, 2)
+def pool_size() -> int:
+    """Two speakers."""
+    return 2
 
 
 @pytest.fixture

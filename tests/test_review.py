@@ -13,25 +13,11 @@ from review import services
 from review.models import Assignment, Campaign, Decision, Item, Rating
 from review.selectors import campaign_aggregate, transfer_eligible
 
-from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
+from .review_setup import gold_card, open_campaign, rate_everything, settings_for, speakers, submit
 
 pytestmark = pytest.mark.django_db
 
 OVERRIDE_REASON = "The panel found it usable, and the community approves it regardless."
-
-
-@pytest.fixture
-def card(steward, governance_user):
-    return gold_card(steward, governance_user)
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 4)
-
-
-def open_campaign(card, governance_user, pool, **overrides):
-    return services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
 
 
 def test_a_campaign_samples_by_difficulty_tier_and_records_the_strata(card, governance_user, pool):

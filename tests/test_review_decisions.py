@@ -11,8 +11,8 @@ from review.gate import GatePolicy, evaluate_gate
 from review.models import Campaign, Decision, Rating, SpeakerExclusion
 from review.selectors import campaign_aggregate
 
-from .conftest import SECRET_MARK, publish
-from .review_setup import OUTPUT_MARK, gold_card, rate_everything, settings_for, speakers
+from .conftest import SECRET_MARK
+from .review_setup import OUTPUT_MARK, open_campaign, rate_everything
 
 pytestmark = pytest.mark.django_db
 
@@ -25,26 +25,15 @@ REASON = "The elders read every output aloud and found them right for teaching."
 
 
 @pytest.fixture
-def card(steward, governance_user):
-    """A gold-standard card on a published dataset: its row is on the public (cached) leaderboard."""
-    card = gold_card(steward, governance_user)
-    publish(card.dataset_version.dataset)
-    return card
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 4)
-
-
-def opened(card, governance_user, pool, **overrides):
-    return services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
+def card(public_card):
+    """Its row is on the public (cached) leaderboard."""
+    return public_card
 
 
 @pytest.fixture
 def thin_campaign(card, governance_user, pool):
     """Twelve items, all rated excellent: too few rated items for a pass (insufficient evidence)."""
-    campaign = opened(card, governance_user, pool, sample_size=12)
+    campaign = open_campaign(card, governance_user, pool, sample_size=12)
     rate_everything(campaign, lambda a: "excellent")
     return campaign
 
@@ -75,7 +64,7 @@ def test_a_rejection_needs_no_confirmation_whatever_the_recommendation(thin_camp
 
 
 def test_a_pass_is_approved_without_confirmation(card, governance_user, pool):
-    campaign = opened(card, governance_user, pool, sample_size=40)
+    campaign = open_campaign(card, governance_user, pool, sample_size=40)
     rate_everything(campaign, lambda a: "excellent")
     decision = decide(campaign, governance_user, "approve", rationale="Fine.")
     assert decision.recommendation["outcome"] == "pass"
@@ -96,7 +85,7 @@ def test_the_decision_page_asks_for_the_confirmation_when_the_gate_does_not_reco
 
 
 def test_the_decision_page_offers_no_confirmation_for_a_pass(client, card, governance_user, pool):
-    campaign = opened(card, governance_user, pool, sample_size=40)
+    campaign = open_campaign(card, governance_user, pool, sample_size=40)
     rate_everything(campaign, lambda a: "excellent")
     client.force_login(governance_user)
     assert 'name="against_recommendation"' not in client.get(
@@ -139,7 +128,7 @@ def test_a_revoked_approval_shows_as_not_approved(client, card, thin_campaign, g
 
 def test_the_latest_decision_over_all_campaigns_is_the_one_shown(client, card, thin_campaign, governance_user, pool):
     decide(thin_campaign, governance_user, "reject", rationale="Not yet.")
-    second = opened(card, governance_user, pool, sample_size=40, seed=9)
+    second = open_campaign(card, governance_user, pool, sample_size=40, seed=9)
     rate_everything(second, lambda a: "excellent")
     decide(second, governance_user, "approve", rationale="Fine after the second round.")
     assert leaderboard_row(client, card)["community_review"]["outcome"] == "approved"
@@ -172,7 +161,7 @@ def test_the_notice_is_in_the_developers_language(card, thin_campaign, governanc
 
 
 def test_the_decision_page_shows_each_speakers_usable_rate_and_offset(client, card, governance_user, pool):
-    campaign = opened(card, governance_user, pool, sample_size=30)
+    campaign = open_campaign(card, governance_user, pool, sample_size=30)
     lenient = pool[0]
     rate_everything(campaign, lambda a: "excellent" if a.speaker_id == lenient.pk else "gist")
     client.force_login(governance_user)
@@ -183,7 +172,7 @@ def test_the_decision_page_shows_each_speakers_usable_rate_and_offset(client, ca
 
 def test_governance_leaves_a_flagged_speaker_out_with_a_reason_and_sees_the_recommendation_both_ways(
         client, card, governance_user, pool):
-    campaign = opened(card, governance_user, pool, sample_size=40)
+    campaign = open_campaign(card, governance_user, pool, sample_size=40)
     harsh = pool[0]
     rate_everything(campaign, lambda a: "reject" if a.speaker_id == harsh.pk else "excellent")
     client.force_login(governance_user)
@@ -219,7 +208,7 @@ def test_governance_leaves_a_flagged_speaker_out_with_a_reason_and_sees_the_reco
 
 
 def test_counting_a_speaker_again_restores_the_figures_and_keeps_the_record(card, governance_user, pool):
-    campaign = opened(card, governance_user, pool, sample_size=30)
+    campaign = open_campaign(card, governance_user, pool, sample_size=30)
     rate_everything(campaign, lambda a: "gist" if a.speaker_id == pool[1].pk else "acceptable")
     whole = campaign_aggregate(campaign)
     services.exclude_speaker(actor=governance_user, campaign=campaign, speaker=pool[1], reason="Misread the scale.")
@@ -234,7 +223,7 @@ def test_counting_a_speaker_again_restores_the_figures_and_keeps_the_record(card
 
 
 def test_only_governance_staff_leave_speakers_out(client, card, governance_user, pool):
-    campaign = opened(card, governance_user, pool, sample_size=12)
+    campaign = open_campaign(card, governance_user, pool, sample_size=12)
     rate_everything(campaign)
     with pytest.raises(services.NotAllowed):
         services.exclude_speaker(actor=pool[1], campaign=campaign, speaker=pool[0], reason="Mine are better.")
@@ -252,7 +241,7 @@ def test_the_decision_page_reads_the_campaigns_ratings_once_whatever_their_numbe
     client.force_login(governance_user)
     counts = []
     for size, seed in ((12, 1), (40, 2)):
-        campaign = opened(card, governance_user, pool, sample_size=size, seed=seed)
+        campaign = open_campaign(card, governance_user, pool, sample_size=size, seed=seed)
         rate_everything(campaign, lambda a: "gist")
         noted = list(campaign.assignments.filter(state="rated").values_list("pk", flat=True)[:3])
         Rating.objects.filter(assignment_id__in=noted).update(comment="a word on the spelling")
@@ -277,7 +266,7 @@ def test_a_reason_the_audit_log_cannot_keep_is_refused_naming_it_and_nothing_cha
         client, card, governance_user, pool, reason, message):
     """The audit log keeps a reason for ever: a NUL character (which PostgreSQL refuses: it was a server error) or
     more than 500 characters are refused with a message, the campaign's status and figures untouched."""
-    campaign = opened(card, governance_user, pool, sample_size=20)
+    campaign = open_campaign(card, governance_user, pool, sample_size=20)
     harsh = pool[0]
     rate_everything(campaign, lambda a: "reject" if a.speaker_id == harsh.pk else "excellent")
     client.force_login(governance_user)

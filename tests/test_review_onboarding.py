@@ -13,7 +13,7 @@ from review import selectors, services
 from review.models import Assignment, Campaign, RatingExamples
 
 from .conftest import PASSWORD, member
-from .review_setup import gold_card, rate_everything, settings_for, speakers
+from .review_setup import rate_everything, settings_for
 
 pytestmark = pytest.mark.django_db
 
@@ -21,13 +21,9 @@ ADAPTER = "review.adapter.AccountAdapter"
 
 
 @pytest.fixture
-def card(steward, governance_user):
-    return gold_card(steward, governance_user)
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 3)
+def pool_size() -> int:
+    """Three speakers: six items each take two showings per speaker."""
+    return 3
 
 
 @pytest.fixture

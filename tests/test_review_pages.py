@@ -17,23 +17,11 @@ from .review_setup import (
     MODEL_SLUG,
     OUTPUT_MARK,
     consent_to_everything,
-    gold_card,
     rate_everything,
     settings_for,
-    speakers,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def card(steward, governance_user):
-    return gold_card(steward, governance_user)
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 4)
 
 
 @pytest.fixture

@@ -9,19 +9,15 @@ from review.models import Assignment, Campaign, Rating
 from review.selectors import campaign_aggregate, repeat_pairs
 from review.services import with_repeats
 
-from .review_setup import gold_card, settings_for, speakers, submit
+from .review_setup import settings_for, speakers, submit
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def card(steward, governance_user):
-    return gold_card(steward, governance_user)
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 3)
+def pool_size() -> int:
+    """Three speakers."""
+    return 3
 
 
 def open_with_repeats(card, governance_user, pool, repeats=3, **overrides):

@@ -18,7 +18,7 @@ from leaderboard.models import RunCard, RunCardResult
 from leaderboard.services import submit_run_card
 
 from .cards import body, make_card, seal
-from .conftest import corpus_bytes, entry, grant_all_consents, publish
+from .conftest import corpus_bytes, entries_of, entry, grant_all_consents, publish, published_version
 
 pytestmark = pytest.mark.django_db
 
@@ -30,13 +30,7 @@ def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 10 else "legal",
                      **({"variant_class": "ta-direct"} if n % 2 else {}))
                for n in range(1, 21)]
-    stored = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    publish(stored.dataset)
-    return stored
-
-
-def entries_of(version):
-    return list(Entry.objects.filter(version=version).order_by("position"))
+    return published_version(steward, entries)
 
 
 def wrong(entry_row) -> str:

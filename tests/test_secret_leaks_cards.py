@@ -12,7 +12,7 @@ import pytest
 
 from corpus.models import ConsentUse, DatasetVersion, Entry
 from corpus.selectors import version_hash
-from corpus.services import grant_consent, import_corpus, revoke_consent
+from corpus.services import grant_consent, revoke_consent
 from leaderboard.leaks import MIN_SECRET_TEXT, SecretTextIndex, skeleton
 from leaderboard.models import Method, RunCard
 from leaderboard.services import RunCardRejected, submit_run_card
@@ -20,7 +20,7 @@ from organizations.audit import verify_chain
 from organizations.models import AuditEvent
 
 from .cards import body, make_card, seal
-from .conftest import SECRET_MARK, corpus_bytes, entry, publish
+from .conftest import SECRET_MARK, entry, published_version
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/run-cards/"
@@ -37,9 +37,7 @@ def version(steward):
                 {"id": 102, "source": "I see the dog and the cat", "reference": GOLD_TEXT, "segment": "gold_standard"},
                 {"id": 103, "source": SHORT_GOLD, "reference": "cd", "segment": "held_out"},
                 {"id": 104, "source": "hello", "reference": SHARED_GOLD, "segment": "gold_standard"}]
-    version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
-    publish(version.dataset)
-    return version
+    return published_version(steward, entries)
 
 
 def of(version, *segments):

@@ -25,8 +25,7 @@ from review.forms import SHOWN_SALT
 from review.gate import evaluate_gate
 from review.models import Assignment, Campaign, Rating, RatingWithdrawal
 
-from .conftest import publish
-from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
+from .review_setup import rate_everything, settings_for, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -38,15 +37,8 @@ REASON = "The council read the outputs with the speakers and found them right fo
 
 
 @pytest.fixture
-def card(steward, governance_user):
-    card = gold_card(steward, governance_user)
-    publish(card.dataset_version.dataset)
-    return card
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 4)
+def card(public_card):
+    return public_card
 
 
 @pytest.fixture

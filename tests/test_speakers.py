@@ -20,29 +20,15 @@ from speakers.models import Attestation, LanguageSkill, PracticeAttempt, Practic
 from speakers.selectors import Requirement, qualification_problems
 
 from .conftest import PASSWORD, member, qualify
-from .review_setup import gold_card, sandbox_operator, settings_for, speakers
+from .review_setup import open_campaign, sandbox_operator, speakers
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def card(steward, governance_user):
-    return gold_card(steward, governance_user)
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 4)
 
 
 def unqualified(email, organization):
     """A speaker of the organization who stated no language (or whose languages nobody attested)."""
     user, _, _ = add_member(email=email, organization=organization, role="speaker", password=PASSWORD, actor=None)
     return user
-
-
-def open_campaign(card, governance_user, pool, **overrides):
-    return review.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
 
 
 def actions(organization, action):

@@ -31,7 +31,7 @@ from submissions.packages import PackageLimits, inspect_package, parse_cost_repo
 
 from .cards import body, make_card
 from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry, member
-from .review_setup import OUTPUT_MARK, consent_to_everything, gold_card, gold_entries, settings_for, speakers
+from .review_setup import OUTPUT_MARK, consent_to_everything, gold_card, gold_entries, open_campaign
 
 MIB = 1024 * 1024
 State = SubmissionState
@@ -507,20 +507,6 @@ def submission(steward, developer, acceptance, media):
     return submit(steward, developer, acceptance, zip_bytes(package_files())).submission
 
 
-@pytest.fixture
-def card(steward, governance_user):
-    return gold_card(steward, governance_user)
-
-
-@pytest.fixture
-def pool(steward):
-    return speakers(steward, 4)
-
-
-def open_review(card, governance_user, pool, **overrides):
-    return review_services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, **overrides))
-
-
 def advance(submission, actor, to_state, **details):
     return services.advance_submission(submission=submission, actor=actor, to_state=to_state, **details)
 
@@ -529,7 +515,7 @@ def advance(submission, actor, to_state, **details):
 def test_every_allowed_transition_up_to_the_transfer(submission, governance_user, card, pool, developer):
     advance(submission, governance_user, State.AWAITING_SANDBOX)
     advance(submission, governance_user, State.EVALUATED, run_card=card)
-    campaign = open_review(card, governance_user, pool)
+    campaign = open_campaign(card, governance_user, pool)
     advance(submission, governance_user, State.IN_REVIEW)
     review_services.record_decision(
         campaign=campaign,
@@ -634,7 +620,7 @@ def test_review_needs_a_campaign_and_approval_mirrors_the_decision_in_force(subm
     advance(submission, governance_user, State.EVALUATED, run_card=card)
     with pytest.raises(services.TransitionRefused, match="Open a review campaign on its run card first"):
         advance(submission, governance_user, State.IN_REVIEW)
-    campaign = open_review(card, governance_user, pool)
+    campaign = open_campaign(card, governance_user, pool)
     advance(submission, governance_user, State.IN_REVIEW)
     with pytest.raises(services.TransitionRefused) as error:
         advance(submission, governance_user, State.APPROVED)
@@ -660,7 +646,7 @@ def test_review_needs_a_campaign_and_approval_mirrors_the_decision_in_force(subm
 def test_rejection_after_review_needs_a_rejecting_decision(submission, governance_user, card, pool):
     advance(submission, governance_user, State.AWAITING_SANDBOX)
     advance(submission, governance_user, State.EVALUATED, run_card=card)
-    campaign = open_review(card, governance_user, pool)
+    campaign = open_campaign(card, governance_user, pool)
     advance(submission, governance_user, State.IN_REVIEW)
     review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve",
                                     rationale=OVERRIDE_REASON, against_recommendation=True)
@@ -695,7 +681,7 @@ def test_transfer_is_refused_when_the_method_is_not_eligible(submission, steward
     with pytest.raises(services.TransitionRefused, match="Only an approved submission is transferred"):
         services.record_ownership_transfer(submission=submission, actor=governance_user)
     advance(submission, governance_user, State.EVALUATED, run_card=below)
-    campaign = open_review(below, governance_user, pool, below_threshold_reason="Community asked to see it.")
+    campaign = open_campaign(below, governance_user, pool, below_threshold_reason="Community asked to see it.")
     advance(submission, governance_user, State.IN_REVIEW)
     review_services.record_decision(
         campaign=campaign,
@@ -853,7 +839,7 @@ def test_the_development_entries_question_is_answered_in_full(client, steward, t
 
 @pytest.mark.django_db
 def test_the_transfer_record_is_shown_on_the_method_page(client, evaluated, governance_user, card, pool, developer):
-    campaign = open_review(card, governance_user, pool)
+    campaign = open_campaign(card, governance_user, pool)
     advance(evaluated, governance_user, State.IN_REVIEW)
     review_services.record_decision(campaign=campaign, actor=governance_user, outcome="approve",
                                     rationale=OVERRIDE_REASON, against_recommendation=True)

@@ -10,8 +10,7 @@ from organizations.models import AuditEvent
 from review import services
 from review.selectors import review_trigger, transfer_eligible
 
-from .conftest import publish
-from .review_setup import gold_card, rate_everything, settings_for, speakers
+from .review_setup import rate_everything, settings_for, speakers
 
 pytestmark = pytest.mark.django_db
 
@@ -20,10 +19,8 @@ STRICT = {"emerging": 0.4, "functional": 0.6, "deployable": 0.9, "fluent": 0.95}
 
 
 @pytest.fixture
-def card(steward, governance_user):
-    card = gold_card(steward, governance_user, composite=0.8)
-    publish(card.dataset_version.dataset)
-    return card
+def card(public_card):
+    return public_card
 
 
 def tier_of(client) -> tuple[str, bool]:
