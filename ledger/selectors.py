@@ -40,6 +40,12 @@ def rate_in_force(work: Any, policy: PayPolicy | None) -> Rate:
 CENT = Decimal("0.01")
 
 
+def in_cents(total: Decimal | None) -> Decimal:
+    """A sum of payments to Payment.amount's two places: PostgreSQL keeps the column's scale (45.00) but SQLite
+    drops trailing zeros (45), and every page and export must show the same figure whatever the database."""
+    return (total or Decimal(0)).quantize(CENT)
+
+
 def amount_owed(seconds: float, rate: Rate) -> Decimal | None:
     if rate.hourly_rate is None:
         return None

@@ -24,8 +24,9 @@ from review import selectors, services
 from review.forms import SHOWN_SALT
 from review.gate import evaluate_gate
 from review.models import Assignment, Campaign, Rating, RatingWithdrawal
+from review.selectors.pay import speaker_pay
 
-from .review_setup import rate_everything, settings_for, submit
+from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -182,6 +183,22 @@ def test_timesheet_totals_owed_and_paid(client, campaign, pool, governance_user,
     assert AuditEvent.objects.filter(action="pay.timesheet_exported").exists()
     workbook = load_workbook(io.BytesIO(client.get(f"/review/campaigns/{campaign.public_id}/timesheet.xlsx").content))
     assert workbook.active["A1"].value == "speaker" and workbook.active.max_row == 3
+
+
+def test_paid_totals_have_two_places_on_every_database(campaign, pool, governance_user, steward):
+    """50.00 then a correction of -5.00 read 45.00 on the timesheet and the speaker's own page, as PostgreSQL sums
+    them; SQLite's sum (`make run`'s database) came back as 45 and the export showed "45"."""
+    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
+                            currency="CAD", default_seconds_per_rating=45)
+    timed(campaign, pool[0], [900])
+    payment = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+                                      amount=Decimal("50.00"), paid_on=date(2026, 11, 30))
+    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("-5.00"),
+                            paid_on=date(2026, 12, 1), corrects=payment, note="Paid 5 too much: the rate is 60.")
+    [row] = selectors.timesheet(campaign)
+    [own] = speaker_pay(pool[0])
+    assert (str(row.paid), str(row.balance)) == ("45.00", "-30.00")
+    assert (str(own.paid), str(own.balance)) == ("45.00", "-30.00")
 
 
 def test_corrections_never_take_back_more_than_was_paid(campaign, pool, governance_user, steward):

@@ -15,7 +15,7 @@ from django.db.models import (
 )
 
 from ledger.models import Payment, PayPolicy
-from ledger.selectors import Rate, amount_owed, rate_in_force, stored_pay_policy
+from ledger.selectors import Rate, amount_owed, in_cents, rate_in_force, stored_pay_policy
 from organizations.models import Organization
 
 from ..models import (
@@ -74,7 +74,7 @@ def timesheet(campaign: Campaign, rate: Rate | None = None) -> list[TimesheetRow
     return sorted((TimesheetRow(
         speaker_id=row["speaker_id"], email=users[row["speaker_id"]][0], name=users[row["speaker_id"]][1],
         ratings=row["ratings"], untimed=row["untimed"], seconds=row["seconds"] or 0.0,
-        owed=amount_owed(row["seconds"] or 0.0, rate), paid=paid.get(row["speaker_id"]) or Decimal("0.00"),
+        owed=amount_owed(row["seconds"] or 0.0, rate), paid=in_cents(paid.get(row["speaker_id"])),
         withdrawn=row["withdrawn"] == row["ratings"]) for row in rows), key=lambda row: row.email)
 
 
@@ -117,7 +117,7 @@ def speaker_pay(user) -> list[SpeakerCampaignPay]:
         rows.append(SpeakerCampaignPay(
             campaign=campaign, language_pair=campaign.run_card.dataset_version.language_pair,
             ratings=row["ratings"], seconds=seconds, rate=rate, owed=amount_owed(seconds, rate),
-            paid=paid.get(campaign.pk) or Decimal("0.00"), withdrawn_at=withdrawn.get(campaign.pk),
+            paid=in_cents(paid.get(campaign.pk)), withdrawn_at=withdrawn.get(campaign.pk),
             can_withdraw=row["kept"] > 0))
     return rows
 
