@@ -108,6 +108,13 @@ def recreate_card_triggers(apps, schema_editor) -> None:
         schema_editor.execute(statement)
 
 
+def recreate_card_triggers_on_sqlite(apps, schema_editor) -> None:
+    """SQLite drops a table's triggers when a migration rebuilds the table (PostgreSQL's ALTER TABLE keeps them), as
+    0009 rebuilt the run cards' and left their writes with the stamp unchanged: put them back there."""
+    if schema_editor.connection.vendor == "sqlite":
+        recreate_card_triggers(apps, schema_editor)
+
+
 def state_triggers() -> migrations.RunPython:
     return migrations.RunPython(create_triggers, drop_triggers)
 

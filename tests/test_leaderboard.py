@@ -313,3 +313,16 @@ def test_an_empty_ranking_points_to_the_cards_of_the_other_standard(client, vers
     assert 'href="?standard=legacy-composite"' in page
     assert "another scoring standard" not in client.get(BOARD).content.decode()
 
+
+def test_a_listed_cards_writes_give_the_leaderboard_a_new_state_stamp(version, speaker):
+    """On every database, `make run`'s SQLite too, which drops a table's triggers when a migration rebuilds it:
+    otherwise a decision on a card left the cached leaderboard as it was (leaderboard/state.py)."""
+    from leaderboard.selectors import leaderboard_stamp
+
+    before = leaderboard_stamp()
+    card = submit(version, speaker)
+    assert card.status == RunCard.Status.READY
+    ready = leaderboard_stamp()
+    assert ready != before
+    RunCard.objects.filter(pk=card.pk).update(status=RunCard.Status.READY)
+    assert leaderboard_stamp() != ready
