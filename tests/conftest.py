@@ -239,19 +239,29 @@ def enable_totp(user) -> str:
     return secret
 
 
-def current_totp_code(secret: str) -> str:
-    """The code an authenticator app holding `secret` shows now, computed with allauth's own helpers. Waits
-    for the next 30-second period when this one is about to end, so the code does not expire in flight."""
+@pytest.fixture(autouse=True)
+def totp_clock(monkeypatch):
+    """allauth's TOTP clock stands still in the middle of the current 30-second period for the whole test (the
+    rest of the code keeps the real time): a code computed by `current_totp_code` is the one the server expects
+    when it checks it, however long the test takes, and no test waits for the next period."""
     import time
+    import types
 
     from allauth.mfa import app_settings
-    from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
+    from allauth.mfa.totp.internal import auth
 
     period = app_settings.TOTP_PERIOD
-    left = period - time.time() % period
-    if left < 5:
-        time.sleep(left + 0.2)
-    return format_hotp_value(hotp_value(secret, int(time.time()) // period))
+    frozen = int(time.time()) // period * period + period / 2
+    monkeypatch.setattr(auth, "time", types.SimpleNamespace(time=lambda: frozen))
+
+
+def current_totp_code(secret: str) -> str:
+    """The code an authenticator app holding `secret` shows now (by the TOTP clock `totp_clock` freezes),
+    computed with allauth's own helpers."""
+    from allauth.mfa import app_settings
+    from allauth.mfa.totp.internal import auth
+
+    return auth.format_hotp_value(auth.hotp_value(secret, int(auth.time.time()) // app_settings.TOTP_PERIOD))
 
 
 def totp_code(user) -> str:
