@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-compat lint install install-test migrate demo bench bench-tools gate-check check-deploy worker beat clean messages print-site-base-url
+.PHONY: run test test-fast test-compat lint install install-test migrate demo bench bench-tools gate-check check-deploy worker beat clean messages print-site-base-url
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,9 +41,22 @@ run: demo
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 ## Install test dependencies, check the code (lint) and run the whole suite (DATABASE_URL / CELERY_BROKER_URL
-## select PostgreSQL / Redis)
+## select PostgreSQL / Redis); TEST_WORKERS=2 runs it in two processes (pytest-xdist; each its own test database,
+## cache keys and Celery queue: tests/workers.py; a module's tests in one of them, so its browser starts once)
+TEST_WORKERS ?= 0
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+## The edit–test loop: the suite on SQLite (in-process cache, eager Celery tasks) without the browser tests, in
+## parallel (pytest-xdist, TEST_FAST_WORKERS processes); nothing but Python needed (no PostgreSQL, Redis,
+## Chromium, Node.js or gettext). Each worker's migrated test database is kept in .test-databases/ and made again
+## when a migration changes (PYTEST_ARGS=--create-db makes it again anyway).
+TEST_FAST_WORKERS ?= auto
+TEST_FAST_ENV := env -u DATABASE_URL -u REDIS_CACHE_URL -u CELERY_BROKER_URL -u REQUIRE_POSTGRES -u REQUIRE_BROWSER \
+	-u REQUIRE_GETTEXT -u REQUIRE_NODE -u ALLOW_POSTGRES_RESTART
+test-fast: install-test
+	$(TEST_FAST_ENV) $(BIN)/python -m pytest -q -n $(TEST_FAST_WORKERS) --reuse-db -m "not browser" \
+		$(PYTEST_ARGS)
 
 ## The hot path's tests (compiled and prepared queries, the rating page) and every query-count test, with the oldest
 ## and the newest releases of Django and psycopg within pyproject.toml's supported ranges, each in a venv of its own

@@ -3,6 +3,7 @@
 import datetime
 import json
 import os
+from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
@@ -11,8 +12,46 @@ from corpus.models import ConsentUse
 from corpus.services import grant_consent, import_corpus, set_dataset_public
 from organizations.services import add_member, create_organization
 
+ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "correct horse battery staple 42"
 SECRET_MARK = "SECRETTEXT"
+
+
+def pytest_configure(config):
+    from . import workers
+
+    workers.isolate()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(request):
+    """With `--reuse-db` on SQLite (`make test-fast`), each worker's test database is a file kept between runs,
+    named after the project's migrations, so a changed migration gets a freshly migrated one; without it,
+    pytest-django's (an in-memory database, dropped at the end)."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if (request.config.getoption("reuse_db") and database["ENGINE"] == "django.db.backends.sqlite3"
+            and not database.get("TEST", {}).get("NAME")):
+        database.setdefault("TEST", {})["NAME"] = str(kept_sqlite_database())
+    request.getfixturevalue("django_db_modify_db_settings_parallel_suffix")
+
+
+def kept_sqlite_database() -> Path:
+    """.test-databases/sqlite-<hash of every migration>; pytest-django adds each xdist worker's name. Files of
+    other migrations (another branch, an edited migration) are deleted."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for migration in sorted(ROOT.glob("*/migrations/*.py")):
+        digest.update(str(migration.relative_to(ROOT)).encode() + b"\0" + migration.read_bytes())
+    name = f"sqlite-{digest.hexdigest()[:16]}"
+    folder = ROOT / ".test-databases"
+    folder.mkdir(exist_ok=True)
+    for stale in folder.glob("sqlite-*"):
+        if not stale.name.startswith(name):
+            stale.unlink(missing_ok=True)
+    return folder / name
 
 
 def pytest_sessionstart(session):

@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from config.celery import app as celery_app
 from leaderboard.models import DomainScore, RunCard
 from review import services
 from review.models import Assignment, Campaign
@@ -47,7 +48,8 @@ def worker():
         env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL=settings.CELERY_BROKER_URL)
         started.append(subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork", "--concurrency", "1",
-             "--loglevel", "ERROR", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+             "--loglevel", "ERROR", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             "--queues", celery_app.conf.task_default_queue],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         ))
         return started[-1]
