@@ -571,5 +571,5 @@ def test_the_campaign_form_refuses_a_name_that_names_the_method_beside_its_field
         "title": "Spring", "speaker_title": f"Checking {MODEL_SLUG}", "sample_size": 4, "ratings_per_item": 3,
         "seed": 1, "speakers": [speaker.pk for speaker in pool], "control_count": 0, "repeat_count": 0,
     })
-    assert page.status_code == 200 and not Campaign.objects.exists()
+    assert page.status_code == 400 and not Campaign.objects.exists()
     assert "speakers review blind" in str(page.context["form"].errors["speaker_title"])
