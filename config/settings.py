@@ -60,8 +60,8 @@ INSTALLED_APPS = [
     # The layers, bottom to top (docs/architecture.md; `lint-imports` enforces them).
     "common",
     "accounts",
-    "governance",  # migration history of the tables organizations and submissions now own
     "organizations",
+    "governance",  # k-of-n decisions; also the migration history of tables organizations and submissions own
     "languages",
     "corpus",
     "speakers",
@@ -298,6 +298,7 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "review-deadline-reminders": {"task": "review.tasks.send_deadline_reminders_task", "schedule": 15 * 60},
     "review-campaign-summaries": {"task": "review.tasks.refresh_open_campaign_summaries_task", "schedule": 5 * 60},
+    "governance-settle-due-decisions": {"task": "governance.tasks.settle_due_decisions", "schedule": 5 * 60},
 }
 
 # Corpus import limits.

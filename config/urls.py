@@ -51,6 +51,7 @@ urlpatterns = [
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("organizations.urls")),
+    path("", include("governance.urls")),
     path("", include("languages.urls")),
     path("", include("submissions.urls")),
     path("api/v1/", include(api_urls)),

@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class CorpusConfig(AppConfig):
     name = "corpus"
+
+    def ready(self) -> None:
+        from . import decisions
+
+        decisions.register()

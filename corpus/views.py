@@ -16,12 +16,13 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
-from common.errors import NotAllowed
+from common.errors import ApplicationError, NotAllowed
+from governance.models import DecisionState
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
 
-from . import selectors, services
+from . import decisions, selectors, services
 from .forms import (
     ConsentForm,
     CorpusUploadForm,
@@ -325,14 +326,18 @@ def set_public(request, pk: int):
     if not permitted(request.user, "dataset.govern", version.dataset):
         raise PermissionDenied(_("Only governance staff of the steward organization decide publication."))
     try:
-        services.set_dataset_public(
+        decision = decisions.propose_publication(
             dataset=version.dataset,
             is_public=request.POST.get("is_public") == "1",
             actor=request.user,
         )
-    except services.ConsentRequired as refusal:
-        messages.error(request, str(refusal))
+    except ApplicationError as refusal:
+        messages.error(request, refusal.message)
     else:
+        if decision.state != DecisionState.EXECUTED:
+            messages.success(request, _("Proposed: the release waits for %(k)s signatures of other governance staff "
+                                        "and its least open time.") % {"k": decision.threshold})
+            return redirect("governance:decision", public_id=decision.public_id)
         messages.success(request, _("Publication setting saved."))
     return redirect("corpus:version", pk=version.pk)
 

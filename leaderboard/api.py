@@ -21,9 +21,10 @@ from rest_framework.views import APIView
 from common.errors import ErrorKind
 from common.limits import WriteRateThrottle, read_capped_body
 from corpus.api import WITHDRAWN_RESPONSE, Withdrawn
+from governance.models import DecisionState
 from organizations.permissions import check
 
-from . import selectors, services
+from . import decisions, selectors, services
 from .card_json import unambiguous
 from .models import Disqualification, Method, RunCard
 
@@ -289,18 +290,29 @@ def given_reason(request) -> str:
 class RunCardDisqualificationView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=ReasonSerializer, responses={201: DisqualificationSerializer, 400: OpenApiTypes.OBJECT,
-                                                        403: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+    @extend_schema(request=ReasonSerializer, responses={201: DisqualificationSerializer, 202: OpenApiTypes.OBJECT,
+                                                        400: OpenApiTypes.OBJECT, 403: OpenApiTypes.OBJECT,
+                                                        409: OpenApiTypes.OBJECT},
                    description="Disqualify a run card (benchmark specification §9.2): it leaves every ranking and "
                    "the install read's default order (`trust` = disqualified there) and stays reachable, marked. "
                    "Maintainers, or governance staff of the card's steward with a `secret` token. The reason is "
-                   "required and public; the community's audit log records it.")
+                   "required and public; the community's audit log records it. For governance staff it is a decision "
+                   "of their organization (docs/governance.md): where k = 1 it applies at once (201); otherwise the "
+                   "answer is 202 with the decision that k other members sign on its page.")
     def post(self, request, public_id):
         card = visible_card_or_error(request, public_id)
         verdict = check(request.user, "run_card.disqualify_here", card)
         if not verdict:
             raise PermissionDenied(verdict.reason)
-        found = services.disqualify(actor=request.user, run_card=card, reason=given_reason(request))
+        decision = decisions.disqualify_or_propose(actor=request.user, run_card=card, reason=given_reason(request))
+        if decision is not None and decision.state != DecisionState.EXECUTED:
+            return Response({"decision": str(decision.public_id), "state": decision.state,
+                             "threshold": decision.threshold, "eligible": decision.eligible_count,
+                             "payload_hash": decision.payload_hash,
+                             "url": reverse("governance:decision", args=[decision.public_id])},
+                            status=status.HTTP_202_ACCEPTED)
+        found = Disqualification.objects.select_related("run_card__dataset_version__dataset", "method").get(
+            run_card=card, lifted_at__isnull=True)
         return Response(disqualification_view(found), status=status.HTTP_201_CREATED)
 
 

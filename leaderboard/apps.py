@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class LeaderboardConfig(AppConfig):
     name = "leaderboard"
+
+    def ready(self) -> None:
+        from . import decisions
+
+        decisions.register()

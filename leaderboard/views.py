@@ -15,9 +15,10 @@ from common.errors import ApplicationError
 from corpus.labels import DOMAIN_LABELS, SEGMENT_LABELS, choice_label
 from corpus.models import Domain
 from corpus.views import withdrawn_response
+from governance.models import DecisionState
 from organizations.permissions import permitted
 
-from . import selectors, services
+from . import decisions, selectors, services
 from .models import ConflictDeclaration, Disqualification, Method
 
 
@@ -107,10 +108,15 @@ def disqualify_card(request, public_id):
     if card is None or not permitted(request.user, "run_card.disqualify_here", card):
         raise Http404("No such run card among those you may disqualify.")
     try:
-        services.disqualify(actor=request.user, run_card=card, reason=request.POST.get("reason", ""))
+        decision = decisions.disqualify_or_propose(actor=request.user, run_card=card,
+                                                   reason=request.POST.get("reason", ""))
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
+        if decision is not None and decision.state != DecisionState.EXECUTED:
+            messages.success(request, _("Proposed: the disqualification waits for %(k)s signatures of other "
+                                        "governance staff.") % {"k": decision.threshold})
+            return redirect("governance:decision", public_id=decision.public_id)
         messages.success(request, _("The run card is disqualified: it left every ranking."))
     return redirect("leaderboard:card", public_id=card.public_id)
 

@@ -46,10 +46,26 @@ class Organization(models.Model):
     languages = models.JSONField(default=list, blank=True, help_text="BCP 47 codes of the languages it stewards.")
     principles = models.TextField(blank=True, help_text="The principles it operates under, e.g. OCAP®, CARE.")
     created_at = models.DateTimeField(default=timezone.now)
+    # Its commitments (benchmark specification §8.4), shown on its page; `organizations.services.update_commitments`
+    # changes them, audited.
+    community_relationship = models.TextField(
+        blank=True, help_text="How it represents the community: its mandate and the evidence of it.")
+    relationship_evidence = models.CharField(
+        max_length=300, blank=True, help_text="Where that evidence is kept (e.g. a council resolution's reference).")
+    key_custody = models.TextField(blank=True, help_text="Who holds the keys to its secret segments, and how.")
+    evaluable_commitment = models.TextField(
+        blank=True, help_text="Its commitment to keep the benchmark evaluable (how long, under which conditions).")
+    evaluation_paused_until = models.DateField(null=True, blank=True)
+    evaluation_pause_reason = models.TextField(blank=True)
+    commitments_changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "governance_organization"
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(evaluation_paused_until__isnull=True) | ~Q(evaluation_pause_reason=""),
+                                   name="organization_pause_has_reason"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -121,6 +137,8 @@ class AuditAction(models.TextChoices):
 
     ORGANIZATION_CREATED = "organization.created", pgettext_lazy("audit action", "Organization created")
     ORGANIZATION_CHANGED = "organization.changed", pgettext_lazy("audit action", "Organization changed")
+    COMMITMENTS_CHANGED = "organization.commitments_changed", pgettext_lazy(
+        "audit action", "Organization's commitments changed")
     MEMBERSHIP_ADDED = "membership.added", pgettext_lazy("audit action", "Member added")
     MEMBERSHIP_ROLE_CHANGED = "membership.role_changed", pgettext_lazy("audit action", "Member's role changed")
     MEMBERSHIP_REMOVED = "membership.removed", pgettext_lazy("audit action", "Member removed")
@@ -192,6 +210,17 @@ class AuditAction(models.TextChoices):
     PRACTICE_FAILED = "practice.failed", pgettext_lazy("audit action", "Practice round failed")
     CONFLICT_DECLARED = "conflict.declared", pgettext_lazy("audit action", "Conflict of interest declared")
     CONFLICT_WITHDRAWN = "conflict.withdrawn", pgettext_lazy("audit action", "Declared conflict of interest withdrawn")
+    DECISION_OPENED = "decision.opened", pgettext_lazy("audit action", "Decision proposed")
+    DECISION_AMENDED = "decision.amended", pgettext_lazy(
+        "audit action", "Decision changed (earlier signatures are stale)")
+    DECISION_SIGNED = "decision.signed", pgettext_lazy("audit action", "Decision signed")
+    DECISION_EXECUTED = "decision.executed", pgettext_lazy("audit action", "Decision executed")
+    DECISION_REJECTED = "decision.rejected", pgettext_lazy("audit action", "Decision rejected")
+    DECISION_EXPIRED = "decision.expired", pgettext_lazy("audit action", "Decision expired")
+    DECISION_WITHDRAWN = "decision.withdrawn", pgettext_lazy("audit action", "Decision withdrawn")
+    DECISION_FAILED = "decision.failed", pgettext_lazy("audit action", "Decision could not be executed")
+    DECISION_POLICY_CHANGED = "decision_policy.changed", pgettext_lazy(
+        "audit action", "Signatures a kind of decision needs changed")
 
 
 SITE_CHAIN = "site"

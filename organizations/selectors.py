@@ -192,3 +192,10 @@ def logged_actions(organization: Organization) -> list[tuple[str, str]]:
     codes = AuditEvent.objects.filter(organization=organization).order_by("action").values_list(
         "action", flat=True).distinct()
     return sorted(((code, str(labels.get(code, code))) for code in codes), key=lambda pair: pair[1].casefold())
+
+
+def governance_staff_ids(organization_id: int) -> set[int]:
+    """The accounts holding the governance role in the organization now (a fresh query): who may sign its decisions
+    (`governance.selectors`), before exclusions."""
+    return set(Membership.objects.filter(organization_id=organization_id, role=Role.GOVERNANCE)
+               .values_list("user_id", flat=True))

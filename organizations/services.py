@@ -1,4 +1,7 @@
-"""Writes on organizations, memberships and invitations."""
+"""Writes on organizations, memberships and invitations, and the organization's commitments."""
+
+import datetime
+from typing import Any
 
 from django.db import transaction
 from django.dispatch import Signal
@@ -12,6 +15,7 @@ from common.errors import ApplicationError, Conflict
 
 from .audit import record_event
 from .models import AuditAction, Invitation, Membership, Organization, Role
+from .permissions import require
 from .selectors import open_invitations
 
 # Sent inside the transaction when a member loses a role (organization, user, role, actor): apps above this one
@@ -167,3 +171,66 @@ def revoke_invitation(*, actor: User, invitation: Invitation) -> None:
         invitation.save(update_fields=["expires_at"])
         record_event(AuditAction.INVITATION_REVOKED, actor=actor, organization=invitation.organization, obj=invitation,
                      details={"email": invitation.email, "role": invitation.role})
+
+
+class CommitmentsError(ApplicationError):
+    """Commitments that cannot be recorded as given, with the field at fault."""
+
+
+COMMITMENT_TEXTS = ("community_relationship", "relationship_evidence", "key_custody", "evaluable_commitment",
+                    "evaluation_pause_reason")
+COMMITMENT_TEXT_LIMIT = 4000
+EVIDENCE_LIMIT = 300
+
+
+@transaction.atomic
+def update_commitments(*, actor: User, organization: Organization, community_relationship: str = "",
+                       relationship_evidence: str = "", key_custody: str = "", evaluable_commitment: str = "",
+                       evaluation_paused_until: datetime.date | None = None,
+                       evaluation_pause_reason: str = "") -> Organization:
+    """Record the organization's commitments (§8.4): its relationship with the community and the evidence of it,
+    who holds its keys, its commitment to keep the benchmark evaluable — or until when evaluation is paused, and
+    why. Audited with each changed field before and after; nothing is stored when a field is refused."""
+    require(actor, "organization.govern", organization)
+    values: dict[str, Any] = {}
+    texts = {"community_relationship": community_relationship, "relationship_evidence": relationship_evidence,
+             "key_custody": key_custody, "evaluable_commitment": evaluable_commitment,
+             "evaluation_pause_reason": evaluation_pause_reason}
+    for name, text in texts.items():
+        text = (text or "").strip()
+        limit = EVIDENCE_LIMIT if name == "relationship_evidence" else COMMITMENT_TEXT_LIMIT
+        if len(text) > limit:
+            raise CommitmentsError(_("%(count)s characters; at most %(limit)s are kept.") % {
+                "count": len(text), "limit": limit}, name)
+        if "\x00" in text:
+            raise CommitmentsError(_("The text holds a NUL character, which cannot be stored."), name)
+        values[name] = text
+    if evaluation_paused_until is not None:
+        if evaluation_paused_until < timezone.localdate():
+            raise CommitmentsError(_("The date %(date)s is past: a pause lasts until a date to come (leave it empty "
+                                     "when evaluation is not paused).") % {"date": evaluation_paused_until.isoformat()},
+                                   "evaluation_paused_until")
+        if not values["evaluation_pause_reason"]:
+            raise CommitmentsError(_("Say why evaluation is paused: the page shows it with the date."),
+                                   "evaluation_pause_reason")
+    elif values["evaluation_pause_reason"]:
+        raise CommitmentsError(_("Give the date until which evaluation is paused, or leave the reason empty."),
+                               "evaluation_paused_until")
+    values["evaluation_paused_until"] = evaluation_paused_until
+    organization = Organization.objects.select_for_update().get(pk=organization.pk)
+    changed = {name: value for name, value in values.items() if getattr(organization, name) != value}
+    if not changed:
+        return organization
+    before = {name: _shown(getattr(organization, name)) for name in changed}
+    for name, value in changed.items():
+        setattr(organization, name, value)
+    organization.commitments_changed_at = timezone.now()
+    organization.save(update_fields=[*changed, "commitments_changed_at"])
+    record_event(AuditAction.COMMITMENTS_CHANGED, actor=actor, organization=organization, obj=organization,
+                 details={"changed": sorted(changed), "before": before,
+                          "after": {name: _shown(value) for name, value in changed.items()}})
+    return organization
+
+
+def _shown(value) -> str | None:
+    return value.isoformat() if isinstance(value, datetime.date) else value

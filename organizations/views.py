@@ -12,11 +12,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
+from common.errors import ApplicationError
 from common.spreadsheets import neutralise_formula
 
 from . import permissions, selectors, services
 from .adapter import PENDING_INVITATION_KEY
-from .forms import InvitationForm, RoleForm
+from .forms import CommitmentsForm, InvitationForm, RoleForm
 from .mfa import mfa_required_response, secret_holder_required
 from .models import ROLE_CHOICES, Invitation, Membership, Organization, Role, role_label
 
@@ -152,3 +153,25 @@ def audit_log(request, slug: str):
         "organization": organization, "page": page, "action": action, "actions": actions,
         "query_string": query.urlencode(),
     })
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def commitments(request, slug: str):
+    """Governance staff record the organization's commitments (§8.4); the organization's page shows them."""
+    organization = get_object_or_404(Organization, slug=slug)
+    if not permissions.permitted(request.user, "organization.manage", organization):
+        raise Http404("No such organization among yours.")
+    fields = ("community_relationship", "relationship_evidence", "key_custody", "evaluable_commitment",
+              "evaluation_paused_until", "evaluation_pause_reason")
+    form = CommitmentsForm(request.POST or None, initial={name: getattr(organization, name) for name in fields})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.update_commitments(actor=request.user, organization=organization, **form.cleaned_data)
+        except ApplicationError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, _("The commitments are saved; the change is in the audit log."))
+            return redirect("organizations:organization", slug=slug)
+    return render(request, "organizations/commitments_form.html", {"organization": organization, "form": form},
+                  status=400 if form.errors else 200)

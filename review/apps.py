@@ -5,4 +5,6 @@ class ReviewConfig(AppConfig):
     name = "review"
 
     def ready(self):
-        from . import signals  # noqa: F401 - connects the consent receiver
+        from . import decisions, signals  # noqa: F401 - signals connects the consent receiver
+
+        decisions.register()

@@ -9,6 +9,8 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils.translation import gettext, gettext_lazy
 
 from corpus.models import CONSENT_USE_SHORT_LABELS, ConsentUse, Dataset
+from governance.models import Decision as GovernanceDecision
+from governance.selectors import waiting_for_signature
 from leaderboard.models import RunCard
 from organizations.audit_text import details_line
 from organizations.models import AuditEvent, Organization
@@ -191,6 +193,7 @@ class Dashboard:
     campaigns: list[UndecidedCampaign]
     events: list[RecentEvent]
     flagged: list[RunCard]
+    waiting_decisions: list[GovernanceDecision]
 
     @property
     def datasets_without_consent(self) -> int:
@@ -209,4 +212,5 @@ def dashboard(user, organization: Organization) -> Dashboard:
     return Dashboard(organization=organization, datasets=consent_status(organization), submissions=submissions,
                      submissions_waiting=waiting,
                      campaigns=request_fresh_figures(campaigns_needing_decision(user, organization)),
-                     events=recent_events(organization), flagged=flagged_cards(organization))
+                     events=recent_events(organization), flagged=flagged_cards(organization),
+                     waiting_decisions=waiting_for_signature(user, organization))

@@ -324,6 +324,30 @@ def _check_condition(submission: MethodSubmission, to_state: str, run_card: RunC
         raise SubmissionError(_("Write why the submission is rejected; the submitter reads it."), "note")
 
 
+def check_approval(submission: MethodSubmission) -> None:
+    """Refuse an approval that could not happen now: the state must allow it and the review decision in force must
+    approve (what a decision to approve checks when it is proposed, and again when it executes)."""
+    if State.APPROVED not in TRANSITIONS.get(submission.state, ()):
+        raise refuse(submission, State.APPROVED)
+    _check_condition(submission, State.APPROVED, None, "")
+
+
+def check_transfer(submission: MethodSubmission, developer_keeps: list[str], governance_gets: list[str]) -> None:
+    """Refuse a transfer that could not be recorded now (proposal and execution of a transfer decision)."""
+    if submission.state != State.APPROVED:
+        raise refuse(submission, State.OWNERSHIP_TRANSFERRED, _("Only an approved submission is transferred."))
+    assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
+    if not transfer_eligible(submission.run_card):
+        raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
+                     _("Its run card is not eligible: a transfer needs a gold_standard card with an approval in force "
+                       "at the review gate, and composite ≥ 0.70 for a legacy-composite card."))
+    if not [item for item in developer_keeps if item.strip()]:
+        raise SubmissionError(_("List what the developer keeps (SPEC §5: attribution, publication, other pairs)."),
+                              "developer_keeps")
+    if not [item for item in governance_gets if item.strip()]:
+        raise SubmissionError(_("List what the governance organization gets (SPEC §5)."), "governance_gets")
+
+
 @transaction.atomic
 def advance_submission(*, actor: User, submission: MethodSubmission, to_state: str, run_card: RunCard | None = None,
                        note: str = "") -> MethodSubmission:

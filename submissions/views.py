@@ -15,21 +15,34 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from common.errors import ApplicationError
+from governance.models import Decision, DecisionState
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import Organization, Role
 from organizations.permissions import permitted
 
 from . import dashboard as dashboards
-from . import selectors, services
+from . import decisions, selectors, services
 from .forms import AdvanceForm, SubmissionForm, TermsForm, TransferForm
-from .models import ParticipationTerms
+from .models import MethodSubmission, ParticipationTerms
 from .packages import COST_REPORT_MAX_BYTES
 
 PAGE_SIZE = 50
 
 
-def _form_error(form, error: services.SubmissionError) -> None:
+def _form_error(form, error: ApplicationError) -> None:
     form.add_error(error.field if error.field in form.fields else None, str(error))
+
+
+def _moved_on(request, decision: Decision | None, done: str, then):
+    """After a one-click action that is a decision: where one signature decided, it is done (as before);
+    otherwise the proposer goes to the decision others now sign."""
+    if decision is None or decision.state == DecisionState.EXECUTED:
+        messages.success(request, done or decision.outcome_note)
+        return then
+    messages.success(request, _("Proposed: the decision waits for %(k)s signatures of other governance staff.") % {
+        "k": decision.threshold})
+    return redirect("governance:decision", public_id=decision.public_id)
 
 
 @secret_holder_required(Role.GOVERNANCE)
@@ -163,18 +176,23 @@ def submission_detail(request, public_id):
             raise Http404("Only governance staff move a submission on.")
         if form.is_valid():
             try:
-                services.advance_submission(
-                    submission=submission,
-                    actor=request.user,
-                    to_state=form.cleaned_data["to_state"],
-                    run_card=form.cleaned_data["run_card"],
-                    note=form.cleaned_data["note"],
-                )
-            except services.SubmissionError as error:
+                if form.cleaned_data["to_state"] == services.State.APPROVED:
+                    decision = decisions.propose_approval(actor=request.user, submission=submission,
+                                                          note=form.cleaned_data["note"])
+                else:
+                    decision = None
+                    services.advance_submission(
+                        submission=submission,
+                        actor=request.user,
+                        to_state=form.cleaned_data["to_state"],
+                        run_card=form.cleaned_data["run_card"],
+                        note=form.cleaned_data["note"],
+                    )
+            except ApplicationError as error:
                 _form_error(form, error)
             else:
-                messages.success(request, _("The submission moved on."))
-                return redirect("submissions:submission", public_id=submission.public_id)
+                return _moved_on(request, decision, _("The submission moved on."),
+                                 redirect("submissions:submission", public_id=submission.public_id))
     transfer = getattr(submission, "transfer", None) if submission.state == services.State.OWNERSHIP_TRANSFERRED \
         else None
     return render(request, "submissions/submission_detail.html", {
@@ -197,18 +215,22 @@ def transfer_new(request, public_id):
     form = TransferForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            transfer = services.record_ownership_transfer(
+            decision = decisions.propose_transfer(
                 submission=submission,
                 actor=request.user,
                 developer_keeps=form.cleaned_data["developer_keeps"],
                 governance_gets=form.cleaned_data["governance_gets"],
                 notes=form.cleaned_data["notes"],
             )
-        except services.SubmissionError as error:
+        except ApplicationError as error:
             _form_error(form, error)
         else:
-            messages.success(request, _("The transfer of %(method)s is recorded.") % {"method": transfer.method_name})
-            return redirect("submissions:transfer", public_id=transfer.public_id)
+            transfer = getattr(MethodSubmission.objects.get(pk=submission.pk), "transfer", None)
+            if decision.state == DecisionState.EXECUTED and transfer is not None:
+                messages.success(request, _("The transfer of %(method)s is recorded.") % {
+                    "method": transfer.method_name})
+                return redirect("submissions:transfer", public_id=transfer.public_id)
+            return _moved_on(request, decision, "", redirect("submissions:submission", public_id=submission.public_id))
     return render(request, "submissions/transfer_form.html", {
         "submission": submission, "form": form, "terms": submission.terms_acceptance.terms,
     }, status=400 if form.errors else 200)

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 EVIDENCE = {"organizations.AuditEvent", "submissions.ParticipationTerms", "submissions.TermsAcceptance",
             "submissions.SubmissionEvent", "submissions.OwnershipTransfer", "review.Decision",
-            "review.RatingWithdrawal", "ledger.Payment"}
+            "review.RatingWithdrawal", "ledger.Payment", "governance.Signature"}
 
 
 def append_only_models():

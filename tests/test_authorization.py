@@ -14,6 +14,7 @@ from django.test import Client
 from accounts.services import create_api_token
 from corpus.models import Entry, StagedImport
 from corpus.services import import_corpus
+from governance.services import propose_policy
 from languages.services import add_interface_language
 from leaderboard.services import submit_run_card
 from organizations.services import invite_member
@@ -163,6 +164,14 @@ TABLE = {
     "^orgs/<slug:slug>/languages/": ("/orgs/steward/languages/", GOVERNANCE_ONLY),
     "^orgs/<slug:slug>/languages/<str:code>/": ("/orgs/steward/languages/crk/", GOVERNANCE_ONLY),
     "^orgs/<slug:slug>/dashboard/": ("/orgs/steward/dashboard/", GOVERNANCE_ONLY),
+    "^orgs/<slug:slug>/decisions/": ("/orgs/steward/decisions/", GOVERNANCE_ONLY),
+    "^orgs/<slug:slug>/commitments/": ("/orgs/steward/commitments/", GOVERNANCE_ONLY),
+    "^decisions/<uuid:public_id>/": ("/decisions/{decision}/", GOVERNANCE_ONLY),
+    # Written to (POST) only; who may sign, change, withdraw or execute: tests/test_governance_decisions.py.
+    "^decisions/<uuid:public_id>/sign/": ("/decisions/{decision}/sign/", signed_in(405)),
+    "^decisions/<uuid:public_id>/amend/": ("/decisions/{decision}/amend/", signed_in(405)),
+    "^decisions/<uuid:public_id>/withdraw/": ("/decisions/{decision}/withdraw/", signed_in(405)),
+    "^decisions/<uuid:public_id>/execute/": ("/decisions/{decision}/execute/", signed_in(405)),
     "^orgs/<slug:slug>/audit/": ("/orgs/steward/audit/", expect(403, governance=200)),
     "^orgs/<slug:slug>/members/<int:membership_id>/remove/": ("/orgs/steward/members/1/remove/", signed_in(405)),
     "^orgs/<slug:slug>/members/<int:membership_id>/role/": ("/orgs/steward/members/1/role/", signed_in(405)),
@@ -306,6 +315,8 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
         ).token,
         "token": token.pk, "random": uuid.uuid4(), "today": date.today(), "practice_item": practice_items[0].pk,
         "practice_attempt": start_practice(actor=speaker, organization=steward).pk,
+        "decision": propose_policy(actor=governance_user, organization=steward, kind="corpus.publication",
+                                   threshold=1).public_id,
     }
     users = {"anonymous": None, "developer": developer, "speaker": speaker, "outsider": outsider,
              "curator": curator, "governance": governance_user, "maintainer": maintainer}

@@ -8,10 +8,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from common.errors import ApplicationError
+from governance.models import DecisionState
 from organizations.mfa import secret_holder_required
 from organizations.models import Role
 
 from .. import charts
+from ..decisions import record_or_propose
 from ..forms import (
     DecisionForm,
     GatePolicyForm,
@@ -31,7 +34,7 @@ from ..selectors.decisions import (
 )
 from ..selectors.figures import campaign_aggregate, rating_summary, shown_items_needing_attention, tier_populations
 from ..selectors.speaker_rights import campaign_credits, campaign_speaker_labels, rating_speakers, withdrawals_of
-from ..services.decisions import exclude_speaker, include_speaker, record_decision, set_gate_policy
+from ..services.decisions import exclude_speaker, include_speaker, set_gate_policy
 from ..services.errors import ReviewError
 from .shared import governed_or_404, governed_organization_or_404, private
 
@@ -47,16 +50,20 @@ def decision(request, public_id):
     form = DecisionForm(request.POST or None, can_revoke=can_revoke)
     if request.method == "POST" and form.is_valid():
         try:
-            record_decision(
+            proposed = record_or_propose(
                 campaign=campaign,
                 actor=request.user,
                 outcome=form.cleaned_data["outcome"],
                 rationale=form.cleaned_data["rationale"],
                 against_recommendation=form.cleaned_data["against_recommendation"],
             )
-        except ReviewError as error:
+        except ApplicationError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))
         else:
+            if proposed is not None and proposed.state != DecisionState.EXECUTED:
+                messages.success(request, _("Proposed: the approval against the recommendation waits for %(k)s "
+                                            "signatures of other governance staff.") % {"k": proposed.threshold})
+                return redirect("governance:decision", public_id=proposed.public_id)
             messages.success(request, _("Decision recorded."))
             return redirect("review:decision", public_id=campaign.public_id)
     # The campaign's ratings counted once (per speaker): the evidence's state, who rated, what needs attention.

@@ -1,0 +1,129 @@
+"""The submissions' kinds of decision (docs/governance.md): approving a method submission and transferring its
+ownership are taken by k of the organization's governance staff. Registered with governance from
+`SubmissionsConfig.ready`; each executes through this app's own services."""
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from accounts.models import User
+from governance import kinds
+from governance import services as governance
+from leaderboard.selectors import conflicts_of
+from organizations.models import Organization
+
+from . import services
+from .models import DEVELOPER_KEEPS, GOVERNANCE_GETS, MethodSubmission
+
+APPROVE = "submissions.approve"
+TRANSFER = "submissions.transfer"
+
+
+def _submission(organization: Organization, payload: dict) -> MethodSubmission:
+    found = (MethodSubmission.objects.select_related("organization", "run_card", "terms_acceptance__terms")
+             .filter(organization=organization, public_id=payload.get("submission")).first())
+    if found is None:
+        raise services.SubmissionError(_("No such submission to %(organization)s.") % {
+            "organization": organization.name}, "submission")
+    return found
+
+
+def submission_conflicts(organization: Organization, payload: dict) -> dict[int, str]:
+    """Its submitter, and everyone in conflict with its run card or method (declared, or its submitter)."""
+    submission = MethodSubmission.objects.select_related("run_card").filter(
+        organization=organization, public_id=payload.get("submission")).first()
+    if submission is None:
+        return {}
+    reasons = conflicts_of(submission.run_card) if submission.run_card is not None else {}
+    reasons[submission.submitter_id] = _("submitted the method")
+    return reasons
+
+
+def _url(payload: dict) -> str:
+    return reverse("submissions:submission", args=[payload["submission"]])
+
+
+def _check_approval(organization: Organization, payload: dict) -> None:
+    services.check_approval(_submission(organization, payload))
+
+
+def _execute_approval(decision, actor: User) -> str:
+    submission = _submission(decision.organization, decision.payload)
+    services.advance_submission(actor=actor, submission=submission, to_state=services.State.APPROVED,
+                                note=decision.payload.get("note", ""))
+    return _("%(method)s is approved.") % {"method": submission.method_name}
+
+
+def _lines(value) -> list[str]:
+    if isinstance(value, str):
+        value = value.splitlines()
+    return [str(item).strip() for item in value or [] if str(item).strip()]
+
+
+def _check_transfer(organization: Organization, payload: dict) -> None:
+    services.check_transfer(_submission(organization, payload), _lines(payload.get("developer_keeps")),
+                            _lines(payload.get("governance_gets")))
+
+
+def _execute_transfer(decision, actor: User) -> str:
+    submission = _submission(decision.organization, decision.payload)
+    transfer = services.record_ownership_transfer(
+        actor=actor, submission=submission, developer_keeps=_lines(decision.payload.get("developer_keeps")),
+        governance_gets=_lines(decision.payload.get("governance_gets")), notes=decision.payload.get("notes", ""))
+    return _("The transfer of %(method)s is recorded (%(transfer)s).") % {
+        "method": transfer.method_name, "transfer": transfer.public_id}
+
+
+APPROVE_KIND = kinds.DecisionKind(
+    name=APPROVE, label=gettext_lazy("Approve a method submission"),
+    execute=_execute_approval, check=_check_approval, conflicts=submission_conflicts, url=_url,
+    editable=("note",), field_labels={"note": gettext_lazy("Note for the submitter")},
+    checks=(("review", gettext_lazy("I read the community review and its decision in force")),
+            ("card", gettext_lazy("I read the run card and its scores")),
+            ("manifest", gettext_lazy("I read the manifest audit and the dependencies"))),
+    min_open_hours=24, expires_after_days=14)
+
+TRANSFER_KIND = kinds.DecisionKind(
+    name=TRANSFER, label=gettext_lazy("Record a method's ownership transfer"),
+    execute=_execute_transfer, check=_check_transfer, conflicts=submission_conflicts, url=_url,
+    editable=("developer_keeps", "governance_gets", "notes"),
+    field_labels={"developer_keeps": gettext_lazy("What the developer keeps"),
+                  "governance_gets": gettext_lazy("What the governance organization gets"),
+                  "notes": gettext_lazy("Notes")},
+    checks=(("terms", gettext_lazy("I read the terms version the developer accepted")),
+            ("eligible", gettext_lazy("I checked the method is eligible (review approval in force)")),
+            ("rights", gettext_lazy("I checked what each side keeps"))),
+    min_open_hours=72, expires_after_days=30)
+
+
+def register() -> None:
+    kinds.register(APPROVE_KIND)
+    kinds.register(TRANSFER_KIND)
+
+
+def propose_approval(*, actor: User, submission: MethodSubmission, note: str = ""):
+    """Approve a submission in review: at once where k = 1 (as before), otherwise a decision others sign."""
+    payload = {"submission": str(submission.public_id), "method_id": submission.method_id,
+               "method_name": submission.method_name, "package_sha256": submission.package_sha256,
+               "derived_class": submission.derived_class,
+               "run_id": str(submission.run_card.run_id) if submission.run_card is not None else None,
+               "note": note.strip()}
+    return governance.propose(actor=actor, organization=submission.organization, kind=APPROVE,
+                              subject=f"submission:{submission.public_id}",
+                              summary=_("Approve %(method)s") % {"method": submission.method_name}, payload=payload)
+
+
+def propose_transfer(*, actor: User, submission: MethodSubmission, developer_keeps: list[str] | None = None,
+                     governance_gets: list[str] | None = None, notes: str = ""):
+    """Record an ownership transfer: at once where k = 1 (as before), otherwise a decision others sign."""
+    payload = {"submission": str(submission.public_id), "method_id": submission.method_id,
+               "method_name": submission.method_name,
+               "terms_version": submission.terms_acceptance.terms.version,
+               "run_id": str(submission.run_card.run_id) if submission.run_card is not None else None,
+               "developer_keeps": _lines(DEVELOPER_KEEPS if developer_keeps is None else developer_keeps),
+               "governance_gets": _lines(GOVERNANCE_GETS if governance_gets is None else governance_gets),
+               "notes": notes.strip()}
+    return governance.propose(actor=actor, organization=submission.organization, kind=TRANSFER,
+                              subject=f"submission:{submission.public_id}",
+                              summary=_("Transfer the ownership of %(method)s") % {"method": submission.method_name},
+                              payload=payload)
