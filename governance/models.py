@@ -114,7 +114,8 @@ class Signature(AppendOnlyModel):
     comment (required to reject). A signature of an earlier revision is stale and counts for nothing; a member
     signs a revision once."""
 
-    decision = models.ForeignKey(Decision, on_delete=models.PROTECT, related_name="signatures")
+    # Indexed as the first column of signature_once_per_revision.
+    decision = models.ForeignKey(Decision, on_delete=models.PROTECT, related_name="signatures", db_index=False)
     signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     verdict = models.CharField(max_length=8, choices=Verdict.choices)
     checked = models.JSONField(default=list, blank=True, help_text="The checks the signer says they made.")

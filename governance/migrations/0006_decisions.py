@@ -71,7 +71,7 @@ class Migration(migrations.Migration):
                 ('payload_hash', models.CharField(max_length=64)),
                 ('as_proposer', models.BooleanField(default=False, help_text='The proposal itself, where one signature decides (k = 1, or a restriction).')),
                 ('signed_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('decision', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='signatures', to='governance.decision')),
+                ('decision', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='signatures', to='governance.decision')),
                 ('signer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
