@@ -64,6 +64,11 @@ WORDS_NEVER_CHANGE = {
     "Practice item %(position)s of %(total)s": OF_TOTAL,
     "%(count)s of %(total)s": OF_TOTAL,
     "The %(shown)s oldest of %(waiting)s waiting.": ALWAYS_MANY + " (only shown when the list is cut)",
+    "%(count)s of the %(k)s needed (%(n)s may sign)": OF_TOTAL,
+    "%(count)s of the members who may sign rejected it: %(k)s approvals can no longer be reached.":
+        "'N of the members' in English, 'N des membres' in French: no noun agrees with the number",
+    "The comment has %(count)s characters; at most %(limit)s are kept.": ALWAYS_MANY,
+    "%(count)s characters; at most %(limit)s are kept.": ALWAYS_MANY,
 }
 
 
