@@ -340,7 +340,8 @@ def check_transfer(submission: MethodSubmission, developer_keeps: list[str], gov
     if not transfer_eligible(submission.run_card):
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
                      _("Its run card is not eligible: a transfer needs a gold_standard card with an approval in force "
-                       "at the review gate, and composite ≥ 0.70 for a legacy-composite card."))
+                       "at the review gate, and composite ≥ %(threshold)s for a legacy-composite card.")
+                     % {"threshold": number_format(DEPLOYABLE_THRESHOLD, 2)})
     if not [item for item in developer_keeps if item.strip()]:
         raise SubmissionError(_("List what the developer keeps (SPEC §5: attribution, publication, other pairs)."),
                               "developer_keeps")
