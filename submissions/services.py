@@ -332,8 +332,8 @@ def check_approval(submission: MethodSubmission) -> None:
     _check_condition(submission, State.APPROVED, None, "")
 
 
-def check_transfer(submission: MethodSubmission, developer_keeps: list[str], governance_gets: list[str]) -> None:
-    """Refuse a transfer that could not be recorded now (proposal and execution of a transfer decision)."""
+def refuse_untransferable(submission: MethodSubmission) -> None:
+    """Only an approved submission whose run card is eligible (SPEC §5) is transferred."""
     if submission.state != State.APPROVED:
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED, _("Only an approved submission is transferred."))
     assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
@@ -342,6 +342,11 @@ def check_transfer(submission: MethodSubmission, developer_keeps: list[str], gov
                      _("Its run card is not eligible: a transfer needs a gold_standard card with an approval in force "
                        "at the review gate, and composite ≥ %(threshold)s for a legacy-composite card.")
                      % {"threshold": number_format(DEPLOYABLE_THRESHOLD, 2)})
+
+
+def check_transfer(submission: MethodSubmission, developer_keeps: list[str], governance_gets: list[str]) -> None:
+    """Refuse a transfer that could not be recorded now (proposal and execution of a transfer decision)."""
+    refuse_untransferable(submission)
     if not [item for item in developer_keeps if item.strip()]:
         raise SubmissionError(_("List what the developer keeps (SPEC §5: attribution, publication, other pairs)."),
                               "developer_keeps")
@@ -392,14 +397,7 @@ def record_ownership_transfer(*, actor: User, submission: MethodSubmission, deve
     submission = (MethodSubmission.objects.select_for_update(of=("self",))
                   .select_related("organization", "run_card", "terms_acceptance__terms").get(pk=submission.pk))
     require(actor, "organization.govern", submission.organization, error=NotAllowed)
-    if submission.state != State.APPROVED:
-        raise refuse(submission, State.OWNERSHIP_TRANSFERRED, _("Only an approved submission is transferred."))
-    assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
-    if not transfer_eligible(submission.run_card):
-        raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
-                     _("Its run card is not eligible: a transfer needs a gold_standard card with an approval in force "
-                       "at the review gate, and composite ≥ %(threshold)s for a legacy-composite card.")
-                     % {"threshold": number_format(DEPLOYABLE_THRESHOLD, 2)})
+    refuse_untransferable(submission)
     keeps = [item.strip() for item in (DEVELOPER_KEEPS if developer_keeps is None else developer_keeps) if item.strip()]
     gets = [item.strip() for item in (GOVERNANCE_GETS if governance_gets is None else governance_gets) if item.strip()]
     if not keeps:
