@@ -398,6 +398,7 @@ def record_ownership_transfer(*, actor: User, submission: MethodSubmission, deve
                   .select_related("organization", "run_card", "terms_acceptance__terms").get(pk=submission.pk))
     require(actor, "organization.govern", submission.organization, error=NotAllowed)
     refuse_untransferable(submission)
+    assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
     keeps = [item.strip() for item in (DEVELOPER_KEEPS if developer_keeps is None else developer_keeps) if item.strip()]
     gets = [item.strip() for item in (GOVERNANCE_GETS if governance_gets is None else governance_gets) if item.strip()]
     if not keeps:
