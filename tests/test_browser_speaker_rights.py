@@ -132,3 +132,31 @@ def test_the_rating_page_counts_working_time_but_not_a_long_idle_gap(live_server
     assert 120_000 <= reading <= 135_000
     assert away < 5_000, "a gap of more than three minutes without input does not count"
     assert all(body["shown"] for body in sent[:2]), "each rating carries the server's proof of its showing"
+
+
+def test_a_speaker_on_a_phone_finds_a_named_campaign_and_opens_the_finished_ones(
+        live_server, page, steward, governance_user):  # noqa: F811
+    card = gold_card(steward, governance_user, count=12)
+    pool = speakers(steward, 3)
+    current = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+        pool, sample_size=4, speaker_title="Greetings, spring round"))
+    closed = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
+        pool, sample_size=4, speaker_title="Winter round"))
+    submit(Assignment.objects.filter(campaign=closed, speaker=pool[0], state="open").first(), "gist")
+    services.set_campaign_status(actor=governance_user, campaign=closed, status="closed")
+
+    page.set_viewport_size({"width": 360, "height": 780})
+    sign_in(page, live_server.url, pool[0])
+    page.goto(f"{live_server.url}/review/")
+    expect(page.locator(".campaign-list h2")).to_have_text(["Greetings, spring round"])
+    finished = page.locator("details.finished-campaigns")
+    expect(finished.get_by_role("link", name="Your ratings")).to_be_hidden()
+    finished.locator("summary").click()
+    expect(finished).to_contain_text("Winter round")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    accessible(page, "review-queue-finished")
+    page.set_viewport_size({"width": 360, "height": 780})
+    finished.get_by_role("link", name="Your ratings").click()
+    page.wait_for_url(re.compile(f".*/review/c/{closed.public_id}/done/$"))
+    expect(page.locator("main")).to_contain_text("Winter round")
+    assert str(current.public_id) not in page.url
