@@ -219,40 +219,43 @@ def execute(sql: str, params: Sequence, using: str = "default") -> int:
         return cursor.rowcount
 
 
-def insert(obj: Model, using: str = "default", *, along: tuple[str, Sequence] | None = None) -> None:
+def insert(obj: Model, using: str = "default", *, along: Sequence[tuple[str, Sequence]] = ()) -> None:
     """INSERT a new model instance as `save()` would store it (`pre_save`, then each field's database value), as a
     prepared statement, and set its primary key. No `pre_save`/`post_save` signal is sent: for models nothing
     listens to (a rating), like `bulk_create`.
 
-    `along` is one more write (`%s` placeholders, its parameters) of another table: on PostgreSQL it goes in the same
-    statement, as a data-modifying WITH clause (one round trip, one statement, for both). Both run on the same
-    snapshot, so the other write must not depend on the inserted row; elsewhere it runs after the INSERT."""
+    `along` are more writes (`%s` placeholders, their parameters) of other tables: on PostgreSQL they go in the same
+    statement, as data-modifying WITH clauses (one round trip, one statement, for all). All run on the same
+    snapshot, so the other writes must not depend on the inserted row or on each other; elsewhere they run after the
+    INSERT."""
     if obj.pk is not None:
         raise ValueError(f"insert() stores a new {type(obj).__name__}: its primary key comes from the database")
     connection = connections[using]
     meta = obj._meta
     fields = [field for field in meta.concrete_fields if field is not meta.auto_field and not field.generated]
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
-    together = along is not None and connection.vendor == "postgresql"
-    sql = _insert_sql(type(obj), connection, along[0] if together else None)
+    together = connection.vendor == "postgresql"
+    sql = _insert_sql(type(obj), connection, tuple(write for write, _ in along) if together else ())
     with _cursor(connection) as cursor:
-        cursor.execute(sql, [*params, *along[1]] if together else params)
+        cursor.execute(sql, [*params, *(value for _, values in along for value in values)] if together else params)
         obj.pk = cursor.fetchone()[0]
     obj._state.adding = False
     obj._state.db = using
-    if along is not None and not together:
-        execute(*along, using=using)
+    if not together:
+        for write in along:
+            execute(*write, using=using)
 
 
-_insert_statements: dict[tuple[type[Model], str, str | None], str] = {}
+_insert_statements: dict[tuple[type[Model], str, tuple[str, ...]], str] = {}
 
 
-def _insert_sql(model: type[Model], connection: BaseDatabaseWrapper, along: str | None = None) -> str:
+def _insert_sql(model: type[Model], connection: BaseDatabaseWrapper, along: tuple[str, ...] = ()) -> str:
     key = (model, connection.vendor, along)
     if key not in _insert_statements:
         insert_sql = _build_insert_sql(model, connection.ops.quote_name)
-        _insert_statements[key] = (insert_sql if along is None else
-                                   f"WITH inserted AS ({insert_sql}), along AS ({along}) SELECT * FROM inserted")
+        writes = "".join(f", along{index} AS ({write})" for index, write in enumerate(along))
+        _insert_statements[key] = (f"WITH inserted AS ({insert_sql}){writes} SELECT * FROM inserted" if along
+                                   else insert_sql)
     return _insert_statements[key]
 
 

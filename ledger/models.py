@@ -95,3 +95,15 @@ class SpeakerCredit(models.Model):
             models.CheckConstraint(condition=~Q(choice="display_name") | ~Q(display_name=""),
                                    name="speakercredit_display_name_given"),
         ]
+
+
+class WorkClock(models.Model):
+    """How far each speaker's paid working time has run (`counted_until`, the server's clock). Every timed piece of
+    work, a rating or (next) a translation, is paid from the later of its showing and this point, and moves it on by
+    what it was paid: items shown together and worked one after the other, or sent together after a spell offline,
+    never add up to more than the speaker's wall time (`ledger.worktime`)."""
+
+    speaker = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                   related_name="work_clock")
+    counted_until = models.DateTimeField()
+

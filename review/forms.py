@@ -13,11 +13,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from leaderboard.verification import DEPLOYABLE_THRESHOLD
+from ledger.worktime import CLOCK_SLACK_SECONDS
 from organizations.models import Role
 
 from .gate import CHRF_TRIGGER_RANGE, POLICY_RANGES, policy_problems, ratings_per_item_problem
 from .models import (
-    CLOCK_SLACK_SECONDS,
     FLAG_FIELDS,
     IDLE_CAP_SECONDS,
     MAX_RATING_SECONDS,

@@ -32,8 +32,6 @@ MAX_REPEATS = 20
 IDLE_CAP_SECONDS = 180
 """A gap without any input longer than this is not working time: the rating page stops counting until the next
 touch or key, and a rating timed by the server (no JavaScript) counts at most this long."""
-CLOCK_SLACK_SECONDS = 5
-"""The signed time of an item's showing has whole seconds, and the page's clock is not the server's."""
 
 
 # How long the name speakers see may be: a phone's line.

@@ -272,7 +272,7 @@ def test_insert_along_another_write_runs_both_in_one_statement(campaign, pool):
     assignment = speaker_assignments(campaign, pool[0]).first()
     rating = Rating(client_id=uuid.uuid4(), assignment=assignment, speaker=pool[0], value="gist")
     with CaptureQueriesContext(connection) as captured:
-        compiled.insert(rating, along=(services.SET_ASSIGNMENT_STATE, ["rated", assignment.pk]))
+        compiled.insert(rating, along=[(services.SET_ASSIGNMENT_STATE, ["rated", assignment.pk])])
     sqls = [entry["sql"] for entry in captured.captured_queries]
     if connection.vendor == "postgresql":
         assert len(sqls) == 1 and sqls[0].startswith("WITH") and "INSERT INTO" in sqls[0] and "UPDATE" in sqls[0]
@@ -285,11 +285,11 @@ def test_insert_along_another_write_runs_both_in_one_statement(campaign, pool):
 
 def test_a_rating_post_is_the_session_user_lock_checks_one_write_and_the_commit(client, campaign, pool,
                                                                                django_assert_max_num_queries):
-    """rate.js's rating post, holding the next item: the user, then BEGIN with the lock and the checks (one round
-    trip on PostgreSQL), the rating with its assignment's state, COMMIT."""
+    """rate.js's rating post, holding the next item: the user, then BEGIN with the lock, the checks and the speaker's
+    work clock (one round trip on PostgreSQL), the rating with its assignment's state and the clock, COMMIT."""
     client.force_login(pool[0])
     assignment = speaker_assignments(campaign, pool[0]).first()
-    with django_assert_max_num_queries(6 if connection.vendor == "postgresql" else 7):
+    with django_assert_max_num_queries(7 if connection.vendor == "postgresql" else 8):
         answer = client.post(f"/review/items/{assignment.public_id}/",
                              {"client_id": str(uuid.uuid4()), "value": "acceptable"},
                              headers={"Accept": "application/json", "X-Requested-With": "fetch",

@@ -65,20 +65,22 @@ def shown(public_id, seconds_ago: int) -> str:
 
 
 def test_the_page_sends_its_working_time_and_the_server_caps_it(client, campaign, pool):
-    speaker = pool[0]
-    client.force_login(speaker)
-    first = open_assignment(campaign, speaker)
+    """Each case by a speaker of their own: one speaker's ratings share their wall time (tests/test_work_clock.py)."""
+    client.force_login(pool[0])
+    first = open_assignment(campaign, pool[0])
     assert post_rating(client, first, active_ms="41250", shown=shown(first.public_id, 60)).status_code == 302
     rating = Rating.objects.get(assignment=first)
     assert (rating.active_seconds, rating.timed_by) == (41.25, "device")
-    second = open_assignment(campaign, speaker)
+    client.force_login(pool[1])
+    second = open_assignment(campaign, pool[1])
     # A clock gone wrong: five hours on an item shown two hours ago.
     post_rating(client, second, active_ms=str(5 * 3600 * 1000), shown=shown(second.public_id, 7200))
     assert Rating.objects.get(assignment=second).active_seconds == 15 * 60
-    third = open_assignment(campaign, speaker)
+    client.force_login(pool[2])
+    third = open_assignment(campaign, pool[2])
     post_rating(client, third, active_ms="600000", shown=shown(third.public_id, 30))  # more than the time since
     assert 35 <= Rating.objects.get(assignment=third).active_seconds <= 37  # 30 s since (whole seconds) + 5 s slack
-    untimed = open_assignment(campaign, speaker)
+    untimed = open_assignment(campaign, pool[2])
     post_rating(client, untimed, active_ms="600000")  # no proof of when the item was shown: kept, untimed
     assert Rating.objects.get(assignment=untimed).active_seconds is None
 
@@ -100,20 +102,20 @@ def test_rating_one_showing_again_and_again_pays_its_time_once(client, campaign,
 
 def test_without_javascript_the_signed_time_since_the_page_was_shown_counts_up_to_the_idle_cap(
         client, campaign, pool):
-    speaker = pool[0]
-    client.force_login(speaker)
-    page = client.get(f"/review/items/{open_assignment(campaign, speaker).public_id}/").content.decode()
+    client.force_login(pool[0])
+    page = client.get(f"/review/items/{open_assignment(campaign, pool[0]).public_id}/").content.decode()
     assert 'name="shown"' in page and 'name="active_ms"' in page
-    recent = open_assignment(campaign, speaker)
+    recent = open_assignment(campaign, pool[0])
     post_rating(client, recent, shown=shown(recent.public_id, 40))
     rating = Rating.objects.get(assignment=recent)
     assert rating.timed_by == "server" and 39 <= rating.active_seconds <= 42
-    idle = open_assignment(campaign, speaker)
+    client.force_login(pool[1])
+    idle = open_assignment(campaign, pool[1])
     post_rating(client, idle, shown=shown(idle.public_id, 3600))  # left open for an hour
     assert Rating.objects.get(assignment=idle).active_seconds == 180
-    forged = open_assignment(campaign, speaker)
+    forged = open_assignment(campaign, pool[1])
     post_rating(client, forged, shown=f"{forged.public_id}:{int(time.time()) - 600}:forged")
-    other_item = open_assignment(campaign, speaker)
+    other_item = open_assignment(campaign, pool[1])
     post_rating(client, other_item, shown=shown(recent.public_id, 60))
     assert [Rating.objects.get(assignment=a).active_seconds for a in (forged, other_item)] == [None, None]
 

@@ -14,10 +14,10 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
-    Sum,
 )
 
 from common.compiled import CompiledQuery, loaded, rows_together
+from ledger.models import WorkClock
 from organizations.audit import record_secret_access
 from organizations.models import Organization
 
@@ -163,16 +163,19 @@ _RATING_TARGET = CompiledQuery(
     .order_by().values_list("pk", "state", "is_repeat", "item_id", "campaign_id", "campaign__public_id"),
     item=uuid.UUID, speaker=int)
 _RATING_CHECKS = CompiledQuery(
-    lambda item, speaker, client_id, since: Assignment.objects.filter(public_id=item, speaker=speaker).order_by()
+    lambda item, speaker, client_id: Assignment.objects.filter(public_id=item, speaker=speaker).order_by()
     .annotate(
         may_rate=Exists(Campaign.objects.filter(speaking_in(speaker), pk=OuterRef("campaign_id"))),
         serving=Exists(Campaign.objects.filter(serving_filter(), pk=OuterRef("campaign_id"))),
         rated_before=Exists(Rating.objects.filter(assignment=OuterRef("pk"))),
         sent_for=Subquery(Rating.objects.filter(client_id=client_id).order_by().values("assignment_id")[:1]),
-        counted_since=Subquery(Rating.objects.filter(assignment=OuterRef("pk"), created_at__gte=since).order_by()
-                               .values("assignment").annotate(total=Sum("active_seconds")).values("total")),
-    ).values_list("may_rate", "serving", "rated_before", "sent_for", "counted_since"),
-    item=uuid.UUID, speaker=int, client_id=uuid.UUID, since=datetime)
+    ).values_list("may_rate", "serving", "rated_before", "sent_for"),
+    item=uuid.UUID, speaker=int, client_id=uuid.UUID)
+# The speaker's work clock (ledger.worktime), locked after the assignment: their ratings sent at once share its time.
+_WORK_CLOCK = CompiledQuery(
+    lambda speaker: WorkClock.objects.select_for_update().filter(speaker=speaker).order_by()
+    .values_list("counted_until"),
+    speaker=int)
 _NEXT_ASSIGNMENT_ID = CompiledQuery(
     lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker,
                                                          state=Assignment.State.OPEN)
@@ -186,27 +189,28 @@ class RatingChecks:
     serving: bool  # the campaign serves its items now (`serving_filter`)
     rated_before: bool  # the assignment has ratings already (current or not)
     sent_for: int | None  # the assignment a rating with this client id was already stored for
-    counted_since: float  # working seconds the assignment's ratings made since `since` already count
+    counted_until: datetime | None  # how far the speaker's paid working time has run (ledger.WorkClock)
 
 
-def lock_rating_target(speaker_id: int, item: uuid.UUID, client_id: uuid.UUID,
-                       since: datetime) -> tuple[Assignment, RatingChecks] | None:
-    """Lock the speaker's own assignment of `item` (inside the caller's transaction) and read what decides whether
-    a rating of it is stored, and the working time its ratings since `since` (the item's showing) already counted;
-    None when it is not theirs. The lock and the checks go to PostgreSQL in one round trip, with the transaction's
-    BEGIN; the checks run after the lock is held, on what was committed until then. The assignment's campaign
-    comes with it, its id and public id loaded (the rest deferred)."""
-    targets, checks = rows_together((_RATING_TARGET, {"item": item, "speaker": speaker_id}),
-                                    (_RATING_CHECKS, {"item": item, "speaker": speaker_id, "client_id": client_id,
-                                                      "since": since}))
+def lock_rating_target(speaker_id: int, item: uuid.UUID,
+                       client_id: uuid.UUID) -> tuple[Assignment, RatingChecks] | None:
+    """Lock the speaker's own assignment of `item` (inside the caller's transaction), then their work clock, and read
+    what decides whether a rating of it is stored; None when it is not theirs. The locks and the checks go to
+    PostgreSQL in one round trip, with the transaction's BEGIN; the checks run after the assignment's lock is held,
+    on what was committed until then. The assignment's campaign comes with it, its id and public id loaded (the rest
+    deferred)."""
+    targets, checks, clock = rows_together((_RATING_TARGET, {"item": item, "speaker": speaker_id}),
+                                           (_RATING_CHECKS, {"item": item, "speaker": speaker_id,
+                                                             "client_id": client_id}),
+                                           (_WORK_CLOCK, {"speaker": speaker_id}))
     if not targets or not checks:
         return None
     pk, state, is_repeat, item_id, campaign_id, campaign_public_id = targets[0]
     assignment = loaded(Assignment, ["id", "public_id", "campaign_id", "item_id", "speaker_id", "state", "is_repeat"],
                         [pk, item, campaign_id, item_id, speaker_id, state, is_repeat])
     assignment.campaign = loaded(Campaign, ["id", "public_id"], [campaign_id, campaign_public_id])
-    may_rate, serving, rated_before, sent_for, counted_since = checks[0]
-    return assignment, RatingChecks(may_rate, serving, rated_before, sent_for, counted_since or 0.0)
+    may_rate, serving, rated_before, sent_for = checks[0]
+    return assignment, RatingChecks(may_rate, serving, rated_before, sent_for, clock[0][0] if clock else None)
 
 
 def next_assignment_id(user, campaign: Campaign | int) -> uuid.UUID | None:

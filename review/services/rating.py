@@ -2,7 +2,7 @@
 
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -12,9 +12,10 @@ from accounts.models import User
 from common import compiled
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
+from ledger.models import WorkClock
+from ledger.worktime import paid_seconds
 
 from ..models import (
-    CLOCK_SLACK_SECONDS,
     FLAG_FIELDS,
     MAX_RATING_SECONDS,
     RATING_CHOICES,
@@ -66,6 +67,8 @@ def check_submission(submission: Submission) -> None:
 # A rating's two updates, run as prepared statements (common.compiled): the ORM rebuilt them for every rating.
 RETIRE_CURRENT_RATING = f"UPDATE {Rating._meta.db_table} SET is_current = false WHERE assignment_id = %s AND is_current"
 SET_ASSIGNMENT_STATE = f"UPDATE {Assignment._meta.db_table} SET state = %s WHERE id = %s"
+SET_WORK_CLOCK = (f"INSERT INTO {WorkClock._meta.db_table} (speaker_id, counted_until) VALUES (%s, %s) "
+                  "ON CONFLICT (speaker_id) DO UPDATE SET counted_until = EXCLUDED.counted_until")
 
 
 def record_rating(*, actor: User, item: uuid.UUID, submission: Submission) -> tuple[Rating, bool]:
@@ -92,8 +95,7 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
     one statement: two round trips and the commit for a first rating of an item — the hot path of every speaker."""
     from ..selectors.rating import lock_rating_target
 
-    shown_at = timezone.now() - timedelta(seconds=submission.shown_seconds_ago or 0)
-    target = lock_rating_target(speaker.pk, item, submission.client_id, shown_at)
+    target = lock_rating_target(speaker.pk, item, submission.client_id)
     if target is None:
         raise NotAllowed(_("This item is not assigned to you."))
     locked, checks = target
@@ -114,18 +116,22 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
         raise ReviewError(_("You left this campaign; this item went to another speaker."))
     if checks.rated_before:
         compiled.execute(RETIRE_CURRENT_RATING, [locked.pk])
+    active_seconds, clock = paid_time(submission, checks.counted_until)
     rating = Rating(
         client_id=submission.client_id, assignment=locked, speaker=speaker, value=submission.value,
         comment=submission.comment.strip(), correction=submission.correction.strip(),
-        active_seconds=time_not_yet_counted(submission, checks.counted_since), timed_by=submission.timed_by,
+        active_seconds=active_seconds, timed_by=submission.timed_by,
         **{flag: flag in submission.flags for flag in FLAG_FIELDS},
     )
     skipped = submission.value == "cannot_judge"
     earlier_state = locked.state
     locked.state = Assignment.State.SKIPPED if skipped else Assignment.State.RATED
-    # The rating and its assignment's new state in one statement (the assignment row is locked: nothing else moved
-    # it); what follows reads neither.
-    compiled.insert(rating, along=(SET_ASSIGNMENT_STATE, [locked.state, locked.pk]))
+    # The rating, its assignment's new state and the speaker's work clock in one statement (the assignment and the
+    # clock rows are locked: nothing else moved them); what follows reads none of them.
+    along = [(SET_ASSIGNMENT_STATE, [locked.state, locked.pk])]
+    if clock is not None:
+        along.append((SET_WORK_CLOCK, [speaker.pk, clock]))
+    compiled.insert(rating, along=along)
     # A repeated item is the speaker's own second look: skipping it leaves nothing uncovered to reassign.
     if skipped and earlier_state != Assignment.State.SKIPPED and not locked.is_repeat:
         reassign_released(Campaign.objects.get(pk=locked.campaign_id), [locked.item_id])
@@ -134,12 +140,15 @@ def store_rating(item: uuid.UUID, speaker, submission: Submission) -> tuple[Rati
     return rating, True
 
 
-def time_not_yet_counted(submission: Submission, counted: float) -> float | None:
-    """The rating's working time, less what ratings of the same item since its showing already `counted`: one
-    showing pays its wall time once, however many ratings are posted on it (the assignment row is locked)."""
+def paid_time(submission: Submission, counted_until: datetime | None) -> tuple[float | None, datetime | None]:
+    """The rating's paid working time and where the speaker's work clock stands after it (`ledger.worktime`): what
+    the submission claims, from the later of the item's showing and the clock. An untimed rating (no proof of its
+    showing) pays nothing and leaves the clock where it is."""
     if submission.active_seconds is None or submission.shown_seconds_ago is None:
-        return submission.active_seconds
-    return max(0.0, min(submission.active_seconds, submission.shown_seconds_ago + CLOCK_SLACK_SECONDS - counted))
+        return submission.active_seconds, None
+    now = timezone.now()
+    return paid_seconds(submission.active_seconds, shown_at=now - timedelta(seconds=submission.shown_seconds_ago),
+                        counted_until=counted_until, now=now)
 
 
 @transaction.atomic

@@ -1,0 +1,34 @@
+"""The one rule for a speaker's paid working time: what a piece of work claims is paid only from the later of its
+showing and the speaker's `WorkClock`, and the clock moves on by what was paid. Review's rating post applies it in
+its own two round trips (review.services.rating); every other kind of work calls `claim_working_time`."""
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+
+from accounts.models import User
+
+from .models import WorkClock
+
+CLOCK_SLACK_SECONDS = 5
+"""The signed time of an item's showing has whole seconds, and a page's clock is not the server's."""
+
+
+def paid_seconds(claimed: float, *, shown_at: datetime, counted_until: datetime | None,
+                 now: datetime) -> tuple[float, datetime]:
+    """The seconds of `claimed` that are paid, and where the speaker's clock stands after them: never more than the
+    wall time from the later of the showing and the clock (with the clock's slack), never less than nothing."""
+    start = shown_at if counted_until is None else max(shown_at, counted_until)
+    available = (now - start).total_seconds() + CLOCK_SLACK_SECONDS
+    paid = max(0.0, min(claimed, available))
+    return paid, start + timedelta(seconds=paid)
+
+
+@transaction.atomic
+def claim_working_time(*, speaker: User, claimed: float, shown_at: datetime, now: datetime) -> float:
+    """Pay `claimed` seconds of work shown to the speaker at `shown_at`, as far as their clock allows, and move the
+    clock on; the speaker's clock row is locked, so two pieces of work sent at once share the wall time."""
+    clock = WorkClock.objects.select_for_update().filter(speaker=speaker).first()
+    paid, until = paid_seconds(claimed, shown_at=shown_at, counted_until=clock and clock.counted_until, now=now)
+    WorkClock.objects.update_or_create(speaker=speaker, defaults={"counted_until": until})
+    return paid
