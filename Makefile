@@ -41,11 +41,13 @@ run: demo
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 ## Install test dependencies, check the code (lint) and run the whole suite (DATABASE_URL / CELERY_BROKER_URL
-## select PostgreSQL / Redis); TEST_WORKERS=2 runs it in two processes (pytest-xdist; each its own test database,
-## cache keys and Celery queue: tests/workers.py; a module's tests in one of them, so its browser starts once)
-TEST_WORKERS ?= 0
+## select PostgreSQL / Redis) in TEST_WORKERS processes (pytest-xdist; each its own test database, cache keys and
+## Celery queue: tests/workers.py; a module's tests in one of them, so its browser starts once; 0: one process),
+## then the tests marked `alone` (one restarts PostgreSQL) by themselves; pytest's 5 is "none of them selected".
+TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not alone" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m alone $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 ## The edit–test loop: the suite on SQLite (in-process cache, eager Celery tasks) without the browser tests, in
 ## parallel (pytest-xdist, TEST_FAST_WORKERS processes); nothing but Python needed (no PostgreSQL, Redis,

@@ -2,7 +2,7 @@
 the database is down is not acknowledged, so the page re-sends it and it is stored once.
 
 Runs only where ALLOW_POSTGRES_RESTART=1 (CI) against a local cluster managed by pg_ctlcluster: it
-would cut every other connection to the server."""
+cuts every other connection to the server, so `make test` runs it by itself after the parallel run (`alone`)."""
 
 import os
 import shutil
@@ -19,7 +19,7 @@ from review.models import Assignment, Rating
 
 from .review_setup import gold_card, settings_for, speakers
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.alone]
 
 
 def cluster() -> str | None:
