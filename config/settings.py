@@ -299,6 +299,7 @@ CELERY_BEAT_SCHEDULE = {
     "review-deadline-reminders": {"task": "review.tasks.send_deadline_reminders_task", "schedule": 15 * 60},
     "review-campaign-summaries": {"task": "review.tasks.refresh_open_campaign_summaries_task", "schedule": 5 * 60},
     "governance-settle-due-decisions": {"task": "governance.tasks.settle_due_decisions", "schedule": 5 * 60},
+    "organizations-seal-secret-views": {"task": "organizations.tasks.seal_secret_views_task", "schedule": 10},
 }
 
 # Corpus import limits.

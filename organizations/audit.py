@@ -11,7 +11,7 @@ from django.utils.cache import patch_cache_control
 
 from accounts.authentication import token_of
 
-from .models import SITE_CHAIN, AuditAction, AuditEvent, Organization, chain_of
+from .models import SITE_CHAIN, AuditAction, AuditEvent, Organization, PendingSecretView, chain_of
 
 GENESIS = "0" * 64
 # Models that moved out of the app that created them (governance; review's pay and credit ledger) keep the object
@@ -43,24 +43,60 @@ def record_event(action: AuditAction, *, actor=None, organization: Organization 
                  details: dict | None = None) -> AuditEvent:
     """Append one event to the chain, inside the caller's transaction (it vanishes if that rolls back)."""
     action = AuditAction(action)  # an action the log does not know is a programming error (ValueError)
-    organization_id = organization.pk if organization is not None else None
+    object_type = LOGGED_AS.get(obj._meta.label, obj._meta.label) if obj is not None else ""
+    object_id = str(obj.pk) if obj is not None else ""
+    actor_id = actor.pk if actor is not None and actor.is_authenticated else None
+    event = AuditEvent(organization_id=organization.pk if organization is not None else None, actor_id=actor_id,
+                       action=action, object_type=object_type, object_id=object_id, details=details or {},
+                       created_at=timezone.now())
+    _append(event.organization_id, [event])
+    return event
+
+
+def _append(organization_id: int | None, events: list[AuditEvent]) -> None:
+    """Chain `events` (in order, each with its time) after the last event of the organization's chain and store them:
+    one writer at a time per chain (the caller's transaction holds the lock until it ends)."""
     chain = chain_of(organization_id)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CHAIN_LOCK, organization_id or 0])
     previous = AuditEvent.objects.filter(chain=chain).order_by("-id").values_list("hash", flat=True).first() or GENESIS
-    details = details or {}
-    object_type = LOGGED_AS.get(obj._meta.label, obj._meta.label) if obj is not None else ""
-    object_id = str(obj.pk) if obj is not None else ""
-    created_at = timezone.now()
-    actor_id = actor.pk if actor is not None and actor.is_authenticated else None
-    event = AuditEvent(
-        organization_id=organization_id, actor_id=actor_id, action=action, object_type=object_type,
-        object_id=object_id, details=details, created_at=created_at, chain=chain, previous_hash=previous,
-        hash=event_hash(previous, organization_id, actor_id, action, object_type, object_id, details, created_at),
-    )
-    event.save()
-    return event
+    for event in events:
+        event.chain, event.previous_hash = chain, previous
+        event.hash = previous = event_hash(previous, organization_id, event.actor_id, event.action,
+                                           event.object_type, event.object_id, event.details, event.created_at)
+    if len(events) == 1:
+        events[0].save()
+    else:
+        AuditEvent.objects.bulk_create(events)
+
+
+SEAL_BATCH = 1000
+"""Pending secret views chained per transaction: a batch holds its chains' locks briefly."""
+
+
+def seal_secret_views(organization: Organization | None = None) -> int:
+    """Chain the pending secret views (`PendingSecretView`: all, or the organization's) into the audit log as
+    `secret_entries.shown` events, oldest first, each batch in one transaction that also removes its rows;
+    how many were sealed. Concurrent sealers take different rows (SKIP LOCKED) and wait for each other's chain."""
+    sealed = 0
+    while True:
+        with transaction.atomic():
+            pending = PendingSecretView.objects.select_for_update(skip_locked=True).order_by("id")
+            if organization is not None:
+                pending = pending.filter(organization=organization)
+            batch = list(pending[:SEAL_BATCH])
+            if not batch:
+                return sealed
+            by_organization: dict[int, list[AuditEvent]] = {}
+            for view in batch:
+                by_organization.setdefault(view.organization_id, []).append(AuditEvent(
+                    organization_id=view.organization_id, actor_id=view.actor_id,
+                    action=AuditAction.SECRET_ENTRIES_SHOWN, details=view.details, created_at=view.created_at))
+            for organization_id, events in sorted(by_organization.items()):
+                _append(organization_id, events)
+            PendingSecretView.objects.filter(pk__in=[view.pk for view in batch]).delete()
+        sealed += len(batch)
 
 
 @dataclass(frozen=True)
@@ -93,16 +129,21 @@ def verify_chain() -> tuple[int, ChainBreak | None]:
 def record_secret_access(user, shown: dict[int, int], where: str) -> None:
     """One event per request that showed secret entries (or MT output for them): how many, where, and the API
     token used when there was one. `shown` maps organization id → number of secret entries of its corpora in
-    the response. The response is also marked uncacheable (`SecretResponseMiddleware`)."""
+    the response. Written as a pending view (one INSERT, no wait for the chain), which `seal_secret_views` chains
+    into the log within seconds and before any reading of it. The response is also marked uncacheable
+    (`SecretResponseMiddleware`)."""
     token = token_of(user)
+    actor_id = user.pk if user is not None and user.is_authenticated else None
+    views = []
     for organization_id, count in shown.items():
         if count:
             details = {"count": count, "where": where[:200]}
             if token is not None:
                 details["token"] = token.label
-            record_event(AuditAction.SECRET_ENTRIES_SHOWN, actor=user, organization=Organization(pk=organization_id),
-                         details=details)
-            _mark_secret_response()
+            views.append(PendingSecretView(organization_id=organization_id, actor_id=actor_id, details=details))
+    if views:
+        PendingSecretView.objects.bulk_create(views)
+        _mark_secret_response()
 
 
 _secret_response: ContextVar[list[bool] | None] = ContextVar("secret_response", default=None)

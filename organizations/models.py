@@ -262,3 +262,18 @@ class AuditEvent(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+
+class PendingSecretView(models.Model):
+    """A response that showed secret entries, written at once with one plain INSERT (no chain lock, no read of the
+    chain's last hash) and sealed into the audit chain as a `secret_entries.shown` event, with its own time, in
+    batches (`organizations.audit.seal_secret_views`): every few seconds by a task, and before anything reads the
+    log. The rows of a batch leave this table in the transaction that chains them."""
+
+    # No index but the primary key: each row is written once, read once by the sealer in id order, then deleted;
+    # the table holds a few seconds' views.
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="+", db_index=False)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+", db_index=False)
+    details = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)

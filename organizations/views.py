@@ -17,6 +17,7 @@ from common.spreadsheets import neutralise_formula
 
 from . import permissions, selectors, services
 from .adapter import PENDING_INVITATION_KEY
+from .audit import seal_secret_views
 from .forms import CommitmentsForm, InvitationForm, RoleForm
 from .mfa import mfa_required_response, secret_holder_required
 from .models import ROLE_CHOICES, Invitation, Membership, Organization, Role, role_label
@@ -133,6 +134,7 @@ def audit_log(request, slug: str):
     if not permissions.permitted(request.user, "organization.govern", organization):
         raise PermissionDenied(_("Only the organization's governance staff read its audit log."))
     action = request.GET.get("action", "")
+    seal_secret_views(organization)
     events = selectors.audit_log(organization, action)
     if request.GET.get("format") == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")

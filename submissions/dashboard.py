@@ -12,6 +12,7 @@ from corpus.models import CONSENT_USE_SHORT_LABELS, ConsentUse, Dataset
 from governance.models import Decision as GovernanceDecision
 from governance.selectors import waiting_for_signature
 from leaderboard.models import RunCard
+from organizations.audit import seal_secret_views
 from organizations.audit_text import details_line
 from organizations.models import AuditEvent, Organization
 from organizations.selectors import audit_log
@@ -166,6 +167,8 @@ class RecentEvent:
 
 
 def recent_events(organization: Organization) -> list[RecentEvent]:
+    """The log's latest events, the secret views still pending chained first (`seal_secret_views`)."""
+    seal_secret_views(organization)
     return [RecentEvent(event) for event in audit_log(organization)[:RECENT_EVENTS]]
 
 

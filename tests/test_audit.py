@@ -6,8 +6,8 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 
 from corpus.services import import_corpus, set_dataset_public
-from organizations.audit import CHAIN_LOCK, GENESIS, event_hash, record_event, verify_chain
-from organizations.models import AuditAction, AuditEvent, Organization, chain_of
+from organizations.audit import CHAIN_LOCK, GENESIS, event_hash, record_event, seal_secret_views, verify_chain
+from organizations.models import AuditAction, AuditEvent, Organization, PendingSecretView, chain_of
 from organizations.services import invite_member
 
 from .conftest import corpus_bytes, entry, grant_all_consents
@@ -187,6 +187,7 @@ def test_only_governance_staff_read_and_export_the_log(client, steward, governan
 def test_each_request_showing_secret_entries_is_recorded(client, public_version, curator, speaker):
     client.force_login(speaker)
     client.get(f"/datasets/versions/{public_version.pk}/entries/")
+    seal_secret_views()
     assert not AuditEvent.objects.filter(action="secret_entries.shown").exists(), "nothing secret was shown"
     client.force_login(curator)
     secret = public_version.entries.get(segment="gold_standard")
@@ -194,8 +195,123 @@ def test_each_request_showing_secret_entries_is_recorded(client, public_version,
                 f"/datasets/versions/{public_version.pk}/export.json", "/api/v1/entries/",
                 f"/api/v1/entries/{secret.pk}/", f"/api/v1/dataset-versions/{public_version.pk}/export/"):
         assert client.get(url).status_code == 200
+    seal_secret_views()
     events = list(AuditEvent.objects.filter(action="secret_entries.shown").order_by("id"))
     assert [(e.details["count"], e.actor) for e in events] == [
         (2, curator), (1, curator), (2, curator), (2, curator), (1, curator), (2, curator)]
     assert events[0].details["where"] == f"/datasets/versions/{public_version.pk}/entries/"
+    assert verify_chain()[1] is None
+
+
+# Secret views: written at once, chained in batches.
+
+
+def test_a_secret_view_is_one_insert_and_waits_for_no_chain(client, public_version, curator,
+                                                            django_assert_num_queries):
+    """The page's own record of what it showed is one plain INSERT: no chain lock, no read of the last hash."""
+    from django.test.utils import CaptureQueriesContext
+
+    secret = public_version.entries.get(segment="gold_standard")
+    client.force_login(curator)
+    client.get(f"/datasets/entries/{secret.pk}/")  # warm the session and caches
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(f"/datasets/entries/{secret.pk}/").status_code == 200
+    sqls = [query["sql"] for query in captured.captured_queries]
+    assert sum("organizations_pendingsecretview" in sql for sql in sqls) == 1
+    assert not any("pg_advisory" in sql or "governance_auditevent" in sql for sql in sqls)
+    assert PendingSecretView.objects.count() == 2
+
+
+def test_sealing_chains_the_views_in_order_with_their_own_time_among_other_events(
+        client, public_version, curator, governance_user, steward):
+    secret = public_version.entries.get(segment="gold_standard")
+    client.force_login(curator)
+    client.get(f"/datasets/entries/{secret.pk}/")
+    record_event(CHANGED, actor=governance_user, organization=steward, details={"between": True})
+    client.get(f"/datasets/versions/{public_version.pk}/entries/")
+    pending = list(PendingSecretView.objects.order_by("id").values_list("created_at", "details"))
+    assert len(pending) == 2 and not AuditEvent.objects.filter(action="secret_entries.shown").exists()
+    assert seal_secret_views() == 2
+    assert not PendingSecretView.objects.exists()
+    sealed = list(AuditEvent.objects.filter(action="secret_entries.shown").order_by("id"))
+    assert [(event.created_at, event.details) for event in sealed] == pending
+    assert {(event.organization, event.actor, event.chain) for event in sealed} == {
+        (steward, curator, chain_of(steward.pk))}
+    assert [event.previous_hash for event in sealed[1:]] == [sealed[0].hash]
+    assert seal_secret_views() == 0
+    assert verify_chain()[1] is None
+
+
+def test_the_log_page_the_dashboard_and_the_check_see_views_not_yet_sealed(
+        client, public_version, curator, governance_user, steward, capsys):
+    secret = public_version.entries.get(segment="gold_standard")
+    client.force_login(curator)
+    client.get(f"/datasets/entries/{secret.pk}/")
+    client.force_login(governance_user)
+    page = client.get(f"/orgs/{steward.slug}/audit/", {"action": "secret_entries.shown"})
+    assert page.status_code == 200 and len(page.context["page"].object_list) == 1
+    client.force_login(curator)
+    client.get(f"/datasets/entries/{secret.pk}/")
+    client.force_login(governance_user)
+    dashboard = client.get(f"/orgs/{steward.slug}/dashboard/")
+    assert dashboard.status_code == 200
+    assert sum(event.event.action == "secret_entries.shown" for event in dashboard.context["board"].events) == 2
+    client.force_login(curator)
+    client.get(f"/datasets/entries/{secret.pk}/")
+    call_command("verify_audit_log")
+    assert not PendingSecretView.objects.exists()
+    assert AuditEvent.objects.filter(action="secret_entries.shown").count() == 3
+
+
+def test_the_scheduled_task_seals_what_is_pending(client, public_version, curator, settings):
+    from organizations.tasks import seal_secret_views_task
+
+    assert settings.CELERY_BEAT_SCHEDULE["organizations-seal-secret-views"] == {
+        "task": "organizations.tasks.seal_secret_views_task", "schedule": 10}
+    client.force_login(curator)
+    client.get(f"/datasets/versions/{public_version.pk}/entries/")
+    assert seal_secret_views_task.apply().get() == 1
+    assert AuditEvent.objects.filter(action="secret_entries.shown", actor=curator).count() == 1
+
+
+def test_a_request_that_fails_leaves_no_view_behind(public_version, curator):
+    from organizations.audit import record_secret_access
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        record_secret_access(curator, {public_version.dataset.organization_id: 2}, "/somewhere/")
+        raise RuntimeError("the response failed after the entries were read")
+    assert not PendingSecretView.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_sealers_at_once_chain_each_view_once(steward, curator):
+    """The beat task and a reader of the log at the same moment: each takes other rows, and the chain stays one."""
+    import threading
+
+    from organizations.audit import record_secret_access
+
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrency is proven on PostgreSQL (SQLite serialises every write)")
+    for number in range(400):
+        record_secret_access(curator, {steward.pk: 1}, f"/view/{number}/")
+    barrier = threading.Barrier(2)
+    sealed, errors = [], []
+
+    def seal():
+        try:
+            barrier.wait()
+            sealed.append(seal_secret_views())
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=seal) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and sum(sealed) == 400
+    wheres = list(AuditEvent.objects.filter(action="secret_entries.shown").values_list("details__where", flat=True))
+    assert sorted(wheres) == sorted(f"/view/{number}/" for number in range(400))
     assert verify_chain()[1] is None

@@ -10,6 +10,7 @@ import pytest
 
 from corpus.models import ConsentRecord
 from corpus.services import revoke_consent
+from organizations.audit import seal_secret_views
 from organizations.models import AuditEvent
 from review import services
 from review.languages import text_direction
@@ -93,6 +94,7 @@ def test_upcoming_items_hold_public_items_only_unless_the_campaign_allows_secret
     assert [row["id"] for row in held] == [str(a.public_id) for a in items[:secret_at]]
     assert answer.json()["held_back"] is True
     assert all(set(row) == {"id", "url", "shown", "source", "candidate"} for row in held)
+    seal_secret_views()
     assert not AuditEvent.objects.filter(action="secret_entries.shown", actor=speaker).exists()
 
     Campaign.objects.filter(pk=public_campaign.pk).update(device_may_hold_secret_items=True)
@@ -100,6 +102,7 @@ def test_upcoming_items_hold_public_items_only_unless_the_campaign_allows_secret
     assert [row["id"] for row in answer["items"]] == [str(a.public_id) for a in items]
     assert answer["held_back"] is False
     secret = sum(a.item.entry.is_secret for a in items)
+    seal_secret_views()
     event = AuditEvent.objects.get(action="secret_entries.shown", actor=speaker)
     assert event.details == {"count": secret, "where": f"/review/c/{public_campaign.public_id}/upcoming/"}
 
@@ -184,6 +187,7 @@ def test_the_offline_shell_holds_no_item_text_and_follows_the_serving_rule(clien
     assert shell.status_code == 200 and "data-shell" in html and "no-store" in shell["Cache-Control"]
     for assignment in Assignment.objects.filter(campaign=public_campaign).select_related("item__entry"):
         assert assignment.item.entry.source not in html
+    seal_secret_views()
     assert not AuditEvent.objects.filter(action="secret_entries.shown").exists()
     client.force_login(outsider)
     assert client.get(f"/review/c/{public_campaign.public_id}/shell/").status_code == 404

@@ -8,6 +8,7 @@ from django.core import mail
 
 from corpus.models import ConsentRecord
 from corpus.services import revoke_consent
+from organizations.audit import seal_secret_views
 from organizations.models import AuditEvent
 from review import services
 from review.models import Assignment, Campaign, Rating
@@ -167,8 +168,8 @@ def test_a_rating_sent_by_the_page_script_reads_no_texts_and_plans_no_join(clien
     for _ in range(3):
         assignment = first_assignment(campaign, pool[0])
         # The user (the session comes from the cache); savepoint, the assignment locked, one query for pool, serving,
-        # earlier ratings and the client id, insert, state, release; the next item's id.
-        with django_assert_max_num_queries(8) as captured:
+        # earlier ratings and the client id, the speaker's work clock, insert, state, release; the next item's id.
+        with django_assert_max_num_queries(9) as captured:
             answer = client.post(f"/review/items/{assignment.public_id}/", rating_post(),
                                  headers={"Accept": "application/json", "X-Requested-With": "fetch"})
         assert answer.status_code == 201 and answer.json()["saved"]
@@ -184,7 +185,7 @@ def test_a_rating_from_a_page_holding_the_next_item_skips_looking_it_up(client, 
     client.get("/review/")
     json_headers = {"Accept": "application/json", "X-Requested-With": "fetch"}
     first = first_assignment(campaign, pool[0])
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         held = client.post(f"/review/items/{first.public_id}/", rating_post(),
                            headers={**json_headers, "X-Next-Item": "held"})
     assert held.status_code == 201 and held.json()["saved"] and held.json()["next_url"] is None
@@ -270,6 +271,7 @@ def test_an_assigned_speaker_sees_a_secret_item_and_the_request_is_audited(clien
     assignment = Assignment.objects.filter(campaign=campaign, speaker=pool[0], item__is_control=False).first()
     page = client.get(f"/review/items/{assignment.public_id}/")
     assert SECRET_MARK.encode() in page.content and OUTPUT_MARK.encode() in page.content
+    seal_secret_views()
     event = AuditEvent.objects.filter(action="secret_entries.shown", actor=pool[0]).get()
     assert event.details == {"count": 1, "where": f"/review/items/{assignment.public_id}/"}
 
@@ -337,6 +339,7 @@ def test_the_decision_page_lists_rated_items_needing_attention_a_page_at_a_time(
     assert b"Page 1 of 2" in first.content
     second = client.get(url, {"page": 2})
     assert second.content.count(b"NOTED") == 5
+    seal_secret_views()
     shown = AuditEvent.objects.filter(action="secret_entries.shown", details__where=url).order_by("id")
     rows = list(noted.filter(comment="NOTED"))
 
