@@ -69,7 +69,7 @@ __all__ = [
 
 NEW, UPDATED, SKIPPED, INVALID = "new", "updated", "skipped", "invalid"
 DEFAULT_PROVENANCE = "elicited"
-STRIPPED_COLUMNS = frozenset({"id", "difficulty", "segment", "register", "context", "domain"})
+STRIPPED_COLUMNS = frozenset({"id", "difficulty", "segment", "register", "context", "domain", "document_id"})
 UPDATE_FIELDS = ENTRY_VALUE_FIELDS[1:]  # an update never changes entry_id (nor version, nor position)
 UPDATE_BATCH_SIZE = 2000
 STAGED_IMPORT_TTL = timedelta(hours=24)

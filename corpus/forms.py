@@ -137,6 +137,10 @@ class EntryForm(forms.Form):
                                              widget=forms.Textarea(attrs={"rows": 2}), required=False)
     notes = forms.CharField(label=gettext_lazy("Notes"), widget=forms.Textarea(attrs={"rows": 2}), required=False)
     variant_class = forms.CharField(label=gettext_lazy("Variant class"), max_length=200, required=False)
+    document_id = forms.CharField(
+        label=gettext_lazy("Text it belongs to"), max_length=200, required=False,
+        help_text=gettext_lazy("Entries of one story or conversation share this identifier; speakers see the "
+                               "sentences around the one they rate."))
 
     def entry_data(self) -> dict:
         """The entry object as the corpus file format has it: an id of digits becomes an integer and

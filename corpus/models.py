@@ -184,6 +184,9 @@ class Entry(models.Model):
     morphological_analysis = models.TextField(blank=True)
     notes = models.TextField(blank=True)
     variant_class = models.CharField(max_length=200, blank=True)
+    document_id = models.CharField(max_length=200, blank=True, help_text=(
+        "Entries of one text (a story, a conversation) share it; in their positions' order they are each other's "
+        "context, shown to speakers beside the sentence they rate."))
     document = models.TextField(help_text="The entry's JSON object exactly as given, key order and nulls kept.")
     search_text = models.TextField(default="", blank=True, editable=False, help_text=(
         "Source, reference and notes folded for search (corpus.search): kept in step on every write."))
@@ -206,6 +209,9 @@ class Entry(models.Model):
         indexes = [
             models.Index(fields=["version", "segment"], name="entry_version_segment"),
             models.Index(fields=["version", "domain"], name="entry_version_domain"),
+            # Only entries that name a text: corpora without any pay nothing for it on import.
+            models.Index(fields=["version", "document_id", "position"], name="entry_document_position",
+                         condition=~Q(document_id="")),
         ]
 
     def __str__(self) -> str:

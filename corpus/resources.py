@@ -41,7 +41,7 @@ from .validation import CorpusFileError, Problem, too_large
 
 COLUMNS = (
     "id", "source", "reference", "segment", "difficulty", "provenance", "register", "context", "domain",
-    "morphological_analysis", "notes", "variant_class",
+    "morphological_analysis", "notes", "variant_class", "document_id",
 )
 # An update names its entry by id and changes only the columns the file has; a new entry also needs its texts.
 REQUIRED_COLUMNS = ("id",)
@@ -131,6 +131,7 @@ class EntryResource(resources.Resource):
     )
     notes = fields.Field(attribute="notes", column_name="notes", widget=TextWidget())
     variant_class = fields.Field(attribute="variant_class", column_name="variant_class", widget=TextWidget())
+    document_id = fields.Field(attribute="document_id", column_name="document_id", widget=TextWidget())
 
     class Meta:
         export_order = COLUMNS

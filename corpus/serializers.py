@@ -76,7 +76,7 @@ class EntrySerializer(serializers.ModelSerializer):
         model = Entry
         fields = [
             "pk", "id", "dataset", "version", "source", "reference", "segment", "difficulty", "provenance",
-            "register", "context", "domain", "morphological_analysis", "notes", "variant_class",
+            "register", "context", "domain", "morphological_analysis", "notes", "variant_class", "document_id",
         ]
 
 

@@ -155,7 +155,7 @@ def content_sha256(version: DatasetVersion) -> str:
 # The columns an entry row stores besides its version and position, in the order entry_values gives them.
 ENTRY_VALUE_FIELDS = (
     "entry_id", "source", "reference", "segment", "difficulty", "provenance", "register", "context", "domain",
-    "morphological_analysis", "notes", "variant_class", "document", "search_text",
+    "morphological_analysis", "notes", "variant_class", "document_id", "document", "search_text",
 )
 
 
@@ -186,6 +186,7 @@ def entry_values(valid: ValidEntry) -> tuple[Any, ...]:
         data.get("morphological_analysis") or "",
         notes,
         data.get("variant_class") or "",
+        (data.get("document_id") or "").strip(),
         json.dumps(data, ensure_ascii=False),
         entry_search_text(data["source"], entry_reference(data), notes),
     )

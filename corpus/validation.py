@@ -24,7 +24,9 @@ BCP47 = re.compile(r"^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$")
 ENVELOPE_REQUIRED = (
     "id", "version", "language_pair", "source_language", "target_language", "created", "license", "provenance",
 )
-OPTIONAL_TEXT_FIELDS = ("morphological_analysis", "notes", "variant_class")
+OPTIONAL_TEXT_FIELDS = ("morphological_analysis", "notes", "variant_class", "document_id")
+# Short identifiers among them: a variant class, the text (story, conversation) an entry belongs to.
+SHORT_TEXT_LIMIT = 200
 CHOICE_FIELDS = {"segment": Segment, "register": Register, "context": Context, "domain": Domain}
 # Django recomputes `Choices.values` on every access; entries look them up per field, so once here.
 CHOICE_VALUES = {name: frozenset(choices.values) for name, choices in CHOICE_FIELDS.items()}
@@ -664,8 +666,9 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
         value = raw.get(name)
         if value is not None and not isinstance(value, str):
             problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
-    if isinstance(raw.get("variant_class"), str) and len(raw["variant_class"]) > 200:
-        problem("variant_class", _("expected at most %(limit)s characters") % {"limit": 200})
+    for name in ("variant_class", "document_id"):
+        if isinstance(raw.get(name), str) and len(raw[name]) > SHORT_TEXT_LIMIT:
+            problem(name, _("expected at most %(limit)s characters") % {"limit": SHORT_TEXT_LIMIT})
     found = unstorable_text(raw) if scan_text else None
     if found:
         problem(*found)

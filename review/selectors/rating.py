@@ -3,6 +3,7 @@
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import (
     BooleanField,
@@ -17,6 +18,7 @@ from django.db.models import (
 )
 
 from common.compiled import CompiledQuery, loaded, rows_together
+from corpus.selectors import document_neighbours
 from ledger.models import WorkClock
 from organizations.audit import record_secret_access
 from organizations.models import Organization
@@ -265,14 +267,17 @@ def upcoming_assignments(user, campaign: Campaign) -> tuple[list[Assignment], bo
 
 
 def shown_upcoming_items(user, campaign: Campaign, *,
-                         where: str) -> tuple[list[tuple[Assignment, dict[str, str]]], bool]:
-    """`upcoming_assignments` with the texts a speaker sees of each, the audit event of the secret ones among them
-    recorded in the same call."""
+                         where: str) -> tuple[list[tuple[Assignment, dict[str, Any]]], bool]:
+    """`upcoming_assignments` with the texts a speaker sees of each (their context included), the audit event of
+    the secret texts among them recorded in the same call."""
     held, held_back = upcoming_assignments(user, campaign)
-    secret = sum(assignment.item.entry.is_secret for assignment in held)
+    contexts, secret_context = item_contexts(user, campaign, [assignment.item for assignment in held])
+    secret = sum(assignment.item.entry.is_secret for assignment in held) + secret_context
     if secret:
         record_secret_access(user, {campaign.organization_id: secret}, where)
-    return [(assignment, item_texts(assignment.item, campaign.show_reference)) for assignment in held], held_back
+    return [(assignment, with_context(item_texts(assignment.item, campaign.show_reference),
+                                      contexts.get(assignment.item.entry_id)))
+            for assignment in held], held_back
 
 
 def loaded_rating_examples(organization: Organization) -> dict[int, str]:
@@ -325,18 +330,55 @@ def speaker_history(user, campaign: Campaign) -> QuerySet[Assignment]:
             .prefetch_related(Prefetch("ratings", queryset=Rating.objects.filter(is_current=True), to_attr="current")))
 
 
-def shown_item_texts(user, campaign: Campaign, item: Item, *, where: str) -> dict[str, str]:
-    """`item_texts` as the rating page shows them, the audit event recorded in the same call when the item's
-    entry is secret."""
-    if item.entry.is_secret:
-        record_secret_access(user, {campaign.organization_id: 1}, where)
-    return item_texts(item, campaign.show_reference)
+def shown_item_texts(user, campaign: Campaign, item: Item, *, where: str) -> dict[str, Any]:
+    """`item_texts` as the rating page shows them, with the sentences around the source when its entry belongs to
+    a text (`item_contexts`), the audit event recorded in the same call when any text shown is secret."""
+    contexts, secret_context = item_contexts(user, campaign, [item])
+    secret = int(item.entry.is_secret) + secret_context
+    if secret:
+        record_secret_access(user, {campaign.organization_id: secret}, where)
+    return with_context(item_texts(item, campaign.show_reference), contexts.get(item.entry_id))
 
 
-def item_texts(item: Item, show_reference: bool) -> dict[str, str]:
+def item_texts(item: Item, show_reference: bool) -> dict[str, Any]:
     """What a speaker sees of an item: the source, the candidate and, when the campaign says so, the
     reference (such campaigns have no control items: the reference would give them away)."""
-    texts = {"source": item.entry.source, "candidate": item.candidate}
+    texts: dict[str, Any] = {"source": item.entry.source, "candidate": item.candidate}
     if show_reference:
         texts["reference"] = item.entry.reference
     return texts
+
+
+ItemContext = dict[str, list[str | None]]
+
+
+def with_context(texts: dict[str, Any], context: ItemContext | None) -> dict[str, Any]:
+    if context is not None:
+        texts["context"] = context
+    return texts
+
+
+def item_contexts(user, campaign: Campaign, items: list[Item]) -> tuple[dict[int, ItemContext], int]:
+    """Entry pk → the source sentences before and after each item's own in its text (`corpus.selectors.
+    document_neighbours`), and how many secret ones are shown. A secret neighbour is shown only to a speaker who
+    rates it too in this campaign (who sees it as an item anyway); to anyone else it stays `None`, a sentence kept
+    secret. No query for items whose entries name no text; two at most otherwise, however many items."""
+    neighbours = document_neighbours([item.entry for item in items])
+    if not neighbours:
+        return {}, 0
+    secret_ids = {line.entry_id for before, after in neighbours.values() for line in (*before, *after)
+                  if line.is_secret}
+    readable = set(Assignment.objects.filter(campaign=campaign, speaker=user, item__entry_id__in=secret_ids)
+                   .exclude(state=Assignment.State.RELEASED).values_list("item__entry_id", flat=True)
+                   ) if secret_ids else set()
+    shown_secret = 0
+    contexts: dict[int, ItemContext] = {}
+    for entry_id, (before, after) in neighbours.items():
+        context: ItemContext = {"before": [], "after": []}
+        for side, lines in (("before", before), ("after", after)):
+            for line in lines:
+                shown = not line.is_secret or line.entry_id in readable
+                shown_secret += line.is_secret and shown
+                context[side].append(line.source if shown else None)
+        contexts[entry_id] = context
+    return contexts, shown_secret

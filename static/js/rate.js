@@ -206,9 +206,16 @@
     Array.prototype.forEach.call(section.querySelectorAll("[data-text]"), function (element) {
       texts[element.getAttribute("data-text")] = element.querySelector("em") ? "" : element.textContent;
     });
+    var context = {};
+    Array.prototype.forEach.call(section.querySelectorAll("[data-context]"), function (box) {
+      context[box.getAttribute("data-context")] = Array.prototype.map.call(
+        box.querySelectorAll(".context-line"), function (line) {
+          return line.hasAttribute("data-secret") ? null : line.textContent;
+        });
+    });
     return {
       id: section.getAttribute("data-item-id"), url: section.getAttribute("data-item-url"),
-      source: texts.source, candidate: texts.candidate, reference: texts.reference,
+      source: texts.source, candidate: texts.candidate, reference: texts.reference, context: context,
       rated: section.hasAttribute("data-rated"), mayHold: section.hasAttribute("data-may-hold"),
       shown: section.getAttribute("data-shown") || ""
     };
@@ -272,9 +279,38 @@
     }
   }
 
+  /* The sentences before and after the source in its text (none when its entry names no text); a secret one the
+     speaker does not rate themselves comes as null. */
+  function setContext(context) {
+    Array.prototype.forEach.call(itemSection.querySelectorAll("[data-context]"), function (box) {
+      var lines = (context && context[box.getAttribute("data-context")]) || [];
+      var source = itemSection.querySelector('[data-text="source"]');
+      var holder = box.querySelector("[data-context-lines]");
+      holder.replaceChildren.apply(holder, lines.map(function (text) {
+        var line = document.createElement("p");
+        line.className = "context-line";
+        if (text === null) {
+          line.setAttribute("data-secret", "");
+          var secret = document.createElement("em");
+          secret.className = "muted";
+          secret.lang = document.documentElement.lang;
+          secret.textContent = gettext("(a sentence kept secret)");
+          line.appendChild(secret);
+        } else {
+          line.lang = source.lang;
+          line.dir = source.dir;
+          line.textContent = text;
+        }
+        return line;
+      }));
+      box.hidden = lines.length === 0;
+    });
+  }
+
   /* Put an item in the page in place of the current one, with the form as given (or empty). */
   function show(item, entry) {
     current = item;
+    setContext(item.context);
     setText("source", item.source);
     setText("candidate", item.candidate);
     if (item.reference !== undefined) { setText("reference", item.reference); }
