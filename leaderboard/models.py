@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from corpus.models import DatasetVersion, Entry
+from governance.models import Decision
 
 from .verification import DEFAULT_TIER_BANDS
 
@@ -343,3 +344,44 @@ class ConflictDeclaration(models.Model):
                                     condition=Q(withdrawn_at__isnull=True, method__isnull=False),
                                     name="conflictdeclaration_one_per_method"),
         ]
+
+
+class A1RunApproval(models.Model):
+    """Governance's approval of one run of a class A1 method on the secret segments of one dataset version: that run
+    discloses those secret sources to a model provider through the LLM gateway (benchmark specification §8.6), so
+    each run is approved on its own, by a decision of the steward's governance staff (`submissions.a1_run`), under an
+    active consent of the community to A1 gateway disclosure. One approval lets exactly one run card be accepted: the
+    first card of the method on those segments takes it (`run_card`, `used_at`). `legacy` approvals were written by
+    the migration that introduced approvals, for the A1 cards on secret segments accepted before, and name no
+    decision."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    dataset_version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="a1_run_approvals")
+    segments = models.JSONField(help_text="The secret segments the run may disclose (gold_standard, held_out).")
+    method_id = models.CharField(max_length=200, help_text="The method whose run is approved.")
+    submission = models.UUIDField(null=True, blank=True,
+                                  help_text="The method submission the run is of, when approved from one.")
+    decision = models.OneToOneField(Decision, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    legacy = models.BooleanField(default=False, help_text="Written by the migration for a card accepted before "
+                                                          "per-run approvals.")
+    note = models.TextField(blank=True)
+    approved_at = models.DateTimeField(default=timezone.now)
+    run_card = models.OneToOneField(RunCard, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="a1_run_approval")
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-approved_at", "-pk"]
+        indexes = [models.Index(fields=["method_id", "dataset_version"], condition=Q(run_card__isnull=True),
+                                name="a1_approval_unused")]
+        constraints = [
+            models.CheckConstraint(condition=Q(legacy=True) | Q(decision__isnull=False),
+                                   name="a1_approval_decided_or_legacy"),
+            models.CheckConstraint(condition=Q(run_card__isnull=True, used_at__isnull=True)
+                                   | Q(run_card__isnull=False, used_at__isnull=False),
+                                   name="a1_approval_used_with_its_card"),
+            models.CheckConstraint(condition=~Q(method_id=""), name="a1_approval_names_method"),
+        ]
+
+    def __str__(self) -> str:
+        return f"A1 run of {self.method_id} on {self.dataset_version_id} ({', '.join(self.segments)})"

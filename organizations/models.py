@@ -221,6 +221,14 @@ class AuditAction(models.TextChoices):
     DECISION_FAILED = "decision.failed", pgettext_lazy("audit action", "Decision could not be executed")
     DECISION_POLICY_CHANGED = "decision_policy.changed", pgettext_lazy(
         "audit action", "Signatures a kind of decision needs changed")
+    PACKAGE_DOWNLOADED = "submission.package_downloaded", pgettext_lazy(
+        "audit action", "Method package downloaded")
+    DEPENDENCY_SIGNED_OFF = "submission.dependency_signed_off", pgettext_lazy(
+        "audit action", "Method dependency signed off")
+    RIGHTS_PERMISSION_RECORDED = "submission.rights_permission_recorded", pgettext_lazy(
+        "audit action", "Rights holder's permission recorded")
+    A1_RUN_APPROVED = "a1_run.approved", pgettext_lazy("audit action", "A1 run on secret sources approved")
+    A1_RUN_USED = "a1_run.used", pgettext_lazy("audit action", "A1 run approval used by a run card")
 
 
 SITE_CHAIN = "site"

@@ -1,15 +1,18 @@
-"""The submissions' kinds of decision (docs/governance.md): approving a method submission and transferring its
-ownership are taken by k of the organization's governance staff. Registered with governance from
-`SubmissionsConfig.ready`; each executes through this app's own services."""
+"""The submissions' kinds of decision (docs/governance.md): approving a method submission, transferring its
+ownership and approving one run of a class A1 method on secret sources are taken by k of the organization's
+governance staff. Registered with governance from `SubmissionsConfig.ready`; each executes through a service (this
+app's, or the leaderboard's for the A1 run approval, which run-card intake consumes)."""
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import User
+from corpus.models import DatasetVersion
 from governance import kinds
 from governance import services as governance
-from leaderboard.selectors import conflicts_of
+from leaderboard import services as leaderboard
+from leaderboard.methods import dependency_class_of
 from organizations.models import Organization
 
 from . import services
@@ -17,6 +20,7 @@ from .models import DEVELOPER_KEEPS, GOVERNANCE_GETS, MethodSubmission
 
 APPROVE = "submissions.approve"
 TRANSFER = "submissions.transfer"
+A1_RUN = "submissions.a1_run"
 
 
 def _submission(organization: Organization, payload: dict) -> MethodSubmission:
@@ -34,9 +38,7 @@ def submission_conflicts(organization: Organization, payload: dict) -> dict[int,
         organization=organization, public_id=payload.get("submission")).first()
     if submission is None:
         return {}
-    reasons = conflicts_of(submission.run_card) if submission.run_card is not None else {}
-    reasons[submission.submitter_id] = _("submitted the method")
-    return reasons
+    return services.submission_conflicts(submission)
 
 
 def _url(payload: dict) -> str:
@@ -96,9 +98,59 @@ TRANSFER_KIND = kinds.DecisionKind(
     min_open_hours=72, expires_after_days=30)
 
 
+def _a1_version(organization: Organization, payload: dict) -> DatasetVersion | None:
+    return DatasetVersion.objects.select_related("dataset").filter(
+        pk=payload.get("dataset_version"), dataset__organization=organization).first()
+
+
+# Where a run of a class A1 method may be approved: after the manifest audit, while the method is under evaluation or
+# held by the community.
+A1_RUN_STATES = (services.State.MANIFEST_AUDITED, services.State.AWAITING_SANDBOX, services.State.EVALUATED,
+                 services.State.IN_REVIEW, services.State.APPROVED, services.State.OWNERSHIP_TRANSFERRED)
+
+
+def _check_a1_run(organization: Organization, payload: dict) -> None:
+    submission = _submission(organization, payload)
+    if submission.derived_class != "A1":
+        raise services.SubmissionError(_("%(method)s is class %(class)s: only runs of class A1 methods are approved "
+                                         "one by one.") % {"method": submission.method_name,
+                                                           "class": submission.derived_class}, "submission")
+    if submission.state not in A1_RUN_STATES:
+        raise services.TransitionRefused(_("A run is approved once the manifest is audited, and never for a rejected "
+                                           "submission (state “%(state)s”).") % {
+            "state": services.state_label(submission.state)}, "submission")
+    leaderboard.check_a1_run(organization=organization, dataset_version=_a1_version(organization, payload),
+                             segments=payload.get("segments"), method_id=submission.method_id)
+
+
+def _execute_a1_run(decision, actor: User) -> str:
+    _check_a1_run(decision.organization, decision.payload)
+    version = _a1_version(decision.organization, decision.payload)
+    assert version is not None  # _check_a1_run refused a missing one
+    approval = leaderboard.approve_a1_run(
+        actor=actor, decision=decision, dataset_version=version, segments=decision.payload["segments"],
+        method_id=decision.payload["method_id"], submission=decision.payload["submission"],
+        note=decision.payload.get("note", ""))
+    return _("One A1 run of %(method)s on %(segments)s of %(dataset)s %(version)s is approved.") % {
+        "method": approval.method_id, "segments": ", ".join(approval.segments),
+        "dataset": version.dataset.identifier, "version": version.version}
+
+
+A1_RUN_KIND = kinds.DecisionKind(
+    name=A1_RUN, label=gettext_lazy("Approve one A1 run on secret sources"),
+    execute=_execute_a1_run, check=_check_a1_run, conflicts=submission_conflicts, url=_url,
+    editable=("note",), field_labels={"note": gettext_lazy("Note")},
+    checks=(("consent", gettext_lazy("I read the community's consent to A1 gateway disclosure")),
+            ("disclosure", gettext_lazy("I know which secret sources this run discloses, and to which model "
+                                        "provider")),
+            ("manifest", gettext_lazy("I read the manifest's gateway dependencies and their models"))),
+    min_open_hours=24, expires_after_days=14)
+
+
 def register() -> None:
     kinds.register(APPROVE_KIND)
     kinds.register(TRANSFER_KIND)
+    kinds.register(A1_RUN_KIND)
 
 
 def propose_approval(*, actor: User, submission: MethodSubmission, note: str = ""):
@@ -127,3 +179,22 @@ def propose_transfer(*, actor: User, submission: MethodSubmission, developer_kee
                               subject=f"submission:{submission.public_id}",
                               summary=_("Transfer the ownership of %(method)s") % {"method": submission.method_name},
                               payload=payload)
+
+
+def propose_a1_run(*, actor: User, submission: MethodSubmission, dataset_version: DatasetVersion | None,
+                   segments: list[str], note: str = ""):
+    """Approve one run of a class A1 method on secret segments: at once where k = 1, otherwise a decision others
+    sign. The payload names what the run discloses, and to which gateway models."""
+    gateway = [{"id": str(dependency.get("id")), "source": str(dependency.get("source") or "")}
+               for dependency in submission.manifest.get("dependencies", [])
+               if isinstance(dependency, dict) and dependency_class_of(dependency) == "A1"]
+    payload = {"submission": str(submission.public_id), "method_id": submission.method_id,
+               "method_name": submission.method_name, "package_sha256": submission.package_sha256,
+               "dataset_version": dataset_version.pk if dataset_version is not None else None,
+               "dataset": dataset_version.dataset.identifier if dataset_version is not None else None,
+               "version": dataset_version.version if dataset_version is not None else None,
+               "segments": sorted(set(segments)), "gateway": gateway, "note": note.strip()}
+    return governance.propose(actor=actor, organization=submission.organization, kind=A1_RUN,
+                              subject=f"a1_run:{submission.public_id}:{payload['dataset_version']}",
+                              summary=_("Approve one A1 run of %(method)s on secret sources") % {
+                                  "method": submission.method_name}, payload=payload)

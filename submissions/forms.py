@@ -130,3 +130,45 @@ class TransferForm(forms.Form):
 
     def clean_governance_gets(self) -> list[str]:
         return _lines(self.cleaned_data["governance_gets"])
+
+
+class SignOffForm(forms.Form):
+    """A reviewer's sign-off on one declared dependency (the service refuses what is not checked)."""
+
+    dependency_id = forms.CharField(widget=forms.HiddenInput, max_length=200)
+    license_checked = forms.BooleanField(label=gettext_lazy("I checked its licence"), required=False)
+    source_checked = forms.BooleanField(label=gettext_lazy("I checked its source and pin"), required=False)
+    comment = forms.CharField(label=gettext_lazy("Comment"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class RightsPermissionForm(forms.Form):
+    """The rights holder's permission for one A2 dependency, with its document (upload, reference, or both)."""
+
+    dependency_id = forms.ChoiceField(label=gettext_lazy("Dependency"))
+    rights_holder = forms.CharField(label=gettext_lazy("Rights holder"), required=False, max_length=300,
+                                    help_text=gettext_lazy("Who holds the rights and gave the permission."))
+    document = forms.FileField(label=gettext_lazy("Document"), required=False,
+                               help_text=gettext_lazy("PDF, PNG, JPEG, plain text or Word (.docx)."))
+    document_reference = forms.CharField(label=gettext_lazy("Document reference"), required=False, max_length=500,
+                                         help_text=gettext_lazy("A URL or an archive reference, if not uploaded."))
+    notes = forms.CharField(label=gettext_lazy("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, dependencies: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["dependency_id"].choices = [(dependency, dependency) for dependency in dependencies]
+
+
+class A1RunForm(forms.Form):
+    """Propose the approval of one A1 run on secret sources (a decision of the organization's governance staff)."""
+
+    dataset_version = forms.ModelChoiceField(label=gettext_lazy("Dataset version"), queryset=None)
+    segments = forms.MultipleChoiceField(
+        label=gettext_lazy("Secret segments the run discloses"), widget=forms.CheckboxSelectMultiple,
+        choices=[("gold_standard", "gold_standard"), ("held_out", "held_out")])
+    note = forms.CharField(label=gettext_lazy("Note"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, versions, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["dataset_version"].queryset = versions
+        self.fields["dataset_version"].label_from_instance = lambda version: (
+            f"{version.dataset.identifier} {version.version} ({version.language_pair})")

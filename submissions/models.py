@@ -268,3 +268,72 @@ class HarnessIntakeEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["intake", "entry_id"], name="harness_intake_entry_once"),
         ]
+
+
+class DependencySignOff(AppendOnlyModel):
+    """A reviewer's sign-off on one dependency the submission's manifest declares: its licence and its source were
+    checked. It holds for the manifest it was given on (`manifest_sha256`); once the manifest changes it is stale and
+    counts for nothing (`submissions.services.manifest_digest`). The move to "manifest audited" needs a current
+    sign-off of every declared dependency."""
+
+    # Indexed as the first column of signoff_once_per_manifest.
+    submission = models.ForeignKey(MethodSubmission, on_delete=models.PROTECT, related_name="sign_offs",
+                                   db_index=False)
+    dependency_id = models.CharField(max_length=200, help_text="The dependency's id in method.json.")
+    manifest_sha256 = models.CharField(max_length=64, help_text="The manifest the sign-off was given on.")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    license_checked = models.BooleanField(help_text="The reviewer checked the dependency's licence.")
+    source_checked = models.BooleanField(help_text="The reviewer checked where the dependency comes from.")
+    comment = models.TextField(blank=True)
+    signed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["submission", "dependency_id", "-signed_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "dependency_id", "manifest_sha256"],
+                                    name="signoff_once_per_manifest"),
+            models.CheckConstraint(condition=Q(license_checked=True, source_checked=True),
+                                   name="signoff_licence_and_source_checked"),
+            models.CheckConstraint(condition=~Q(dependency_id="") & ~Q(manifest_sha256=""),
+                                   name="signoff_names_dependency_and_manifest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dependency_id} signed off by {self.reviewer_id}"
+
+
+def permission_document_path(permission: "RightsHolderPermission", filename: str) -> str:
+    """A random name under MEDIA_ROOT/submissions/<organization>/permissions/; never served under MEDIA_URL."""
+    suffix = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
+    return f"submissions/{permission.submission.organization_id}/permissions/{uuid.uuid4().hex}.{suffix}"
+
+
+class RightsHolderPermission(AppendOnlyModel):
+    """The rights holder's permission for one non-substitutable external dependency (class A2) of a submission
+    (benchmark specification §8.6): until every A2 dependency has one, the method neither enters the sandbox nor is
+    transferred. Documented by an uploaded document, a reference to one, or both."""
+
+    # Indexed as the first column of rights_permission_once.
+    submission = models.ForeignKey(MethodSubmission, on_delete=models.PROTECT, related_name="rights_permissions",
+                                   db_index=False)
+    dependency_id = models.CharField(max_length=200, help_text="The A2 dependency's id in method.json.")
+    rights_holder = models.CharField(max_length=300, help_text="Who holds the rights and gave the permission.")
+    document = models.FileField(upload_to=permission_document_path, max_length=255, blank=True)
+    document_name = models.CharField(max_length=255, blank=True, help_text="The uploaded file's original name.")
+    document_reference = models.CharField(max_length=500, blank=True, help_text="A URL or an archive reference.")
+    notes = models.TextField(blank=True)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["submission", "dependency_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "dependency_id"], name="rights_permission_once"),
+            models.CheckConstraint(condition=~Q(document="") | ~Q(document_reference=""),
+                                   name="rights_permission_documented"),
+            models.CheckConstraint(condition=~Q(rights_holder="") & ~Q(dependency_id=""),
+                                   name="rights_permission_names_holder"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rights_holder} permits {self.dependency_id}"

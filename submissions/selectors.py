@@ -10,14 +10,17 @@ submissions/harness/selectors.py.
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy
 
+from corpus.models import SECRET_SEGMENTS, DatasetVersion
+from governance.models import Decision, DecisionState
 from leaderboard.methods import DEPENDENCY_CLASSES, dependency_class_of
-from leaderboard.models import Method, RunCard
+from leaderboard.models import A1RunApproval, Method, RunCard
 from leaderboard.selectors import bands_of, listed_cards
 from leaderboard.verification import quality_tier
 from organizations.models import Organization
 from organizations.permissions import organization_manage
 from organizations.selectors import governance_org_ids
 
+from .decisions import A1_RUN
 from .models import (
     MethodSubmission,
     OwnershipTransfer,
@@ -26,7 +29,7 @@ from .models import (
     SubmissionState,
     TermsAcceptance,
 )
-from .services import TRANSITIONS, latest_terms
+from .services import TRANSITIONS, current_sign_offs, latest_terms, manifest_digest
 
 # What each dependency class means for a submission, shown beside the derived class.
 CLASS_EXPLANATIONS = {
@@ -138,15 +141,46 @@ def submission_scores(submission: MethodSubmission) -> dict | None:
 
 
 def dependency_rows(submission: MethodSubmission) -> list[dict]:
-    """Each declared dependency with the class it contributes (the leaderboard's own derivation)."""
+    """Each declared dependency with the class it contributes (the leaderboard's own derivation), its reviewer's
+    sign-off on the current manifest (None when missing), whether an earlier sign-off went stale with a manifest
+    change, and for an A2 dependency the rights holder's permission (None when not recorded)."""
+    signed = current_sign_offs(submission)
+    stale = set(submission.sign_offs.exclude(manifest_sha256=manifest_digest(submission.manifest))
+                .values_list("dependency_id", flat=True))
+    permissions = {permission.dependency_id: permission
+                   for permission in submission.rights_permissions.select_related("recorded_by")}
     rows = []
     for dependency in submission.manifest.get("dependencies", []):
+        dependency_id = str(dependency.get("id"))
+        dependency_class = dependency_class_of(dependency)
         rows.append({
             "id": dependency.get("id"), "kind": dependency.get("kind"), "access": dependency.get("access"),
-            "license": dependency.get("license"), "class": dependency_class_of(dependency),
-            "deciding": dependency.get("id") == submission.deciding_dependency,
+            "license": dependency.get("license"), "source": dependency.get("source"), "pin": dependency.get("pin"),
+            "class": dependency_class, "deciding": dependency.get("id") == submission.deciding_dependency,
+            "sign_off": signed.get(dependency_id), "stale": dependency_id in stale and dependency_id not in signed,
+            "a2": dependency_class == "A2", "permission": permissions.get(dependency_id),
         })
     return rows
+
+
+def a1_run_versions(submission: MethodSubmission) -> QuerySet[DatasetVersion]:
+    """The organization's dataset versions holding secret entries: where an A1 run may be approved."""
+    return (DatasetVersion.objects.filter(dataset__organization_id=submission.organization_id,
+                                          entries__segment__in=SECRET_SEGMENTS)
+            .select_related("dataset").defer("envelope").distinct().order_by("dataset__identifier", "-pk"))
+
+
+def a1_runs(submission: MethodSubmission) -> dict:
+    """The A1 run approvals of the submission's method on the organization's data (each used by at most one run
+    card), and the decisions proposing more that are still open."""
+    approvals = (A1RunApproval.objects.filter(method_id=submission.method_id,
+                                              dataset_version__dataset__organization_id=submission.organization_id)
+                 .select_related("dataset_version__dataset", "run_card", "decision")
+                 .defer("dataset_version__envelope", "run_card__raw", "run_card__method_config"))
+    pending = Decision.objects.filter(organization_id=submission.organization_id, kind=A1_RUN,
+                                      subject__startswith=f"a1_run:{submission.public_id}:",
+                                      state=DecisionState.OPEN).order_by("-opened_at")
+    return {"approvals": list(approvals), "pending": list(pending)}
 
 
 def class_explanation(dependency_class: str) -> str:

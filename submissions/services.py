@@ -7,12 +7,15 @@ approval and rejection after community review follow the decision in force, and 
 `review.selectors.decisions.transfer_eligible`. See docs/submissions.md.
 """
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from django.conf import settings
 from django.core.files import File
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.formats import number_format
@@ -22,26 +25,32 @@ from accounts.models import User
 from common import errors
 from common.errors import ApplicationError, ErrorKind
 from common.problems import FieldProblem
+from corpus.services import document_problem
 from leaderboard.methods import (
     check_card_against_manifest,
+    dependency_class_of,
     derive_method_class,
     validate_manifest,
     validate_method_card,
 )
 from leaderboard.models import RunCard
+from leaderboard.selectors import conflicts_of
 from leaderboard.verification import DEPLOYABLE_THRESHOLD
 from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 from organizations.permissions import require
+from organizations.selectors import mfa_enabled
 from review.models import Campaign, Decision
 from review.selectors import decision_in_force, transfer_eligible
 
 from .models import (
     DEVELOPER_KEEPS,
     GOVERNANCE_GETS,
+    DependencySignOff,
     MethodSubmission,
     OwnershipTransfer,
     ParticipationTerms,
+    RightsHolderPermission,
     SubmissionEvent,
     SubmissionState,
     TermsAcceptance,
@@ -51,13 +60,14 @@ from .packages import PackageLimits, PackageReport, inspect_package, parse_cost_
 State = SubmissionState
 VERSION_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
-# Who may move a submission where. The automatic audit (submitted → manifest_audited) happens inside
-# `submit_method`; every other move is governance staff's. Rejection is possible at every step before
-# approval: before community review with a written reason (governance declines to evaluate), from
-# review on only when the decision in force rejects (or revokes the approval). Rejected and
-# ownership_transferred are terminal: a corrected method is a new submission.
+# Who may move a submission where. The move to manifest_audited is governance staff's once a reviewer signed off
+# every dependency the manifest declares (`submit_method` makes it at once for a manifest that declares none);
+# every other move is governance staff's too. Rejection is possible at every step before approval: before
+# community review with a written reason (governance declines to evaluate), from review on only when the decision
+# in force rejects (or revokes the approval). Rejected and ownership_transferred are terminal: a corrected method
+# is a new submission.
 TRANSITIONS: dict[str, tuple[str, ...]] = {
-    State.SUBMITTED: (State.MANIFEST_AUDITED,),
+    State.SUBMITTED: (State.MANIFEST_AUDITED, State.REJECTED),
     State.MANIFEST_AUDITED: (State.AWAITING_SANDBOX, State.REJECTED),
     State.AWAITING_SANDBOX: (State.EVALUATED, State.REJECTED),
     State.EVALUATED: (State.IN_REVIEW, State.REJECTED),
@@ -68,6 +78,8 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
 }
 # States from which a rejection mirrors the review decision instead of needing a reason of its own.
 REVIEWED_STATES = (State.IN_REVIEW, State.APPROVED)
+# A sign-off's comment and a permission's notes are kept whole up to this length.
+COMMENT_MAX_LENGTH = 4000
 
 
 class SubmissionError(ApplicationError):
@@ -241,10 +253,13 @@ def _store(organization, submitter, acceptance, package, report: PackageReport, 
         with transaction.atomic():
             submission.save()
             _record_change(submission, submitter, "", State.SUBMITTED, "")
-            _record_change(submission, submitter, State.SUBMITTED, State.MANIFEST_AUDITED,
-                           f"Derived class {derived}" + (" — open leaderboard only (A2)" if derived == "A2" else ""))
-            submission.state = State.MANIFEST_AUDITED
-            submission.save(update_fields=["state"])
+            if not declared_dependency_ids(submission):
+                # Nothing for a reviewer to sign off: the class audit is the whole manifest audit.
+                _record_change(submission, submitter, State.SUBMITTED, State.MANIFEST_AUDITED,
+                               f"Derived class {derived}" + (" — open leaderboard only (A2)" if derived == "A2"
+                                                             else ""))
+                submission.state = State.MANIFEST_AUDITED
+                submission.save(update_fields=["state"])
     except BaseException:
         submission.package.storage.delete(submission.package.name)
         raise
@@ -299,11 +314,22 @@ def _check_run_card(submission: MethodSubmission, run_card: RunCard | None) -> N
             "card_method": run_card.method.method_id, "method": submission.method_id}, "run_card")
     if MethodSubmission.objects.filter(run_card=run_card).exclude(pk=submission.pk).exists():
         raise SubmissionError(_("That run card is already attached to another submission."), "run_card")
+    if submission.derived_class == "A1" and not hasattr(run_card, "a1_run_approval"):
+        raise SubmissionError(_("That run card scores secret entries without an A1 run approval: a class A1 method's "
+                                "run on secret sources needs its own approval, given before the run."), "run_card")
 
 
 def _check_condition(submission: MethodSubmission, to_state: str, run_card: RunCard | None, note: str) -> None:
     """The condition each move needs; raises TransitionRefused (or SubmissionError for a bad field)."""
-    if to_state == State.EVALUATED:
+    if to_state == State.MANIFEST_AUDITED:
+        missing = missing_sign_offs(submission)
+        if missing:
+            raise refuse(submission, to_state, _("Every declared dependency needs a reviewer's sign-off (licence and "
+                                                 "source checked) on the current manifest; missing: %(missing)s.")
+                         % {"missing": ", ".join(missing)})
+    elif to_state == State.AWAITING_SANDBOX:
+        refuse_without_rights_permissions(submission, to_state)
+    elif to_state == State.EVALUATED:
         _check_run_card(submission, run_card)
     elif to_state == State.IN_REVIEW:
         if not Campaign.objects.filter(run_card=submission.run_card).exists():
@@ -336,6 +362,7 @@ def refuse_untransferable(submission: MethodSubmission) -> None:
     """Only an approved submission whose run card is eligible (SPEC §5) is transferred."""
     if submission.state != State.APPROVED:
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED, _("Only an approved submission is transferred."))
+    refuse_without_rights_permissions(submission, State.OWNERSHIP_TRANSFERRED)
     assert submission.run_card is not None  # an approved submission keeps its run card (a DB constraint)
     if not transfer_eligible(submission.run_card):
         raise refuse(submission, State.OWNERSHIP_TRANSFERRED,
@@ -362,8 +389,6 @@ def advance_submission(*, actor: User, submission: MethodSubmission, to_state: s
     submission = (MethodSubmission.objects.select_for_update(of=("self",)).select_related("organization", "run_card")
                   .get(pk=submission.pk))
     require(actor, "organization.govern", submission.organization, error=NotAllowed)
-    if to_state == State.MANIFEST_AUDITED:
-        raise refuse(submission, to_state, _("The manifest audit happens when the package is submitted."))
     if to_state == State.OWNERSHIP_TRANSFERRED:
         raise refuse(submission, to_state,
                      _("Record the ownership transfer instead (it lists what each side keeps)."))
@@ -424,3 +449,183 @@ def record_ownership_transfer(*, actor: User, submission: MethodSubmission, deve
         "developer_keeps": keeps, "governance_gets": gets,
     })
     return transfer
+
+
+# Holding and checking the method (benchmark specification §8.2, §8.6).
+
+def manifest_digest(manifest: Any) -> str:
+    """SHA-256 of the manifest in canonical JSON (sorted keys, no spaces, UTF-8): what a sign-off was given on."""
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                          .encode("utf-8")).hexdigest()
+
+
+def _dependencies(submission: MethodSubmission) -> list[dict]:
+    dependencies = submission.manifest.get("dependencies") if isinstance(submission.manifest, dict) else None
+    return [dependency for dependency in dependencies or [] if isinstance(dependency, dict)]
+
+
+def declared_dependency_ids(submission: MethodSubmission) -> list[str]:
+    """The ids of the dependencies method.json declares, in its order."""
+    return [str(dependency.get("id")) for dependency in _dependencies(submission)]
+
+
+def a2_dependency_ids(submission: MethodSubmission) -> list[str]:
+    """The non-substitutable external dependencies (class A2): each needs its rights holder's permission."""
+    return [str(dependency.get("id")) for dependency in _dependencies(submission)
+            if dependency_class_of(dependency) == "A2"]
+
+
+def current_sign_offs(submission: MethodSubmission) -> dict[str, DependencySignOff]:
+    """The sign-offs given on the manifest as it is now, by dependency id (earlier ones are stale)."""
+    return {sign_off.dependency_id: sign_off for sign_off in DependencySignOff.objects.filter(
+        submission=submission, manifest_sha256=manifest_digest(submission.manifest)).select_related("reviewer")}
+
+
+def missing_sign_offs(submission: MethodSubmission) -> list[str]:
+    signed = current_sign_offs(submission)
+    return [dependency_id for dependency_id in declared_dependency_ids(submission) if dependency_id not in signed]
+
+
+def missing_rights_permissions(submission: MethodSubmission) -> list[str]:
+    recorded = set(submission.rights_permissions.values_list("dependency_id", flat=True))
+    return [dependency_id for dependency_id in a2_dependency_ids(submission) if dependency_id not in recorded]
+
+
+def refuse_without_rights_permissions(submission: MethodSubmission, to_state: str) -> None:
+    """A2 dependencies enter the sandbox, and the method is transferred, only with their rights holders' recorded
+    permission (benchmark specification §8.6)."""
+    missing = missing_rights_permissions(submission)
+    if missing:
+        raise refuse(submission, to_state, _("A non-substitutable external dependency (class A2) needs its rights "
+                                             "holder's permission, recorded with its document, before the method "
+                                             "enters the sandbox or is transferred; missing for: %(missing)s.")
+                     % {"missing": ", ".join(missing)})
+
+
+def submission_conflicts(submission: MethodSubmission) -> dict[int, str]:
+    """Its submitter, and everyone in conflict with its run card or method (declared, or its submitter): they neither
+    sign its decisions nor sign off its dependencies."""
+    reasons = conflicts_of(submission.run_card) if submission.run_card is not None else {}
+    reasons[submission.submitter_id] = _("submitted the method")
+    return reasons
+
+
+def _require_proven_staff(actor: User, submission: MethodSubmission) -> None:
+    """Governance staff of the submission's organization, in a session that proved its second factor (the rule
+    decisions are signed under)."""
+    require(actor, "organization.govern", submission.organization, error=NotAllowed)
+    if not mfa_enabled(actor):
+        raise NotAllowed(_("This needs a session that proved its second factor: sign in again with your "
+                           "authenticator code (My account → Two-factor authentication)."))
+
+
+def _written(value: str, field_name: str, limit: int = COMMENT_MAX_LENGTH) -> str:
+    value = (value or "").strip()
+    if len(value) > limit:
+        raise SubmissionError(_("%(count)s characters; at most %(limit)s are kept.") % {
+            "count": len(value), "limit": limit}, field_name)
+    if "\x00" in value:
+        raise SubmissionError(_("It holds a NUL character, which cannot be stored."), field_name)
+    return value
+
+
+@transaction.atomic
+def record_package_download(*, actor: User, submission: MethodSubmission) -> None:
+    """Governance staff take the package in hand: each download is an audit event, before a byte is served."""
+    _require_proven_staff(actor, submission)
+    record_event(AuditAction.PACKAGE_DOWNLOADED, actor=actor, organization=submission.organization, obj=submission,
+                 details={"submission": str(submission.public_id), "method_id": submission.method_id,
+                          "package": submission.package_name, "package_sha256": submission.package_sha256})
+
+
+@transaction.atomic
+def sign_off_dependency(*, actor: User, submission: MethodSubmission, dependency_id: str, license_checked: bool,
+                        source_checked: bool, comment: str = "") -> DependencySignOff:
+    """Record that a reviewer checked one declared dependency's licence and source, on the manifest as it is now.
+    Before the manifest audit only; the submitter and members in conflict do not sign off."""
+    submission = MethodSubmission.objects.select_for_update(of=("self",)).select_related(
+        "organization", "run_card").get(pk=submission.pk)
+    _require_proven_staff(actor, submission)
+    conflicts = submission_conflicts(submission)
+    if actor.pk in conflicts:
+        raise NotAllowed(_("You may not sign off its dependencies: you %(reason)s.") % {"reason": conflicts[actor.pk]})
+    if submission.state != State.SUBMITTED:
+        raise TransitionRefused(_("Its manifest is already audited (state “%(state)s”): sign-offs are given before "
+                                  "the audit.") % {"state": state_label(submission.state)}, "dependency_id")
+    declared = declared_dependency_ids(submission)
+    dependency_id = (dependency_id or "").strip()
+    if dependency_id not in declared:
+        raise SubmissionError(_("No dependency “%(dependency)s” in the manifest; expected one of: %(declared)s.") % {
+            "dependency": dependency_id[:200], "declared": ", ".join(declared) or "—"}, "dependency_id")
+    if license_checked is not True:
+        raise SubmissionError(_("Check the dependency's licence before signing it off."), "license_checked")
+    if source_checked is not True:
+        raise SubmissionError(_("Check where the dependency comes from (its source and pin) before signing it off."),
+                              "source_checked")
+    comment = _written(comment, "comment")
+    digest = manifest_digest(submission.manifest)
+    existing = DependencySignOff.objects.filter(submission=submission, dependency_id=dependency_id,
+                                                manifest_sha256=digest).select_related("reviewer").first()
+    if existing is not None:
+        raise SubmissionError(_("%(dependency)s is already signed off by %(reviewer)s on %(date)s.") % {
+            "dependency": dependency_id, "reviewer": existing.reviewer.email,
+            "date": f"{existing.signed_at:%Y-%m-%d}"}, "dependency_id", kind=ErrorKind.CONFLICT)
+    sign_off = DependencySignOff.objects.create(
+        submission=submission, dependency_id=dependency_id, manifest_sha256=digest, reviewer=actor,
+        license_checked=True, source_checked=True, comment=comment)
+    record_event(AuditAction.DEPENDENCY_SIGNED_OFF, actor=actor, organization=submission.organization, obj=submission,
+                 details={"submission": str(submission.public_id), "method_id": submission.method_id,
+                          "dependency": dependency_id, "manifest_sha256": digest,
+                          **({"comment": comment} if comment else {})})
+    return sign_off
+
+
+@transaction.atomic
+def record_rights_permission(*, actor: User, submission: MethodSubmission, dependency_id: str, rights_holder: str,
+                             document: UploadedFile | None = None, document_reference: str = "",
+                             notes: str = "") -> RightsHolderPermission:
+    """Record the rights holder's permission for one A2 dependency, with its document (an upload, a reference, or
+    both). Recorded once per dependency; nothing is stored on a refusal."""
+    submission = MethodSubmission.objects.select_for_update(of=("self",)).select_related("organization").get(
+        pk=submission.pk)
+    _require_proven_staff(actor, submission)
+    a2 = a2_dependency_ids(submission)
+    dependency_id = (dependency_id or "").strip()
+    if dependency_id not in a2:
+        raise SubmissionError(_("“%(dependency)s” is not a non-substitutable external dependency (class A2) of this "
+                                "method; expected one of: %(a2)s.") % {
+            "dependency": dependency_id[:200], "a2": ", ".join(a2) or "—"}, "dependency_id")
+    if submission.rights_permissions.filter(dependency_id=dependency_id).exists():
+        raise SubmissionError(_("The permission for %(dependency)s is already recorded.") % {
+            "dependency": dependency_id}, "dependency_id", kind=ErrorKind.CONFLICT)
+    rights_holder = _written(rights_holder, "rights_holder", 300)
+    if not rights_holder:
+        raise SubmissionError(_("Name the rights holder who gave the permission."), "rights_holder")
+    document_reference = _written(document_reference, "document_reference", 500)
+    notes = _written(notes, "notes")
+    if document is not None:
+        problem = document_problem(document)
+        if problem:
+            raise SubmissionError(problem, "document")
+    elif not document_reference:
+        raise SubmissionError(_("Upload the permission's document or give a reference to it (URL or archive)."),
+                              "document_reference")
+    permission = RightsHolderPermission(submission=submission, dependency_id=dependency_id,
+                                        rights_holder=rights_holder, document_reference=document_reference,
+                                        notes=notes, recorded_by=actor)
+    if document is not None:
+        assert document.name is not None  # document_problem refuses a document without a name
+        permission.document_name = document.name.rsplit("/", 1)[-1][:255]
+        permission.document.save(document.name, document, save=False)
+    try:
+        permission.save()
+    except BaseException:
+        if permission.document:
+            permission.document.storage.delete(permission.document.name)
+        raise
+    record_event(AuditAction.RIGHTS_PERMISSION_RECORDED, actor=actor, organization=submission.organization,
+                 obj=submission, details={"submission": str(submission.public_id), "method_id": submission.method_id,
+                                          "dependency": dependency_id, "rights_holder": rights_holder,
+                                          "document": permission.document_name,
+                                          "document_reference": document_reference})
+    return permission

@@ -16,6 +16,12 @@ urlpatterns = [
     path("submissions/", views.my_submissions, name="my_submissions"),
     path("submissions/<uuid:public_id>/", views.submission_detail, name="submission"),
     path("submissions/<uuid:public_id>/transfer/", views.transfer_new, name="transfer_new"),
+    path("submissions/<uuid:public_id>/package/", views.package_download, name="package"),
+    path("submissions/<uuid:public_id>/sign-offs/", views.sign_off, name="sign_off"),
+    path("submissions/<uuid:public_id>/rights-permissions/", views.rights_permission_new, name="rights_permission"),
+    path("submissions/<uuid:public_id>/rights-permissions/<int:pk>/document/", views.rights_permission_document,
+         name="rights_permission_document"),
+    path("submissions/<uuid:public_id>/a1-runs/", views.a1_run_new, name="a1_run"),
     path("transfers/<uuid:public_id>/", views.transfer_detail, name="transfer"),
     path("methods/<str:method_id>/", views.method_detail, name="method"),
 ]

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import Http404
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -23,8 +23,8 @@ from organizations.permissions import permitted
 
 from . import dashboard as dashboards
 from . import decisions, selectors, services
-from .forms import AdvanceForm, SubmissionForm, TermsForm, TransferForm
-from .models import MethodSubmission, ParticipationTerms
+from .forms import A1RunForm, AdvanceForm, RightsPermissionForm, SignOffForm, SubmissionForm, TermsForm, TransferForm
+from .models import MethodSubmission, ParticipationTerms, RightsHolderPermission
 from .packages import COST_REPORT_MAX_BYTES
 
 PAGE_SIZE = 50
@@ -164,6 +164,38 @@ def _advance_form(submission, data=None) -> AdvanceForm:
                        run_cards=selectors.attachable_run_cards(submission))
 
 
+def _detail(request, submission, form=None, status: int = 200, **parts):
+    """The submission page: what its submitter and its organization's governance staff see, with staff's forms."""
+    is_staff = selectors.is_staff_for(request.user, submission)
+    if is_staff and form is None:
+        form = _advance_form(submission)
+    transfer = getattr(submission, "transfer", None) if submission.state == services.State.OWNERSHIP_TRANSFERRED \
+        else None
+    context = {
+        "submission": submission, "is_staff": is_staff, "is_submitter": submission.submitter_id == request.user.pk,
+        "history": selectors.submission_history(submission), "scores": selectors.submission_scores(submission),
+        "dependencies": selectors.dependency_rows(submission),
+        "explanation": selectors.class_explanation(submission.derived_class),
+        "form": form if is_staff and form.fields["to_state"].choices else None,
+        "can_transfer": is_staff and submission.state == services.State.APPROVED,
+        "transfer": transfer,
+    }
+    if is_staff:
+        a2 = services.a2_dependency_ids(submission)
+        context.update({
+            "signing_open": submission.state == services.State.SUBMITTED,
+            "missing_sign_offs": services.missing_sign_offs(submission),
+            "missing_permissions": services.missing_rights_permissions(submission),
+            "permission_form": parts.get("permission_form") or (
+                RightsPermissionForm(dependencies=a2) if a2 else None),
+            "sign_off_error": parts.get("sign_off_error"),
+        })
+        if submission.derived_class == "A1":
+            context.update({"a1": selectors.a1_runs(submission), "a1_form": parts.get("a1_form") or A1RunForm(
+                versions=selectors.a1_run_versions(submission))})
+    return render(request, "submissions/submission_detail.html", context, status=status)
+
+
 @login_required
 @mfa_explains_not_found(Role.GOVERNANCE)
 def submission_detail(request, public_id):
@@ -193,17 +225,102 @@ def submission_detail(request, public_id):
             else:
                 return _moved_on(request, decision, _("The submission moved on."),
                                  redirect("submissions:submission", public_id=submission.public_id))
-    transfer = getattr(submission, "transfer", None) if submission.state == services.State.OWNERSHIP_TRANSFERRED \
-        else None
-    return render(request, "submissions/submission_detail.html", {
-        "submission": submission, "is_staff": is_staff, "is_submitter": submission.submitter_id == request.user.pk,
-        "history": selectors.submission_history(submission), "scores": selectors.submission_scores(submission),
-        "dependencies": selectors.dependency_rows(submission),
-        "explanation": selectors.class_explanation(submission.derived_class),
-        "form": form if is_staff and form.fields["to_state"].choices else None,
-        "can_transfer": is_staff and submission.state == services.State.APPROVED,
-        "transfer": transfer,
-    }, status=400 if form is not None and form.errors else 200)
+    return _detail(request, submission, form, status=400 if form is not None and form.errors else 200)
+
+
+def _staff_submission_or_404(request, public_id) -> MethodSubmission:
+    """The submission for its organization's governance staff with the second factor proven; 404 for anyone else,
+    its submitter included, whether it exists or not."""
+    submission = selectors.visible_submission(request.user, public_id)
+    if submission is None or not selectors.is_staff_for(request.user, submission):
+        raise Http404("No such submission among yours.")
+    return submission
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def package_download(request, public_id):
+    """The package as submitted, streamed to governance staff; each download is an audit event first."""
+    submission = _staff_submission_or_404(request, public_id)
+    services.record_package_download(actor=request.user, submission=submission)
+    response = FileResponse(submission.package.open("rb"), as_attachment=True, filename=submission.package_name,
+                            content_type="application/octet-stream")
+    response["X-Package-SHA256"] = submission.package_sha256
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def sign_off(request, public_id):
+    """Sign off one declared dependency (licence and source checked)."""
+    submission = _staff_submission_or_404(request, public_id)
+    form = SignOffForm(request.POST)
+    error = None
+    if form.is_valid():
+        try:
+            services.sign_off_dependency(actor=request.user, submission=submission, **form.cleaned_data)
+        except ApplicationError as refused:
+            error = refused
+        else:
+            messages.success(request, _("%(dependency)s is signed off.") % {
+                "dependency": form.cleaned_data["dependency_id"]})
+            return redirect("submissions:submission", public_id=submission.public_id)
+    else:
+        error = services.SubmissionError(_("Name the dependency to sign off."), "dependency_id")
+    return _detail(request, submission, status=403 if isinstance(error, services.NotAllowed) else 400,
+                   sign_off_error={"field": error.field, "message": str(error),
+                                   "dependency": request.POST.get("dependency_id", "")})
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def rights_permission_new(request, public_id):
+    """Record the rights holder's permission for one A2 dependency, with its document."""
+    submission = _staff_submission_or_404(request, public_id)
+    form = RightsPermissionForm(request.POST, request.FILES, dependencies=services.a2_dependency_ids(submission))
+    if form.is_valid():
+        try:
+            services.record_rights_permission(actor=request.user, submission=submission, **form.cleaned_data)
+        except ApplicationError as error:
+            _form_error(form, error)
+        else:
+            messages.success(request, _("The rights holder's permission for %(dependency)s is recorded.") % {
+                "dependency": form.cleaned_data["dependency_id"]})
+            return redirect("submissions:submission", public_id=submission.public_id)
+    return _detail(request, submission, status=400, permission_form=form)
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def rights_permission_document(request, public_id, pk: int):
+    """A permission's uploaded document, for the organization's governance staff only."""
+    submission = _staff_submission_or_404(request, public_id)
+    permission = get_object_or_404(RightsHolderPermission, pk=pk, submission=submission)
+    if not permission.document:
+        raise Http404("This permission has no uploaded document.")
+    response = FileResponse(permission.document.open("rb"), as_attachment=True, filename=permission.document_name)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+@require_POST
+def a1_run_new(request, public_id):
+    """Propose the approval of one A1 run on secret sources: approved at once where one signature decides."""
+    submission = _staff_submission_or_404(request, public_id)
+    form = A1RunForm(request.POST, versions=selectors.a1_run_versions(submission))
+    if form.is_valid():
+        try:
+            decision = decisions.propose_a1_run(actor=request.user, submission=submission, **form.cleaned_data)
+        except ApplicationError as error:
+            _form_error(form, error)
+        else:
+            return _moved_on(request, decision, "", redirect("submissions:submission", public_id=submission.public_id))
+    return _detail(request, submission, status=400, a1_form=form)
 
 
 @login_required
