@@ -187,12 +187,12 @@ def _detail(request, submission, form=None, status: int = 200, **parts):
             "missing_sign_offs": services.missing_sign_offs(submission),
             "missing_permissions": services.missing_rights_permissions(submission),
             "permission_form": parts.get("permission_form") or (
-                RightsPermissionForm(dependencies=a2) if a2 else None),
+                RightsPermissionForm(dependencies=a2, auto_id="rights_%s") if a2 else None),
             "sign_off_error": parts.get("sign_off_error"),
         })
         if submission.derived_class == "A1":
             context.update({"a1": selectors.a1_runs(submission), "a1_form": parts.get("a1_form") or A1RunForm(
-                versions=selectors.a1_run_versions(submission))})
+                versions=selectors.a1_run_versions(submission), auto_id="a1_%s")})
     return render(request, "submissions/submission_detail.html", context, status=status)
 
 
@@ -280,7 +280,8 @@ def sign_off(request, public_id):
 def rights_permission_new(request, public_id):
     """Record the rights holder's permission for one A2 dependency, with its document."""
     submission = _staff_submission_or_404(request, public_id)
-    form = RightsPermissionForm(request.POST, request.FILES, dependencies=services.a2_dependency_ids(submission))
+    form = RightsPermissionForm(request.POST, request.FILES, dependencies=services.a2_dependency_ids(submission),
+                                auto_id="rights_%s")
     if form.is_valid():
         try:
             services.record_rights_permission(actor=request.user, submission=submission, **form.cleaned_data)
@@ -312,7 +313,7 @@ def rights_permission_document(request, public_id, pk: int):
 def a1_run_new(request, public_id):
     """Propose the approval of one A1 run on secret sources: approved at once where one signature decides."""
     submission = _staff_submission_or_404(request, public_id)
-    form = A1RunForm(request.POST, versions=selectors.a1_run_versions(submission))
+    form = A1RunForm(request.POST, versions=selectors.a1_run_versions(submission), auto_id="a1_%s")
     if form.is_valid():
         try:
             decision = decisions.propose_a1_run(actor=request.user, submission=submission, **form.cleaned_data)
