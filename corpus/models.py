@@ -279,8 +279,8 @@ CONSENT_USE_EXPLANATIONS = {
     ConsentUse.HUMAN_REVIEW: gettext_lazy(
         "Review campaigns may show machine translations of its entries to the community's speakers for rating."),
     ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy(
-        "Secret source sentences may be sent to a model provider through the A1 gateway, each run card approved "
-        "separately by governance staff."),
+        "Secret source sentences may be sent to a model provider through the A1 gateway, each run approved "
+        "separately by a decision of governance staff."),
 }
 
 # What stops, on the next request, when no active record covers a use any more.
@@ -294,8 +294,7 @@ CONSENT_REVOCATION_EFFECTS = {
     ConsentUse.HUMAN_REVIEW: gettext_lazy(
         "Open review campaigns on it pause and their items stop being served to speakers."),
     ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy(
-        "No run card may be approved any more to disclose its secret sources to a model provider through the A1 "
-        "gateway."),
+        "No further A1 run on its secret sources is approved, and approvals not used yet let no run card in."),
 }
 
 CONSENT_DOCUMENT_EXTENSIONS = ("pdf", "png", "jpg", "jpeg", "txt", "docx")

@@ -90,7 +90,7 @@ def test_governance_staff_download_the_package_streamed_with_its_hash_and_audite
 
 
 @pytest.mark.django_db
-def test_nobody_else_downloads_the_package_nor_learns_it_exists(client, a1_submission, developer, curator, outsider,
+def test_nobody_else_downloads_the_package_nor_learns_it_exists(client, a1_submission, developer, curator, outsider,  # noqa: F811
                                                                  steward, governance_user_without_mfa):
     url = f"/submissions/{a1_submission.public_id}/package/"
     unknown = "/submissions/00000000-0000-4000-8000-000000000000/package/"
@@ -216,7 +216,7 @@ def test_a_manifest_without_dependencies_is_audited_at_once(steward, developer, 
 
 @pytest.mark.django_db
 def test_staff_sign_off_from_the_page_and_see_refusals_naming_the_field(client, a1_submission, governance_user,
-                                                                        developer):
+                                                                        developer):  # noqa: F811
     url = f"/submissions/{a1_submission.public_id}/sign-offs/"
     client.force_login(governance_user)
     refused = client.post(url, {"dependency_id": "fst", "source_checked": "on"})
@@ -281,7 +281,7 @@ def test_an_a2_method_is_not_transferred_without_the_permission(a2_submission, g
     ({"document": SimpleUploadedFile("letter.exe", b"MZ")}, "document", "a .exe file is not accepted"),
 ])
 def test_a_bad_permission_names_its_field_and_stores_nothing(a2_submission, governance_user, fields, field,
-                                                             message, media):
+                                                             message, media):  # noqa: F811
     values = {"dependency_id": "translate-api", "rights_holder": "Example Translation Inc.",
               "document_reference": "Letter, archive box 3", **fields}
     if "document" in fields:
@@ -295,7 +295,7 @@ def test_a_bad_permission_names_its_field_and_stores_nothing(a2_submission, gove
 
 @pytest.mark.django_db
 def test_staff_record_a_permission_with_its_document_on_the_page(client, a2_submission, governance_user,
-                                                                 developer):
+                                                                 developer):  # noqa: F811
     client.force_login(governance_user)
     url = f"/submissions/{a2_submission.public_id}/rights-permissions/"
     refused = client.post(url, {"dependency_id": "translate-api", "rights_holder": "Example Translation Inc."})
@@ -433,7 +433,7 @@ def test_only_a1_submissions_past_their_manifest_audit_get_run_approvals(a1_subm
 
 @pytest.mark.django_db
 def test_with_k_2_the_run_is_refused_until_the_decision_executes(a1_submission, governance_user, secret_version,
-                                                                 steward, developer):
+                                                                 steward, developer):  # noqa: F811
     consent(secret_version, governance_user)
     audited(a1_submission, governance_user)
     DecisionPolicy.objects.create(organization=steward, kind=submission_decisions.A1_RUN, threshold=2,
