@@ -126,6 +126,7 @@ DETAIL_LABELS: dict[str, Promise] = {
     "signers": pgettext_lazy("audit detail", "Signers counted"),
     "speaker": pgettext_lazy("audit detail", "Speaker"),
     "speakers": pgettext_lazy("audit detail", "Speakers"),
+    "stale_sign_offs": pgettext_lazy("audit detail", "Sign-offs made stale"),
     "stale_signatures": pgettext_lazy("audit detail", "Signatures made stale"),
     "standard1_min_chrf": pgettext_lazy("audit detail", "Smallest chrF++ (standard/1)"),
     "strings": pgettext_lazy("audit detail", "Strings"),

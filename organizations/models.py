@@ -223,6 +223,8 @@ class AuditAction(models.TextChoices):
         "audit action", "Signatures a kind of decision needs changed")
     PACKAGE_DOWNLOADED = "submission.package_downloaded", pgettext_lazy(
         "audit action", "Method package downloaded")
+    PACKAGE_REVISED = "submission.package_revised", pgettext_lazy(
+        "audit action", "Method package revised before its manifest audit")
     DEPENDENCY_SIGNED_OFF = "submission.dependency_signed_off", pgettext_lazy(
         "audit action", "Method dependency signed off")
     RIGHTS_PERMISSION_RECORDED = "submission.rights_permission_recorded", pgettext_lazy(

@@ -29,7 +29,7 @@ WAITING_SHOWN = 10
 
 # What governance staff do next with a submission in each state that is not final (docs/submissions.md).
 NEXT_STEPS = {
-    SubmissionState.SUBMITTED: gettext_lazy("Check the manifest audit"),
+    SubmissionState.SUBMITTED: gettext_lazy("Sign off each dependency, then audit the manifest"),
     SubmissionState.MANIFEST_AUDITED: gettext_lazy("Send it to the sandbox, or reject it"),
     SubmissionState.AWAITING_SANDBOX: gettext_lazy("Attach the run card your sandbox produced"),
     SubmissionState.EVALUATED: gettext_lazy("Start community review, or reject it"),

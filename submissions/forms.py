@@ -172,3 +172,11 @@ class A1RunForm(forms.Form):
         self.fields["dataset_version"].queryset = versions
         self.fields["dataset_version"].label_from_instance = lambda version: (
             f"{version.dataset.identifier} {version.version} ({version.language_pair})")
+
+
+class RevisionForm(forms.Form):
+    """The submitter's corrected package, before the manifest audit."""
+
+    package = forms.FileField(label=gettext_lazy("Corrected package (.zip or .tar.gz)"),
+                              help_text=gettext_lazy("The same method (the same method_id), checked as at "
+                                                     "submission; the cost report stays."))

@@ -629,3 +629,78 @@ def record_rights_permission(*, actor: User, submission: MethodSubmission, depen
                                           "document": permission.document_name,
                                           "document_reference": document_reference})
     return permission
+
+
+@dataclass
+class RevisionOutcome:
+    """What `revise_package` did: the revised submission, or every problem found and nothing changed."""
+
+    submission: MethodSubmission | None
+    problems: list[FieldProblem] = field(default_factory=list)
+
+
+def revise_package(*, actor: User, submission: MethodSubmission, package: IO[bytes],
+                   package_name: str) -> RevisionOutcome:
+    """The submitter replaces the package before the manifest audit (a reviewer found a licence or source to
+    correct): checked as a new submission's package is, of the same method. Every sign-off given on the earlier
+    manifest is stale once the manifest changes (`current_sign_offs`). On any problem nothing changes."""
+    if submission.submitter_id != actor.pk:
+        raise NotAllowed(_("Only the submitter revises the package."))
+    if submission.state != State.SUBMITTED:
+        raise TransitionRefused(_("Its manifest is already audited (state “%(state)s”): a corrected method is a new "
+                                  "submission.") % {"state": state_label(submission.state)}, "package")
+    report = inspect_package(package, package_name, package_limits())
+    problems = list(report.problems)
+    derived = deciding = None
+    if report.manifest is not None and report.method_card is not None:
+        derived, deciding, audit_problems = audit_manifest(report.manifest, report.method_card)
+        problems += audit_problems
+        if not problems and report.method_card["method_id"] != submission.method_id:
+            problems.append(FieldProblem("method_card.method_id", _(
+                '"%(method_id)s" differs from this submission\'s method "%(submission_method)s"; another method is a '
+                "new submission") % {"method_id": report.method_card["method_id"],
+                                     "submission_method": submission.method_id}))
+    if problems:
+        return RevisionOutcome(None, problems)
+    assert derived is not None  # no problems, so validate_manifest derived the class
+    return RevisionOutcome(_store_revision(actor, submission, package, report, derived, deciding))
+
+
+def _store_revision(actor: User, submission: MethodSubmission, package: IO[bytes], report: PackageReport,
+                    derived: str, deciding: str | None) -> MethodSubmission:
+    storage = submission.package.storage
+    earlier_name = submission.package.name
+    package.seek(0)
+    new_name = storage.save(submission.package.field.generate_filename(submission, report.filename), File(package))
+    try:
+        with transaction.atomic():
+            locked = MethodSubmission.objects.select_for_update(of=("self",)).select_related("organization").get(
+                pk=submission.pk)
+            if locked.state != State.SUBMITTED:
+                raise TransitionRefused(_("Its manifest was audited meanwhile: a corrected method is a new "
+                                          "submission."), "package")
+            before = locked.package_sha256
+            stale = DependencySignOff.objects.filter(submission=locked,
+                                                     manifest_sha256=manifest_digest(locked.manifest)).count()
+            card = report.method_card
+            locked.package = new_name
+            locked.package_name = report.filename[:255]
+            locked.package_sha256, locked.package_size = report.sha256, report.size
+            locked.files = [file.as_dict() for file in report.files]
+            locked.method_card, locked.manifest, locked.method_name = card, report.manifest, card["name"][:200]
+            locked.declared_class, locked.derived_class = report.manifest["dependency_class"], derived
+            locked.deciding_dependency, locked.open_leaderboard_only = (deciding or "")[:200], derived == "A2"
+            locked.updated_at = timezone.now()
+            locked.save()
+            record_event(AuditAction.PACKAGE_REVISED, actor=actor, organization=locked.organization, obj=locked,
+                         details={"submission": str(locked.public_id), "method_id": locked.method_id,
+                                  "before": before, "after": locked.package_sha256, "stale_sign_offs": stale})
+            if not declared_dependency_ids(locked):
+                _record_change(locked, actor, State.SUBMITTED, State.MANIFEST_AUDITED, f"Derived class {derived}")
+                locked.state = State.MANIFEST_AUDITED
+                locked.save(update_fields=["state"])
+    except BaseException:
+        storage.delete(new_name)
+        raise
+    transaction.on_commit(lambda: storage.delete(earlier_name))
+    return locked

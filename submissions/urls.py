@@ -17,6 +17,7 @@ urlpatterns = [
     path("submissions/<uuid:public_id>/", views.submission_detail, name="submission"),
     path("submissions/<uuid:public_id>/transfer/", views.transfer_new, name="transfer_new"),
     path("submissions/<uuid:public_id>/package/", views.package_download, name="package"),
+    path("submissions/<uuid:public_id>/revision/", views.package_revise, name="revise"),
     path("submissions/<uuid:public_id>/sign-offs/", views.sign_off, name="sign_off"),
     path("submissions/<uuid:public_id>/rights-permissions/", views.rights_permission_new, name="rights_permission"),
     path("submissions/<uuid:public_id>/rights-permissions/<int:pk>/document/", views.rights_permission_document,

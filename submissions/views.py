@@ -23,7 +23,16 @@ from organizations.permissions import permitted
 
 from . import dashboard as dashboards
 from . import decisions, selectors, services
-from .forms import A1RunForm, AdvanceForm, RightsPermissionForm, SignOffForm, SubmissionForm, TermsForm, TransferForm
+from .forms import (
+    A1RunForm,
+    AdvanceForm,
+    RevisionForm,
+    RightsPermissionForm,
+    SignOffForm,
+    SubmissionForm,
+    TermsForm,
+    TransferForm,
+)
 from .models import MethodSubmission, ParticipationTerms, RightsHolderPermission
 from .packages import COST_REPORT_MAX_BYTES
 
@@ -180,6 +189,9 @@ def _detail(request, submission, form=None, status: int = 200, **parts):
         "can_transfer": is_staff and submission.state == services.State.APPROVED,
         "transfer": transfer,
     }
+    if context["is_submitter"] and submission.state == services.State.SUBMITTED:
+        context.update({"revision_form": parts.get("revision_form") or RevisionForm(auto_id="revision_%s"),
+                        "revision_problems": parts.get("revision_problems", [])})
     if is_staff:
         a2 = services.a2_dependency_ids(submission)
         context.update({
@@ -226,6 +238,30 @@ def submission_detail(request, public_id):
                 return _moved_on(request, decision, _("The submission moved on."),
                                  redirect("submissions:submission", public_id=submission.public_id))
     return _detail(request, submission, form, status=400 if form is not None and form.errors else 200)
+
+
+@login_required
+@require_POST
+def package_revise(request, public_id):
+    """The submitter replaces the package before the manifest audit; every problem is shown, nothing changes."""
+    submission = _visible_or_404(request, public_id)
+    if submission.submitter_id != request.user.pk:
+        raise Http404("Only the submitter revises the package.")
+    form = RevisionForm(request.POST, request.FILES, auto_id="revision_%s")
+    problems = []
+    if form.is_valid():
+        package = form.cleaned_data["package"]
+        try:
+            outcome = services.revise_package(actor=request.user, submission=submission, package=package,
+                                              package_name=package.name)
+        except ApplicationError as error:
+            _form_error(form, error)
+        else:
+            if outcome.submission is not None:
+                messages.success(request, _("The package is revised: reviewers sign off its dependencies again."))
+                return redirect("submissions:submission", public_id=submission.public_id)
+            problems = outcome.problems
+    return _detail(request, submission, status=400, revision_form=form, revision_problems=problems)
 
 
 def _staff_submission_or_404(request, public_id) -> MethodSubmission:

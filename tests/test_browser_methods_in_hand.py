@@ -2,7 +2,7 @@
 is the one the page shows), sign off each declared dependency (a sign-off without its licence checked is refused,
 naming it), move the submission to "Manifest audited" and on to the sandbox, and approve one A1 run on the secret
 gold_standard entries (k = 1: one signature decides); an A2 method's rights holder's permission is recorded with its
-document. Each page passes axe. Screenshots in screenshots/methods-*.png."""
+document; the submitter revises the package before the audit and the sign-offs go stale. Each page passes axe. Screenshots in screenshots/methods-*.png."""
 
 import hashlib
 from pathlib import Path
@@ -132,3 +132,31 @@ def test_staff_record_an_a2_rights_holders_permission(live_server, page, steward
     screenshot_both(page, "methods-rights-permission", phone=PHONE)
     assert_accessible(page, "submission page with a rights holder's permission")
     assert RightsHolderPermission.objects.get().document_name == "letter.pdf"
+
+
+def test_the_submitter_revises_the_package_and_its_sign_offs_go_stale(live_server, page, steward,  # noqa: F811
+                                                                       governance_user, methods_world):
+    from submissions import services as submission_services
+
+    from .test_submissions import GATEWAY, MIRRORED, manifest, package_files, zip_bytes
+
+    submission = methods_world["a1"]
+    for dependency in ("fst", "gpt-gateway"):
+        submission_services.sign_off_dependency(actor=governance_user, submission=submission, dependency_id=dependency,
+                                                license_checked=True, source_checked=True)
+    base = live_server.url
+    sign_in(page, base, submission.submitter)
+    page.goto(f"{base}/submissions/{submission.public_id}/")
+    revise = page.locator("#revise")
+    revise.get_by_label("Corrected package (.zip or .tar.gz)").set_input_files(files=[
+        {"name": "method-1.3.zip", "mimeType": "application/zip",
+         "buffer": zip_bytes(package_files(manifest("A1", [{**MIRRORED, "pin": "v1.3.0"}, GATEWAY])))}])
+    revise.get_by_role("button", name="Upload the corrected package").click()
+    expect(page.get_by_role("status").first).to_contain_text("The package is revised")
+    assert_accessible(page, "submission page, as its submitter before the manifest audit")
+
+    sign_in(page, base, governance_user)
+    page.goto(f"{base}/submissions/{submission.public_id}/")
+    expect(page.locator("#sign-offs")).to_contain_text("Waiting for sign-offs: fst, gpt-gateway.")
+    expect(page.locator("#sign-off-1")).to_contain_text("Its sign-off is stale: the manifest changed since.")
+    expect(page.locator("main")).to_contain_text("method-1.3.zip")

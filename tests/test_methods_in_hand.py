@@ -3,6 +3,8 @@ submission's package (second factor, audited), a reviewer signs off each declare
 audited, each class A1 run on secret sources is approved on its own by a decision, and an A2 dependency enters the
 sandbox or the transfer only with its rights holder's permission recorded."""
 
+import io
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
@@ -206,6 +208,63 @@ def test_a_manifest_change_makes_the_sign_offs_stale(client, a1_submission, gove
     assert page.count("Its sign-off is stale: the manifest changed since.") == 2
     sign_all(a1_submission, governance_user)  # signed again on the new manifest
     advance(a1_submission, governance_user, State.MANIFEST_AUDITED)
+
+
+@pytest.mark.django_db
+def test_a_revised_package_makes_the_sign_offs_stale_and_is_signed_off_again(client, a1_submission, governance_user,
+                                                                             developer, media,  # noqa: F811
+                                                                             django_capture_on_commit_callbacks):
+    sign_all(a1_submission, governance_user)
+    earlier = a1_submission.package.name
+    corrected = zip_bytes(package_files(manifest("A1", [{**MIRRORED, "pin": "v1.3.0"}, GATEWAY])))
+    with django_capture_on_commit_callbacks(execute=True):  # the earlier file is deleted once the revision commits
+        outcome = services.revise_package(actor=developer, submission=a1_submission, package=io.BytesIO(corrected),
+                                          package_name="method-1.3.zip")
+    assert outcome.problems == []
+    revised = outcome.submission
+    assert revised.package_name == "method-1.3.zip" and revised.manifest["dependencies"][0]["pin"] == "v1.3.0"
+    assert revised.package.open("rb").read() == corrected and not (media / earlier).exists()
+    assert services.missing_sign_offs(revised) == ["fst", "gpt-gateway"]
+    event = AuditEvent.objects.get(action="submission.package_revised")
+    assert event.details["stale_sign_offs"] == 2 and event.details["after"] == revised.package_sha256
+    client.force_login(governance_user)
+    page = client.get(f"/submissions/{revised.public_id}/").content.decode()
+    assert page.count("Its sign-off is stale: the manifest changed since.") == 2
+    with pytest.raises(services.TransitionRefused, match="missing: fst, gpt-gateway"):
+        advance(revised, governance_user, State.MANIFEST_AUDITED)
+    sign_all(revised, governance_user)
+    advance(revised, governance_user, State.MANIFEST_AUDITED)
+    with pytest.raises(services.TransitionRefused, match="audited meanwhile"):  # read before the audit
+        services.revise_package(actor=developer, submission=revised, package=io.BytesIO(corrected),
+                                package_name="method.zip")
+    revised.refresh_from_db()
+    with pytest.raises(services.TransitionRefused, match="already audited"):
+        services.revise_package(actor=developer, submission=revised, package=io.BytesIO(corrected),
+                                package_name="method.zip")
+
+
+@pytest.mark.django_db
+def test_a_bad_revision_changes_nothing_and_only_the_submitter_revises(client, a1_submission, developer,  # noqa: F811
+                                                                       governance_user):
+    before = (a1_submission.package.name, a1_submission.package_sha256, a1_submission.manifest)
+    other_method = zip_bytes(package_files(manifest("A1", [MIRRORED, GATEWAY], method_id="other"),
+                                           method_card(method_id="other")))
+    outcome = services.revise_package(actor=developer, submission=a1_submission, package=io.BytesIO(other_method),
+                                      package_name="method.zip")
+    assert [problem.path for problem in outcome.problems] == ["method_card.method_id"]
+    with pytest.raises(services.NotAllowed):
+        services.revise_package(actor=governance_user, submission=a1_submission,
+                                package=io.BytesIO(zip_bytes(package_files())), package_name="method.zip")
+    client.force_login(developer)
+    page = client.post(f"/submissions/{a1_submission.public_id}/revision/",
+                       {"package": SimpleUploadedFile("method.zip", b"not a zip")})
+    assert page.status_code == 400 and "nothing was changed" in page.content.decode()
+    a1_submission.refresh_from_db()
+    assert (a1_submission.package.name, a1_submission.package_sha256, a1_submission.manifest) == before
+    assert not AuditEvent.objects.filter(action="submission.package_revised").exists()
+    client.force_login(governance_user)
+    assert client.post(f"/submissions/{a1_submission.public_id}/revision/",
+                       {"package": SimpleUploadedFile("method.zip", b"x")}).status_code == 404
 
 
 @pytest.mark.django_db
