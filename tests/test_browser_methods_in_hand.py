@@ -2,7 +2,8 @@
 is the one the page shows), sign off each declared dependency (a sign-off without its licence checked is refused,
 naming it), move the submission to "Manifest audited" and on to the sandbox, and approve one A1 run on the secret
 gold_standard entries (k = 1: one signature decides); an A2 method's rights holder's permission is recorded with its
-document; the submitter revises the package before the audit and the sign-offs go stale. Each page passes axe. Screenshots in screenshots/methods-*.png."""
+document; the submitter revises the package before the audit and the sign-offs go stale. Each page passes axe.
+Screenshots in screenshots/methods-*.png."""
 
 import hashlib
 from pathlib import Path
