@@ -295,6 +295,7 @@ def accept_card_without_entries(*, actor: User, body: bytes) -> RunCard:
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
     assert version is not None
+    refuse_a1_card_without_rows(card, version, dependency_class)
     refuse_stored_or_secret(card, version, {}, actor)
     run_card = store_card(card, parsed, version, dependency_class, actor, hash_status, False, [UNKNOWN_SEGMENT])
     record_claims(run_card, card)
@@ -1167,6 +1168,26 @@ def card_method_id(card: dict) -> str:
     return ""
 
 
+def is_a1_card(card: dict, dependency_class: str | None) -> bool:
+    """The card's method is class A1: derived from its embedded manifest, else the registered method's class."""
+    method_id = card_method_id(card)
+    if dependency_class is None and method_id:
+        dependency_class = Method.objects.filter(method_id=method_id).values_list("dependency_class", flat=True).first()
+    return dependency_class == "A1"
+
+
+def refuse_a1_card_without_rows(card: dict, version: DatasetVersion, dependency_class: str | None) -> None:
+    """A class A1 card published without its per-entry rows, against a version holding secret entries and not
+    pinning its public download, may be a run on secret sources: it is accepted only with its rows, which show what
+    it scored and take its A1 run approval (409)."""
+    if (is_a1_card(card, dependency_class) and not pins_public_download(card, version)
+            and Entry.objects.filter(version=version, segment__in=SECRET_SEGMENTS).exists()):
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("results", (
+            f"a class A1 run on {version.dataset.identifier} {version.version}, which holds secret entries, is "
+            "published with its per-entry rows: they show which entries it scored, and a run on secret sources "
+            "takes its own A1 run approval"))], detail="refused: an A1 card without its rows")
+
+
 def a1_approval_for(card: dict, version: DatasetVersion, dependency_class: str | None,
                     segments: list[str]) -> A1RunApproval | None:
     """The unused approval a card of an A1 method on secret segments takes (locked), or None for any other card.
@@ -1174,11 +1195,7 @@ def a1_approval_for(card: dict, version: DatasetVersion, dependency_class: str |
     run disclosed secret sources to a model provider, and its scores are not taken in."""
     secret = sorted(segment for segment in segments if segment in SECRET_SEGMENTS)
     method_id = card_method_id(card)
-    if not secret:
-        return None
-    if dependency_class is None and method_id:
-        dependency_class = Method.objects.filter(method_id=method_id).values_list("dependency_class", flat=True).first()
-    if dependency_class != "A1":
+    if not secret or not is_a1_card(card, dependency_class):
         return None
     if not has_consent(version.dataset, ConsentUse.GATEWAY_DISCLOSURE):
         raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", (

@@ -439,6 +439,25 @@ def test_an_a1_run_on_secret_sources_is_refused_without_an_approval_and_takes_on
 
 
 @pytest.mark.django_db
+def test_an_a1_card_without_its_rows_on_a_version_with_secret_entries_is_refused(governance_user, secret_version,
+                                                                                  steward):
+    from leaderboard.services import accept_card_without_entries
+
+    from .cards import seal
+
+    consent(secret_version, governance_user)
+    card = a1_card(secret_version)
+    del card["results"]
+    with pytest.raises(RunCardRejected) as refused:
+        accept_card_without_entries(actor=sandbox_operator(steward), body=body(seal(card)))
+    assert refused.value.kind == ErrorKind.CONFLICT and "published with its per-entry rows" in str(refused.value)
+    self_contained = a1_card(secret_version)
+    del self_contained["results"], self_contained["method"], self_contained["method_card"]
+    accepted = accept_card_without_entries(actor=sandbox_operator(steward), body=body(seal(self_contained)))
+    assert accepted.status == RunCard.Status.UNVERIFIED
+
+
+@pytest.mark.django_db
 def test_an_a1_run_is_approved_only_under_the_communitys_consent_to_gateway_disclosure(
         a1_submission, governance_user, secret_version, steward):
     record = consent(secret_version, governance_user, uses=[ConsentUse.EVALUATION])
