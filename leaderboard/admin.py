@@ -7,7 +7,7 @@ from django.contrib import admin
 
 from common.admin import ReadOnlyAdmin
 
-from .models import Method, RunCard
+from .models import A1RunApproval, Method, RunCard
 from .verification import FINGERPRINT_V1_COMPONENTS
 
 # The card's columns holding a fingerprint component (dataset_sha256 is only in `raw`).
@@ -33,3 +33,9 @@ class MethodAdmin(ReadOnlyAdmin):
     search_fields = ["method_id", "name"]
     readonly_fields = ["method_id", "name", "method_class", "dependency_class", "card", "manifest", "submitted_by",
                        "updated_at"]
+
+
+@admin.register(A1RunApproval)
+class A1RunApprovalAdmin(ReadOnlyAdmin):
+    list_display = ["method_id", "dataset_version", "segments", "approved_at", "legacy", "run_card", "used_at"]
+    list_select_related = ["dataset_version__dataset", "run_card"]

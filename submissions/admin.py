@@ -1,10 +1,19 @@
-"""Admin for maintainers: terms, acceptances, submissions, their history and transfers are evidence, read-only."""
+"""Admin for maintainers: terms, acceptances, submissions, their history, sign-offs, rights holders' permissions and
+transfers are evidence, read-only."""
 
 from django.contrib import admin
 
 from common.admin import ReadOnlyAdmin
 
-from .models import MethodSubmission, OwnershipTransfer, ParticipationTerms, SubmissionEvent, TermsAcceptance
+from .models import (
+    DependencySignOff,
+    MethodSubmission,
+    OwnershipTransfer,
+    ParticipationTerms,
+    RightsHolderPermission,
+    SubmissionEvent,
+    TermsAcceptance,
+)
 
 
 @admin.register(ParticipationTerms)
@@ -37,3 +46,16 @@ class SubmissionEventAdmin(ReadOnlyAdmin):
 @admin.register(OwnershipTransfer)
 class OwnershipTransferAdmin(ReadOnlyAdmin):
     list_display = ["method_name", "organization", "terms", "recorded_by", "recorded_at"]
+
+
+@admin.register(DependencySignOff)
+class DependencySignOffAdmin(ReadOnlyAdmin):
+    list_display = ["submission", "dependency_id", "reviewer", "signed_at", "manifest_sha256"]
+    list_select_related = ["submission__organization", "reviewer"]
+
+
+@admin.register(RightsHolderPermission)
+class RightsHolderPermissionAdmin(ReadOnlyAdmin):
+    list_display = ["submission", "dependency_id", "rights_holder", "recorded_by", "recorded_at"]
+    list_select_related = ["submission__organization", "recorded_by"]
+    exclude = ["document"]  # served only to the organization's governance staff; its name is shown

@@ -559,7 +559,7 @@ def test_staff_propose_an_a1_run_from_the_submission_page(client, a1_submission,
     page = client.post(url, {"dataset_version": secret_version.pk, "segments": ["gold_standard"]},
                        follow=True).content.decode()
     assert "One A1 run of fst-gated on gold_standard of secret-a1" in page and "not used yet" in page
-    with django_assert_max_num_queries(40):
+    with django_assert_max_num_queries(15):
         assert client.get(f"/submissions/{a1_submission.public_id}/").status_code == 200
 
 
@@ -584,3 +584,47 @@ def test_the_migration_gives_earlier_a1_secret_cards_a_legacy_approval(monkeypat
         True, None, card, ["gold_standard"], "fst-gated")
     assert approval.used_at == card.submitted_at
 
+
+
+@pytest.mark.django_db
+def test_the_staff_submission_page_queries_do_not_grow_with_dependencies_and_approvals(
+        client, steward, developer, acceptance, media, governance_user, secret_version):  # noqa: F811
+    from django.test.utils import CaptureQueriesContext
+
+    consent(secret_version, governance_user)
+    client.force_login(governance_user)
+
+    def page_queries(count: int) -> int:
+        mirrored = [{**MIRRORED, "id": f"fst-{number}"} for number in range(count)]
+        method_id = f"method-{count}"
+        submission = submit(steward, developer, acceptance, zip_bytes(package_files(
+            manifest("A1", [*mirrored, GATEWAY], method_id=method_id), method_card(method_id=method_id)))).submission
+        sign_all(submission, governance_user)
+        advance(submission, governance_user, State.MANIFEST_AUDITED)
+        for _ in range(count):
+            submission_decisions.propose_a1_run(actor=governance_user, submission=submission,
+                                                dataset_version=secret_version, segments=["gold_standard"])
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(f"/submissions/{submission.public_id}/")
+        assert page.content.decode().count('class="a1-approval"') == count
+        return len(queries)
+
+    few, many = page_queries(1), page_queries(5)
+    assert many == few and few <= 15, (few, many)
+
+
+@pytest.mark.django_db
+def test_maintainers_read_sign_offs_permissions_and_approvals_in_the_admin(client, maintainer, a2_submission,
+                                                                           governance_user, secret_version):
+    sign_all(a2_submission, governance_user)
+    services.record_rights_permission(actor=governance_user, submission=a2_submission, dependency_id="translate-api",
+                                      rights_holder="Example Translation Inc.", document_reference="Letter")
+    client.force_login(maintainer)
+    for url, text in (("/admin/submissions/dependencysignoff/", "translate-api"),
+                      ("/admin/submissions/rightsholderpermission/", "Example Translation Inc."),
+                      ("/admin/leaderboard/a1runapproval/", "a1 run approval")):
+        response = client.get(url)
+        assert response.status_code == 200 and text in response.content.decode(), url
+    permission = RightsHolderPermission.objects.get()
+    assert client.post(f"/admin/submissions/rightsholderpermission/{permission.pk}/delete/",
+                       {"post": "yes"}).status_code == 403
