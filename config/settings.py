@@ -300,7 +300,13 @@ CELERY_BEAT_SCHEDULE = {
     "review-campaign-summaries": {"task": "review.tasks.refresh_open_campaign_summaries_task", "schedule": 5 * 60},
     "governance-settle-due-decisions": {"task": "governance.tasks.settle_due_decisions", "schedule": 5 * 60},
     "organizations-seal-secret-views": {"task": "organizations.tasks.seal_secret_views_task", "schedule": 10},
+    "corpus-sync-local-contexts": {"task": "corpus.tasks.sync_hub_projects", "schedule": 6 * 60 * 60},
 }
+
+# Local Contexts Hub (docs/labels.md): without a key the site works offline on imported project files; with one,
+# the worker keeps imported projects' labels in step with the Hub (API v2).
+LOCAL_CONTEXTS_API_KEY = os.environ.get("LOCAL_CONTEXTS_API_KEY", "")
+LOCAL_CONTEXTS_API_URL = os.environ.get("LOCAL_CONTEXTS_API_URL", "https://localcontextshub.org/api/v2/")
 
 # Corpus import limits.
 CORPUS_MAX_UPLOAD_BYTES = int(os.environ.get("CORPUS_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))

@@ -24,7 +24,7 @@ from organizations.permissions import Permitted
 
 from . import selectors, services
 from .forms import EntryFilterForm
-from .models import DatasetVersion, Segment
+from .models import CulturalLabel, DatasetVersion, Segment
 from .serializers import (
     DatasetSerializer,
     DatasetVersionSerializer,
@@ -33,6 +33,10 @@ from .serializers import (
     ImportResultSerializer,
 )
 from .validation import SEGMENT_MAP, SUPPLIED_FIELDS, CorpusFileError, Problem
+
+# Each dataset's labels with what their documents show (corpus.label_selectors.label_document).
+LABELS_PREFETCH = Prefetch("cultural_labels", queryset=CulturalLabel.objects.select_related(
+    "dataset", "version", "project").prefetch_related("translations").order_by("label_type", "pk"))
 
 # What a multipart body may carry besides the file itself: its boundaries, headers and the supplied fields.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
@@ -82,8 +86,7 @@ class DatasetViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return selectors.visible_datasets(self.request.user).prefetch_related(
-            Prefetch("versions", queryset=DatasetVersion.objects.order_by("imported_at"))
-        )
+            Prefetch("versions", queryset=DatasetVersion.objects.order_by("imported_at")), LABELS_PREFETCH)
 
     def withdrawal(self) -> selectors.Withdrawal | None:
         return selectors.withdrawal_matching(identifier=self.kwargs["identifier"])
@@ -105,7 +108,9 @@ class DatasetVersionViewSet(GoneWhenWithdrawn, viewsets.ReadOnlyModelViewSet):
     serializer_class = DatasetVersionSerializer
 
     def get_queryset(self):
-        return selectors.visible_versions(self.request.user).order_by("dataset__identifier", "imported_at")
+        return selectors.visible_versions(self.request.user).order_by(
+            "dataset__identifier", "imported_at").prefetch_related(Prefetch(
+                "dataset__cultural_labels", queryset=LABELS_PREFETCH.queryset))
 
     def withdrawal(self) -> selectors.Withdrawal | None:
         return selectors.withdrawal_matching(versions__pk=self.kwargs["pk"])

@@ -12,11 +12,13 @@ from governance import kinds
 from governance import services as governance
 from organizations.models import Organization
 
-from . import services
+from . import label_services, services
+from .label_selectors import LABEL_RELEASE_KIND, LabelReleaseRequired, release_block, release_payload, release_subject
 from .models import ConsentUse, Dataset
 from .selectors import has_consent
 
 PUBLICATION = "corpus.publication"
+LABEL_RELEASE = LABEL_RELEASE_KIND
 
 
 def _dataset(organization: Organization, payload: dict) -> Dataset:
@@ -34,6 +36,9 @@ def _check(organization: Organization, payload: dict) -> None:
             _("%(dataset)s cannot be released publicly: no active consent record covers public release of its "
               "development and diagnostic segments. Record the community's consent first.")
             % {"dataset": dataset.identifier})
+    block = release_block(dataset) if payload.get("is_public") is True else None
+    if block is not None:
+        raise LabelReleaseRequired(block.message, "labels")
 
 
 def _execute(decision, actor: User) -> str:
@@ -52,8 +57,39 @@ PUBLICATION_KIND = kinds.DecisionKind(
     min_open_hours=48, expires_after_days=14)
 
 
+def _check_release(organization: Organization, payload: dict) -> None:
+    label_services.check_release(_dataset(organization, payload), payload)
+
+
+def _execute_release(decision, actor: User) -> str:
+    dataset = _dataset(decision.organization, decision.payload)
+    label_services.release_labels(actor=actor, dataset=dataset, payload=decision.payload,
+                                  decision_id=str(decision.public_id))
+    return _("%(dataset)s may be exported and released publicly under its restrictive labels, as long as they stay "
+             "the ones this decision names.") % {"dataset": dataset.identifier}
+
+
+LABEL_RELEASE_DECISION_KIND = kinds.DecisionKind(
+    name=LABEL_RELEASE, label=gettext_lazy("Release a dataset under its restrictive labels"),
+    execute=_execute_release, check=_check_release,
+    url=lambda payload: reverse("corpus:labels", args=[payload["dataset"]]),
+    checks=(("labels", gettext_lazy("I read each restrictive label and the community's text")),
+            ("community", gettext_lazy("The community agreed to public export and release under these labels"))),
+    min_open_hours=48, expires_after_days=14)
+
+
 def register() -> None:
     kinds.register(PUBLICATION_KIND)
+    kinds.register(LABEL_RELEASE_DECISION_KIND)
+
+
+def propose_label_release(*, actor: User, dataset: Dataset):
+    """Release the dataset's public export and publication under exactly its current restrictive labels (k
+    signatures and the least open time; at once where k = 1)."""
+    return governance.propose(
+        actor=actor, organization=dataset.organization, kind=LABEL_RELEASE, subject=release_subject(dataset),
+        summary=_("Release %(dataset)s under its restrictive labels") % {"dataset": dataset.identifier},
+        payload=release_payload(dataset))
 
 
 def propose_publication(*, actor: User, dataset: Dataset, is_public: bool):

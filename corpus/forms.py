@@ -303,3 +303,44 @@ class RevokeConsentForm(forms.Form):
         error_messages={"required": gettext_lazy(
             "Say why the consent is revoked; the reason is kept with the record.")},
     )
+
+
+class CulturalLabelForm(forms.Form):
+    """Attach a Local Contexts label or notice (corpus.label_services.attach_label checks every value)."""
+
+    label_type = forms.CharField(label=gettext_lazy("Label or notice"), widget=forms.Select)
+    scope = forms.CharField(label=gettext_lazy("Applies to"), required=False, widget=forms.Select)
+    name = forms.CharField(label=gettext_lazy("Name, as the community wrote it"), required=False,
+                           help_text=gettext_lazy("Empty: the label's Local Contexts name."))
+    text = forms.CharField(label=gettext_lazy("The community's text"), widget=forms.Textarea(attrs={"rows": 4}),
+                           help_text=gettext_lazy("Plain text, shown exactly as written (no HTML)."))
+    language = forms.CharField(label=gettext_lazy("Language of the name and text"), required=False,
+                               help_text=gettext_lazy("A language tag, e.g. crk, en or fr-CA."))
+    community = forms.CharField(label=gettext_lazy("Community"), required=False)
+    restrictive = forms.ChoiceField(label=gettext_lazy("Restrictive"), choices=(
+        ("default", gettext_lazy("As the label type has it (Community Use Only, Secret / Sacred, Men and Women "
+                                 "Restricted are restrictive)")),
+        ("1", gettext_lazy("Yes: public export and release wait for a release decision")),
+        ("0", gettext_lazy("No"))), initial="default")
+
+    def __init__(self, *args, label_types=(), scopes=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["label_type"].widget.choices = list(label_types)
+        self.fields["scope"].widget.choices = list(scopes)
+
+
+class LabelTranslationForm(forms.Form):
+    language = forms.CharField(label=gettext_lazy("Language"), help_text=gettext_lazy("A language tag, e.g. fr."))
+    name = forms.CharField(label=gettext_lazy("Translated name"), required=False)
+    text = forms.CharField(label=gettext_lazy("Translated text, written by the community"),
+                           widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class HubProjectForm(forms.Form):
+    project_file = forms.FileField(label=gettext_lazy("Local Contexts Hub project file (JSON)"), help_text=gettext_lazy(
+        "The project as the Hub's API v2 gives it (GET /api/v2/projects/<unique_id>/), saved to a file."))
+    scope = forms.CharField(label=gettext_lazy("Applies to"), required=False, widget=forms.Select)
+
+    def __init__(self, *args, scopes=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["scope"].widget.choices = list(scopes)

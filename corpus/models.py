@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from common.append_only import AppendOnlyModel
 from organizations.models import Organization
 
 from .search import entry_search_text
@@ -380,3 +381,122 @@ class ConsentRecord(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Consent records are never deleted; revoke them instead.")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Local Contexts labels and notices (docs/labels.md; the types are corpus.local_contexts.LABEL_TYPES)
+# ---------------------------------------------------------------------------------------------------------
+
+class LocalContextsProject(models.Model):
+    """A Local Contexts Hub project whose labels were imported for a dataset (from a project file, or synced from
+    the Hub when an API key is configured). Its labels are the dataset's cached copy: pages show them offline, with
+    when they were last synced."""
+
+    # Indexed as the first column of localcontextsproject_once_per_dataset.
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="hub_projects", db_index=False)
+    unique_id = models.CharField(max_length=100, help_text="The project's `unique_id` on the Hub.")
+    title = models.CharField(max_length=300, blank=True)
+    project_page = models.CharField(max_length=500, blank=True)
+    imported_at = models.DateTimeField(default=timezone.now)
+    imported_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    synced_at = models.DateTimeField(null=True, blank=True, help_text="When the Hub last answered for it.")
+    sync_problem = models.TextField(blank=True, help_text="Why the last sync failed (the cached labels stay).")
+
+    class Meta:
+        ordering = ["dataset", "unique_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "unique_id"], name="localcontextsproject_once_per_dataset"),
+            models.CheckConstraint(condition=~Q(unique_id=""), name="localcontextsproject_has_unique_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title or self.unique_id} ({self.dataset_id})"
+
+
+class CulturalLabel(models.Model):
+    """A TK or BC label, or a notice, attached by a dataset's governance staff to the dataset (`version` empty) or
+    to one of its versions: its type, the community's own name and text in their language, and whether the
+    community holds it restrictive (public export and release then wait for a release decision of exactly the
+    dataset's restrictive labels)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # Indexed as the first column of culturallabel_once_per_scope.
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="cultural_labels", db_index=False)
+    version = models.ForeignKey(DatasetVersion, null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="cultural_labels", help_text="Empty: the label covers the dataset.")
+    label_type = models.CharField(max_length=60)
+    name = models.CharField(max_length=200, help_text="The label's name as the community wrote it.")
+    text = models.TextField(help_text="The community's own text (plain text).")
+    language = models.CharField(max_length=35, blank=True, help_text="BCP 47 tag of the name and text.")
+    language_name = models.CharField(max_length=100, blank=True)
+    community = models.CharField(max_length=300, blank=True)
+    restrictive = models.BooleanField(default=False)
+    project = models.ForeignKey(LocalContextsProject, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="labels", help_text="The Hub project it was imported from.")
+    hub_id = models.CharField(max_length=100, blank=True, help_text="The label's `unique_id` on the Hub.")
+    attached_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    attached_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["dataset", "label_type", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "version", "label_type"], nulls_distinct=False,
+                                    name="culturallabel_once_per_scope"),
+            models.CheckConstraint(condition=~Q(name="") & ~Q(text=""), name="culturallabel_has_name_and_text"),
+            models.CheckConstraint(condition=Q(label_type__regex=r"^(tk|bc|notice)_[a-z_]+$"),
+                                   name="culturallabel_type_shape"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.dataset_id}"
+
+
+class CulturalLabelTranslation(models.Model):
+    """A translation of a label the community wrote itself, in one language (never a machine translation)."""
+
+    # Indexed as the first column of culturallabeltranslation_once_per_language.
+    label = models.ForeignKey(CulturalLabel, on_delete=models.CASCADE, related_name="translations", db_index=False)
+    language = models.CharField(max_length=35)
+    language_name = models.CharField(max_length=100, blank=True)
+    name = models.CharField(max_length=200, blank=True)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["label", "language"]
+        constraints = [
+            models.UniqueConstraint(fields=["label", "language"], name="culturallabeltranslation_once_per_language"),
+            models.CheckConstraint(condition=~Q(language="") & ~Q(text=""),
+                                   name="culturallabeltranslation_has_language_and_text"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} [{self.language}]"
+
+
+class LabelRelease(AppendOnlyModel):
+    """An executed release decision (`corpus.label_release`) for exactly one set of a dataset's restrictive labels:
+    public export and release are open while the dataset's current restrictive set is the latest release's. Written
+    once (append-only: a PostgreSQL trigger refuses changes)."""
+
+    # Indexed as the first column of labelrelease_dataset_latest.
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="label_releases", db_index=False)
+    label_set_sha256 = models.CharField(max_length=64)
+    labels = models.JSONField(help_text="The released labels as the decision's payload named them.")
+    decision = models.UUIDField(help_text="The public id of the decision that released them.")
+    released_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    released_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-released_at", "-pk"]
+        indexes = [models.Index(fields=["dataset", "-released_at"], name="labelrelease_dataset_latest")]
+        constraints = [
+            models.CheckConstraint(condition=Q(label_set_sha256__regex=r"^[0-9a-f]{64}$"),
+                                   name="labelrelease_sha256_hex"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Release of {self.dataset_id}'s labels {self.label_set_sha256[:12]}"
+
+    append_only_message = "Label releases are never changed or deleted; a new release decision records a new one."

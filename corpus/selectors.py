@@ -26,6 +26,7 @@ from organizations.selectors import (
     secret_reader_org_ids,
 )
 
+from .label_selectors import refuse_blocked_export, sovereignty_block, with_sovereignty
 from .labels import choice_label
 from .language_pairs import version_pair_key
 from .models import (
@@ -365,19 +366,23 @@ def exported_entries(user, version: DatasetVersion, segments: list[str] | None =
 def export_chunks(user, version: DatasetVersion, segments: list[str] | None = None):
     """The corpus file of `version` holding only the entries `user` may see (optionally some segments): for the
     steward's secret readers in the shape it was imported in (the file its content hash is of), for everyone else
-    as the public download is written, the file the harness runs (public_file_chunks)."""
+    as the public download is written, the file the harness runs (public_file_chunks). The labels that apply to the
+    version are the envelope's `sovereignty` block (docs/labels.md)."""
     entries = exported_entries(user, version, segments)
+    block = sovereignty_block(version)
     if permitted(user, "dataset.see_secret", version.dataset):
-        return version_file_chunks(version, entries)
-    return public_file_chunks(version, entries)
+        return version_file_chunks(version, entries, block)
+    return public_file_chunks(version, entries, block)
 
 
-def version_file_chunks(version: DatasetVersion, entries: QuerySet[Entry]):
-    """The file of `version` holding `entries` (already narrowed by visibility), in position order."""
+def version_file_chunks(version: DatasetVersion, entries: QuerySet[Entry], block: dict[str, Any] | None = None):
+    """The file of `version` holding `entries` (already narrowed by visibility), in position order; with `block`,
+    the envelope carries it as its `sovereignty` member (a bare list has no envelope to carry it)."""
     from .services import file_chunks
 
     documents = entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
-    return file_chunks(version.layout, version.envelope, documents)
+    envelope = version.envelope if version.layout == FileLayout.LIST else with_sovereignty(version.envelope, block)
+    return file_chunks(version.layout, envelope, documents)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -394,7 +399,9 @@ def public_download_entries(user, version: DatasetVersion) -> QuerySet[Entry]:
 def public_download_chunks(user, version: DatasetVersion):
     """The public download: the file of `version` holding its public segments' entries in file order, as the
     harness runs it (public_file_chunks). Byte-stable: nothing in it depends on who asks or when, so the same
-    content always gives the same bytes, and their SHA-256 is public_download_hash(version)."""
+    content always gives the same bytes, and their SHA-256 is public_download_hash(version): so it carries no label
+    block, and restrictive labels refuse it as they refuse every public export (LabelReleaseRequired)."""
+    refuse_blocked_export(user, version)
     return public_file_chunks(version, public_download_entries(user, version))
 
 
@@ -408,7 +415,7 @@ def compute_public_download_hash(version: DatasetVersion) -> str:
     return digest.hexdigest()
 
 
-def public_file_chunks(version: DatasetVersion, entries: QuerySet[Entry]):
+def public_file_chunks(version: DatasetVersion, entries: QuerySet[Entry], block: dict[str, Any] | None = None):
     """`entries` in the file the harness runs as this version: the version's own file (its envelope verbatim, in the
     shape it was imported in) when the harness reads it as this dataset's id and version with a language pair it
     reads, and every entry names its id; otherwise the corpus format with an envelope it reads (harness_envelope),
@@ -417,9 +424,10 @@ def public_file_chunks(version: DatasetVersion, entries: QuerySet[Entry]):
 
     envelope = harness_envelope(version)
     if envelope is None:
-        return version_file_chunks(version, entries)
+        return version_file_chunks(version, entries, block)
     rows = entries.order_by("position").values_list("entry_id", "document").iterator(chunk_size=2000)
-    return file_chunks(FileLayout.DATASET, envelope, (with_id(entry_id, document) for entry_id, document in rows))
+    return file_chunks(FileLayout.DATASET, with_sovereignty(envelope, block),
+                       (with_id(entry_id, document) for entry_id, document in rows))
 
 
 def with_id(entry_id: str, document: str) -> str:
@@ -579,7 +587,9 @@ def streamed_entries(user, version: DatasetVersion, entries: QuerySet[Entry], *,
 
 
 def shown_export_chunks(user, version: DatasetVersion, segments: list[str] | None, *, where: str):
-    """The JSON export's chunks, its secret entries counted in the audit event first (see `streamed_entries`)."""
+    """The JSON export's chunks, its secret entries counted in the audit event first (see `streamed_entries`). Refused
+    (LabelReleaseRequired) to anyone but the steward's own readers while restrictive labels wait for their release."""
+    refuse_blocked_export(user, version)
     streamed_entries(user, version, exported_entries(user, version, segments), where=where)
     return export_chunks(user, version, segments)
 

@@ -1,21 +1,47 @@
 from django.contrib.auth.models import AnonymousUser
 from rest_framework import serializers
 
+from .label_selectors import label_document, label_shown_in, release_block
 from .models import Dataset, DatasetVersion, Entry
 from .selectors import VersionHash, public_download_hash, version_hash, version_note
+
+LABELS_HELP = (
+    "The Local Contexts TK and BC labels and notices its community attached (docs/labels.md): each with the "
+    "community's own name and text in its language, every translation the community wrote, `shown` (the name and "
+    "text in the request's language when the community wrote one, else its own), whether it is restrictive, and "
+    "where it applies.")
+
+
+def labels_field() -> serializers.SerializerMethodField:
+    return serializers.SerializerMethodField(help_text=LABELS_HELP)
+
+
+def shown_documents(labels) -> list[dict]:
+    return [{**document, "shown": label_shown_in(document)} for document in map(label_document, labels)]
 
 
 class DatasetSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="identifier")
     organization = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     versions = serializers.SerializerMethodField()
+    labels = labels_field()
+    label_release_required = serializers.SerializerMethodField(help_text=(
+        "Whether restrictive labels block its public export and release until its governance staff's release "
+        "decision of exactly those labels executes."))
 
     class Meta:
         model = Dataset
-        fields = ["id", "organization", "is_public", "versions"]
+        fields = ["id", "organization", "is_public", "versions", "labels", "label_release_required"]
 
     def get_versions(self, dataset) -> list[str]:
         return [version.version for version in dataset.versions.all()]
+
+    def get_labels(self, dataset) -> list[dict]:
+        return shown_documents(dataset.cultural_labels.all())
+
+    def get_label_release_required(self, dataset) -> bool:
+        return (any(label.restrictive for label in dataset.cultural_labels.all())
+                and release_block(dataset) is not None)
 
 
 class DatasetVersionSerializer(serializers.ModelSerializer):
@@ -45,8 +71,14 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
         fields = [
             "id", "dataset", "organization", "version", "language_pair", "source_language", "target_language",
             "created", "license", "provenance", "sha256", "sha256_kind", "public_download_sha256", "entry_count",
-            "frozen", "frozen_at", "imported_at", "note", "held_out_active",
+            "frozen", "frozen_at", "imported_at", "note", "held_out_active", "labels",
         ]
+
+    labels = labels_field()
+
+    def get_labels(self, version: DatasetVersion) -> list[dict]:
+        return shown_documents(label for label in version.dataset.cultural_labels.all()
+                               if label.version_id in (None, version.pk))
 
     def get_note(self, version: DatasetVersion) -> str:
         return version_note(version)

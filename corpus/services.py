@@ -26,6 +26,7 @@ from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 from organizations.permissions import require
 
+from .label_selectors import LabelReleaseRequired, release_block, sovereignty_block, with_sovereignty
 from .models import (
     CONSENT_DOCUMENT_EXTENSIONS,
     SECRET_SEGMENTS,
@@ -144,12 +145,23 @@ def public_sha256(sha256: str, holds_secret_entries: bool) -> str:
     return keyed_content_hash(sha256) if holds_secret_entries else sha256
 
 
-def content_sha256(version: DatasetVersion) -> str:
+def content_sha256(version: DatasetVersion, envelope: str | None = None) -> str:
+    """SHA-256 of the version's canonical export (with `envelope` instead of the stored one when given)."""
     digest = hashlib.sha256()
     documents = version.entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
-    for chunk in file_chunks(version.layout, version.envelope, documents):
+    for chunk in file_chunks(version.layout, version.envelope if envelope is None else envelope, documents):
         digest.update(chunk)
     return digest.hexdigest()
+
+
+def exported_hashes(version: DatasetVersion) -> set[str]:
+    """The content hashes of what exporting `version` gives its steward: as stored, and with the envelope's label
+    block (docs/labels.md), so re-importing one's own export is recognised as the same version."""
+    hashes = {content_sha256(version)}
+    block = sovereignty_block(version)
+    if block is not None and version.layout != FileLayout.LIST:
+        hashes.add(content_sha256(version, with_sovereignty(version.envelope, block)))
+    return hashes
 
 
 # The columns an entry row stores besides its version and position, in the order entry_values gives them.
@@ -229,7 +241,7 @@ def import_corpus(*, actor: User | None, data: bytes, organization: Organization
             raise CorpusFileError([unavailable_dataset_id(fields["identifier"], organization.name)])
         existing = dataset.versions.filter(version=fields["version"]).first()
         if existing is not None:
-            if existing.sha256 == sha256 or canonical_sha256(corpus) == content_sha256(existing):
+            if existing.sha256 == sha256 or canonical_sha256(corpus) in exported_hashes(existing):
                 return ImportOutcome(existing, created=False, entry_count=existing.entry_count)
             raise CorpusFileError([Problem(
                 gettext("version %(version)s of %(id)s is already stored with different content (sha256 "
@@ -555,12 +567,16 @@ class ConsentRequired(Conflict):
 @transaction.atomic
 def set_dataset_public(*, actor: User | None, dataset: Dataset, is_public: bool) -> Dataset:
     """Release the public segments to everyone, or withdraw them from public view. Releasing needs an
-    active consent covering public release; withdrawing is always possible."""
+    active consent covering public release, and the release decision of its restrictive Local Contexts labels
+    when it carries some (docs/labels.md); withdrawing is always possible."""
     if is_public and not dataset.is_public and not has_consent(dataset, ConsentUse.PUBLIC_RELEASE):
         raise ConsentRequired(
             gettext("%(dataset)s cannot be released publicly: no active consent record covers public release of "
                     "its development and diagnostic segments. Record the community's consent first.")
             % {"dataset": dataset.identifier})
+    block = release_block(dataset) if is_public and not dataset.is_public else None
+    if block is not None:
+        raise LabelReleaseRequired(block.message, "labels")
     if dataset.is_public != is_public:
         dataset.is_public = is_public
         dataset.save(update_fields=["is_public"])

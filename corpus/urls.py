@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import bulk_views, views
+from . import bulk_views, label_views, views
 
 app_name = "corpus"
 
@@ -9,6 +9,7 @@ urlpatterns = [
     path("import/", views.import_corpus, name="import"),
     path("d/<str:identifier>/", views.dataset_detail, name="dataset"),
     path("d/<str:identifier>/consent/", views.consent, name="consent"),
+    path("d/<str:identifier>/labels/", label_views.labels, name="labels"),
     path("d/<str:identifier>/consent/<int:pk>/revoke/", views.consent_revoke, name="consent_revoke"),
     path("d/<str:identifier>/consent/<int:pk>/document/", views.consent_document, name="consent_document"),
     path("versions/<int:pk>/", views.version_detail, name="version"),

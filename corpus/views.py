@@ -22,7 +22,7 @@ from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
 
-from . import decisions, selectors, services
+from . import decisions, label_selectors, selectors, services
 from .forms import (
     ConsentForm,
     CorpusUploadForm,
@@ -32,6 +32,7 @@ from .forms import (
     RevokeConsentForm,
     RotationForm,
 )
+from .label_selectors import LabelReleaseRequired
 from .labels import choice_label
 from .models import ConsentRecord, Dataset, Segment
 from .validation import CorpusFileError, too_large
@@ -142,6 +143,10 @@ def version_detail(request, pk: int):
         "next_version_form": NextVersionForm(),
         "note": selectors.version_note(version),
         "held_out_count": segments.get(Segment.HELD_OUT, 0),
+        "labels": label_selectors.shown_labels(label_selectors.labels_of(version.dataset, version)),
+        "hub_projects": version.dataset.hub_projects.order_by("unique_id"),
+        "label_block": label_selectors.export_block(request.user, version),
+        "label_release_block": label_selectors.release_block(version.dataset, version) if is_governance else None,
     }
     return render(request, "corpus/version_detail.html", context)
 
@@ -192,16 +197,19 @@ def export_version(request, pk: int):
     version's public download: its public segments only, the same bytes for everyone who may see the version and
     every time, pinned by selectors.public_download_hash (shown on the version page)."""
     version = get_visible_version(request.user, pk)
-    if request.GET.get("public") == "1":
-        response = StreamingHttpResponse(selectors.public_download_chunks(request.user, version),
-                                         content_type="application/json; charset=utf-8")
-        return as_download(response, f"{version.dataset.identifier}-{version.version}-public", "json")
-    segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
-    suffix = "-" + "-".join(segments) if segments else ""
-    response = StreamingHttpResponse(
-        selectors.shown_export_chunks(request.user, version, segments or None, where=request.path),
-        content_type="application/json; charset=utf-8",
-    )
+    try:
+        if request.GET.get("public") == "1":
+            response = StreamingHttpResponse(selectors.public_download_chunks(request.user, version),
+                                             content_type="application/json; charset=utf-8")
+            return as_download(response, f"{version.dataset.identifier}-{version.version}-public", "json")
+        segments = [s for s in request.GET.getlist("segment") if s in Segment.values]
+        suffix = "-" + "-".join(segments) if segments else ""
+        chunks = selectors.shown_export_chunks(request.user, version, segments or None, where=request.path)
+    except LabelReleaseRequired as blocked:
+        return render(request, "corpus/label_blocked.html", {
+            "version": version, "dataset": version.dataset, "message": blocked.message,
+            "is_governance": permitted(request.user, "dataset.govern", version.dataset)}, status=blocked.http_status)
+    response = StreamingHttpResponse(chunks, content_type="application/json; charset=utf-8")
     return as_download(response, f"{version.dataset.identifier}-{version.version}{suffix}", "json")
 
 

@@ -345,6 +345,18 @@ def withdraw(*, actor: User, decision: Decision, reason: str = "") -> Decision:
     return decision
 
 
+def supersede(*, actor: User | None, organization: Organization, kind: str, subject: str, reason: str) -> int:
+    """The owning app changed what an open decision names (e.g. the labels a release decision lists): its payload
+    can no longer be what is signed, so it closes as withdrawn with the reason, inside the caller's transaction.
+    Returns how many closed."""
+    closed = 0
+    for decision in Decision.objects.select_for_update(of=("self",)).select_related("organization").filter(
+            organization=organization, kind=kind, subject=subject, state=DecisionState.OPEN):
+        _close(decision, DecisionState.WITHDRAWN, actor, AuditAction.DECISION_WITHDRAWN, reason)
+        closed += 1
+    return closed
+
+
 # The policy: k per kind, itself decided under the current k of `governance.policy`.
 
 def check_policy(organization: Organization, payload: dict) -> None:

@@ -29,6 +29,7 @@ from django.db.models.functions import Cast, Coalesce, Concat, NullIf
 from django.utils.translation import gettext
 
 from common.compiled import CompiledQuery
+from corpus.label_selectors import labels_by_version
 from corpus.language_pairs import pair_key, version_pair_key
 from corpus.models import ConsentUse, DatasetVersion, Entry
 from corpus.selectors import (
@@ -526,9 +527,11 @@ def leaderboard_page(user, query: LeaderboardQuery, number, *, per_page: int = 5
 
     def rows_of_page() -> list[dict[str, Any]]:
         bands = tier_bands()
+        cards = ranked_rows(user, query, offset, offset + per_page)
+        labels = labels_by_version({card.dataset_version_id: card.dataset_version.dataset_id for card in cards})
         return [row_view(card, offset + index, clusters().get(str(card.public_id)) if clustered(query) else None,
-                         bands=bands)
-                for index, card in enumerate(ranked_rows(user, query, offset, offset + per_page), 1)]
+                         bands=bands, labels=labels.get(card.dataset_version_id, []))
+                for index, card in enumerate(cards, 1)]
 
     rows = cached(name, rows_of_page) if paginator.count else []
     return LeaderboardPage(rows, page, None if stamp is None else f"{stamp}:{language_cache_key()}:{filters}:{name}")
@@ -634,7 +637,7 @@ def review_badge(card: RunCard, tier: str | None, validated: bool) -> str | None
 
 
 def row_view(card: RunCard, rank: int | None, cluster: int | None = None, *,
-             bands: BandsByPair | None = None) -> dict[str, Any]:
+             bands: BandsByPair | None = None, labels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The columns of SPEC §7 for one leaderboard row, with standard/1's interval, signature and rank cluster.
     With a domain filter the scores are that domain's, recomputed: the whole card's interval and claims do not
     apply to them. The quality tier is read with the bands of the card's pair (`bands`: tier_bands())."""
@@ -697,6 +700,8 @@ def row_view(card: RunCard, rank: int | None, cluster: int | None = None, *,
         # The card's declaration of the development entries its method used (None: it declares nothing).
         "development_data": card.development_data,
         "verified_against_corpus": card.matches_corpus,
+        # The Local Contexts labels and notices of its data (corpus.label_selectors.labels_by_version).
+        "labels": labels or [],
     }
 
 

@@ -148,6 +148,10 @@ class AuditAction(models.TextChoices):
     CONSENT_REVOKED = "consent.revoked", pgettext_lazy("audit action", "Consent revoked")
     DATASET_PUBLISHED = "dataset.published", pgettext_lazy("audit action", "Dataset published")
     DATASET_WITHDRAWN = "dataset.withdrawn", pgettext_lazy("audit action", "Dataset withdrawn from public view")
+    DATASET_LABELS_CHANGED = "dataset.labels_changed", pgettext_lazy(
+        "audit action", "Dataset's Local Contexts labels changed")
+    DATASET_LABELS_RELEASED = "dataset.labels_released", pgettext_lazy(
+        "audit action", "Dataset released under its restrictive labels")
     DATASET_VERSION_FROZEN = "dataset_version.frozen", pgettext_lazy("audit action", "Dataset version frozen")
     SECRET_ENTRIES_SHOWN = "secret_entries.shown", pgettext_lazy("audit action", "Secret entries shown")
     RUN_CARD_SECRET_TEXT_REFUSED = "run_card.secret_text_refused", pgettext_lazy(
