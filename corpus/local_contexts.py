@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from common.errors import ApplicationError, ErrorKind
 
@@ -120,7 +121,8 @@ def plain_text(value: Any, field: str, *, label: str, limit: int, required: bool
     if required and not value:
         raise LabelError(_("%(label)s is empty; write it as the community wrote it.") % {"label": label}, field)
     if len(value) > limit:
-        raise LabelError(_("%(label)s has %(count)s characters; at most %(limit)s are kept.") % {
+        raise LabelError(ngettext("%(label)s has %(count)s character; at most %(limit)s are kept.",
+                                  "%(label)s has %(count)s characters; at most %(limit)s are kept.", len(value)) % {
             "label": label, "count": len(value), "limit": limit}, field)
     if "\x00" in value:
         raise LabelError(_("%(label)s holds a NUL character, which cannot be stored.") % {"label": label}, field)
@@ -236,8 +238,9 @@ def read_hub_project(data: bytes) -> HubProject:
             "problem": error.msg, "line": error.lineno, "column": error.colno}, "file") from None
     if isinstance(document, dict) and isinstance(document.get("data"), list) and "unique_id" not in document:
         if len(document["data"]) != 1:
-            raise LabelError(_("data: expected exactly one project, found %(count)s.") % {
-                "count": len(document["data"])}, "data")
+            raise LabelError(ngettext("data: expected exactly one project, found %(count)s.",
+                                      "data: expected exactly one project, found %(count)s.",
+                                      len(document["data"])) % {"count": len(document["data"])}, "data")
         document = document["data"][0]
         root = "data[0]"
     else:
