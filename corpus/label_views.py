@@ -68,7 +68,8 @@ def labels(request, identifier: str):
     form = CulturalLabelForm(request.POST if action == "attach" else None, label_types=LABEL_TYPE_CHOICES,
                              scopes=scopes)
     hub_form = HubProjectForm(request.POST if action == "import_hub" else None,
-                              request.FILES if action == "import_hub" else None, scopes=scopes)
+                              request.FILES if action == "import_hub" else None, scopes=scopes,
+                              prefix="hub")
     refusal, status = None, 200
     if action:
         try:
@@ -85,7 +86,7 @@ def labels(request, identifier: str):
         "latest_version": dataset.versions.order_by("-imported_at").first(),
         "labels": shown,
         "projects": dataset.hub_projects.order_by("unique_id"),
-        "block": label_selectors.release_block(dataset),
+        "release_block": label_selectors.release_block(dataset),
         "release": label_selectors.latest_release(dataset),
         "open_decision": label_selectors.open_release_decision(dataset),
         "form": form,

@@ -112,6 +112,11 @@ def test_unknown_type_markup_and_duplicates_are_refused_and_nothing_is_stored(cl
                                  "restrictive": "default"})
     assert response.status_code == 409 and "already attached" in response.content.decode()
     assert CulturalLabel.objects.count() == 1
+    response = client.post(url, {"action": "attach", "label_type": "tk_secret_sacred", "text": "Sacred.",
+                                 "restrictive": "default"})
+    assert response.status_code == 302
+    page = client.get(url).content.decode()
+    assert "“TK Secret / Sacred”" in page and "Propose the release decision for these labels" in page
 
 
 def test_a_label_of_a_version_applies_to_that_version_only(steward, version, governance_user):
@@ -222,7 +227,7 @@ def test_a_malformed_hub_file_names_the_path_and_stores_nothing(client, version,
     assert not CulturalLabel.objects.exists() and not LocalContextsProject.objects.exists()
     client.force_login(governance_user)
     response = client.post(f"/datasets/d/{version.dataset.identifier}/labels/", {
-        "action": "import_hub", "project_file": io.BytesIO(data)})
+        "action": "import_hub", "hub-project_file": io.BytesIO(data)})
     assert response.status_code == 400 and named in response.content.decode()
     assert not CulturalLabel.objects.exists()
 
