@@ -230,6 +230,26 @@ def refuse_blocked_export(user, version: DatasetVersion) -> None:
         raise LabelReleaseRequired(block.message, "labels")
 
 
+@dataclass(frozen=True)
+class VersionLabels:
+    """What a version's page shows of its labels for one reader."""
+
+    labels: list[ShownLabel]
+    export_block: LabelBlock | None  # the reader's export of it is refused
+    release_block: LabelBlock | None  # for its governance staff: what waits for a release decision
+
+
+def version_labels(user, version: DatasetVersion, *, governs: bool) -> VersionLabels:
+    """The labels that apply to `version` in the reader's language, and the blocks they put (read only when a
+    restrictive one applies: one query for a version whose labels restrict nothing)."""
+    labels = list(labels_of(version.dataset, version))
+    restricted = any(label.restrictive for label in labels)
+    return VersionLabels(
+        labels=shown_labels(labels),
+        export_block=export_block(user, version) if restricted else None,
+        release_block=release_block(version.dataset, version) if restricted and governs else None)
+
+
 def labels_by_version(dataset_of: dict[int, int]) -> dict[int, list[dict[str, Any]]]:
     """For the leaderboard: version id → the labels applying to it, as `label_document` gives them, from the
     versions' dataset ids (`dataset_of`: version id → dataset id); one query when none has labels."""

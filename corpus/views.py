@@ -121,6 +121,7 @@ def version_detail(request, pk: int):
     can_curate = permitted(request.user, "dataset.curate", version.dataset)
     is_governance = permitted(request.user, "dataset.govern", version.dataset)
     segments = selectors.segment_counts(version)
+    labels = label_selectors.version_labels(request.user, version, governs=is_governance)
     context = {
         "version": version,
         "dataset": version.dataset,
@@ -143,10 +144,10 @@ def version_detail(request, pk: int):
         "next_version_form": NextVersionForm(),
         "note": selectors.version_note(version),
         "held_out_count": segments.get(Segment.HELD_OUT, 0),
-        "labels": label_selectors.shown_labels(label_selectors.labels_of(version.dataset, version)),
+        "labels": labels.labels,
         "hub_projects": version.dataset.hub_projects.order_by("unique_id"),
-        "label_block": label_selectors.export_block(request.user, version),
-        "label_release_block": label_selectors.release_block(version.dataset, version) if is_governance else None,
+        "label_block": labels.export_block,
+        "label_release_block": labels.release_block,
     }
     return render(request, "corpus/version_detail.html", context)
 
