@@ -206,16 +206,13 @@ def _store_project(*, actor: User | None, dataset: Dataset, parsed: HubProject, 
     by_type = {(label.version_id, label.label_type): label for label in existing}
     scope = version if version is not None else (existing[0].version if existing else None)
     kept: set[int] = set()
-    for index, item in enumerate(parsed.labels):
+    for item in parsed.labels:
         label = by_hub_id.get(item.hub_id) if item.hub_id else None
         label = label or by_type.get((scope.pk if scope else None, item.label_type))
         if label is None:
             _refuse_duplicate(dataset, scope, item.label_type, exclude_project=project)
             label = CulturalLabel(dataset=dataset, version=scope, project=project, attached_by=actor,
                                   restrictive=local_contexts.LABEL_TYPES[item.label_type].restrictive)
-        elif label.pk in kept:
-            raise LabelError(_("%(path)s: the project lists %(type)s twice.") % {
-                "path": f"labels[{index}]", "type": item.label_type}, f"labels[{index}]")
         label.label_type, label.name, label.text = item.label_type, item.name, item.text
         label.language, label.language_name, label.community = item.language, item.language_name, item.community
         label.hub_id = item.hub_id

@@ -152,6 +152,7 @@ class HubLabel:
     language: str
     language_name: str
     community: str
+    path: str = ""
     translations: list[HubTranslation] = field(default_factory=list)
 
 
@@ -219,7 +220,7 @@ def _label(data: Any, category: str, type_key: str, path: str) -> HubLabel:
         language_name=_text(data, ("language",), path, 100, required=False),
         community=plain_text(community_name, f"{path}.community.name", label=f"{path}.community.name", limit=300,
                              required=False),
-        translations=translations)
+        path=path, translations=translations)
 
 
 def read_hub_project(data: bytes) -> HubProject:
@@ -264,6 +265,13 @@ def read_hub_project(data: bytes) -> HubProject:
             raise LabelError(_("%(path)s: expected a list, found %(found)s.") % {
                 "path": at(key), "found": type(value).__name__}, at(key))
         labels += [_label(item, category, type_key, f"{at(key)}[{index}]") for index, item in enumerate(value)]
+    first_of: dict[str, str] = {}
+    for label in labels:
+        if label.label_type in first_of:
+            raise LabelError(_("%(path)s: the project lists %(type)s again (first at %(first)s); a dataset holds one "
+                               "label of each type.") % {"path": label.path, "type": LABEL_TYPES[label.label_type].name,
+                                                         "first": first_of[label.label_type]}, label.path)
+        first_of[label.label_type] = label.path
     return HubProject(
         unique_id=unique_id,
         title=_text(document, ("title",), root, 300, required=False),

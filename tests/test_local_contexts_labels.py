@@ -196,6 +196,12 @@ def wrong_type():
     return project
 
 
+def twice():
+    project = hub_project()
+    project["tk_labels"].append(copy.deepcopy(project["tk_labels"][0]) | {"unique_id": "tk-0002"})
+    return project
+
+
 def missing_text():
     project = hub_project()
     del project["bc_labels"][0]["label_text"]
@@ -213,6 +219,7 @@ def marked_up_translation():
     (b"\xff\xfe", "not UTF-8"),
     (hub_bytes(wrong_type()), "tk_labels[1].label_type: unknown label type “made_up”"),
     (hub_bytes(missing_text()), "bc_labels[0].label_text is empty"),
+    (hub_bytes(twice()), "tk_labels[1]: the project lists TK Secret / Sacred again (first at tk_labels[0])"),
     (hub_bytes(marked_up_translation()), "tk_labels[0].translations[0].translated_text holds markup"),
     (hub_bytes(hub_project(tk_labels={"label_type": "clan"})), "tk_labels: expected a list, found dict"),
     (hub_bytes(hub_project(unique_id=None)), "unique_id is empty"),
