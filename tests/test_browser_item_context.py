@@ -28,11 +28,10 @@ STORY = ["The river was high that spring.", "My grandfather took the canoe out a
          "He said the water knew him.", "We waited on the shore until dark.", "He came back with two fish."]
 
 
-def story_campaign(steward, governance_user, speaker):
-    """A story of five sentences in order (one text), then a sentence of no text; one speaker rates all six in
-    the story's order."""
-    entries = [entry(n, source=text, document_id="river") for n, text in enumerate(STORY, start=1)]
-    entries.append(entry(6, source="Where is the clinic?"))
+def story_campaign(steward, governance_user, speaker, segment: str = "development"):
+    """A story of five sentences in order (one text), then a sentence of no text; one speaker rates all six."""
+    entries = [entry(n, segment, source=text, document_id="river") for n, text in enumerate(STORY, start=1)]
+    entries.append(entry(6, segment, source="Where is the clinic?"))
     enable_totp(governance_user)
     version = import_corpus(data=corpus_bytes(entries), organization=steward, actor=None).version
     publish(version.dataset)
@@ -77,3 +76,33 @@ def test_a_speaker_on_a_phone_reads_each_items_own_context_as_rate_js_moves_on(l
         if seen < 6:
             expect(page.locator('[data-text="source"]')).not_to_have_text(source)
     assert seen == 6
+
+
+def test_secret_items_the_phone_may_not_keep_come_one_per_rating_with_their_context(live_server, page, steward,  # noqa: F811
+                                                                                   governance_user):
+    """A campaign on secret sentences that phones may not keep: each rating's answer carries the next item (texts,
+    context, showing stamp), so one request per rating and no page load; every sentence of the story is the
+    speaker's own to rate, so none reads "kept secret"."""
+    speaker = speakers(steward, 1)[0]
+    campaign = story_campaign(steward, governance_user, speaker, segment="gold_standard")
+    assert not campaign.device_may_hold_secret_items
+    page.set_viewport_size({"width": 360, "height": 740})
+    sign_in(page, live_server.url, speaker)
+    page.goto(f"{live_server.url}/review/c/{campaign.public_id}/")
+    page.get_by_role("button", name="Got it").click()
+    requests = []
+    page.on("request", lambda request: requests.append((request.method, request.url)))
+    for rated in range(5):
+        source = page.locator('[data-text="source"]').inner_text()
+        if source in STORY:
+            at = STORY.index(source)
+            assert shown_context(page, "before") == STORY[max(0, at - 2):at]
+            assert shown_context(page, "after") == STORY[at + 1:at + 2]
+        requests.clear()
+        with page.expect_response(lambda response: response.request.method == "POST"):
+            page.get_by_role("button", name="Gist").click()
+        expect(page.locator('[data-text="source"]')).not_to_have_text(source)
+        posts = [url for method, url in requests if method == "POST"]
+        pages = [url for method, url in requests if method == "GET" and "/review/items/" in url]
+        assert len(posts) == 1 and pages == [], requests
+    assert page.locator("[data-secret]").count() == 0

@@ -11,6 +11,7 @@ from corpus.services import revoke_consent
 from organizations.audit import seal_secret_views
 from organizations.models import AuditEvent
 from review import services
+from review.forms import shown_time
 from review.models import Assignment, Campaign, Rating
 
 from .conftest import SECRET_MARK
@@ -121,27 +122,37 @@ def test_the_page_script_gets_json_and_a_resent_rating_is_stored_once(client, ca
 
 
 def test_the_page_script_gets_the_next_item_as_the_answer_to_a_rating(client, campaign, pool):
-    """One round trip per rating: rate.js asks for the next item's page, and the rating's answer is that page,
-    private, with its address; a resent rating is stored once; the last one answers with the end screen."""
+    """One round trip per rating: rate.js, holding nothing to show next, asks for the next item, and the rating's
+    answer carries it (its texts, its showing stamp, whether the phone may keep it) — audited as a page showing it
+    would be, without rendering a page; a resent rating is stored once; the last one names the end screen."""
     speaker = pool[0]
     client.force_login(speaker)
     assignment = first_assignment(campaign, speaker)
     data = rating_post("acceptable")
-    script = {"X-Next-Item": "page", "X-Requested-With": "fetch", "Accept": "text/html"}
+    script = {"X-Next-Item": "item", "X-Requested-With": "fetch", "Accept": "application/json"}
     answer = client.post(f"/review/items/{assignment.public_id}/", data, headers=script)
     upcoming = first_assignment(campaign, speaker)
-    assert answer.status_code == 200 and answer["X-Item-Url"] == f"/review/items/{upcoming.public_id}/"
-    assert answer["X-Rating-Saved"] == "stored" and "no-store" in answer["Cache-Control"]
-    html = answer.content.decode()
-    assert upcoming.item.entry.source in html and upcoming.item.candidate in html and "1 of" in html
+    body = answer.json()
+    assert answer.status_code == 201 and body["saved"] and not body["duplicate"]
+    assert body["next_url"] == f"/review/items/{upcoming.public_id}/" and "no-store" in answer["Cache-Control"]
+    following = body["next_item"]
+    assert following["id"] == str(upcoming.public_id) and following["url"] == body["next_url"]
+    assert (following["source"], following["candidate"]) == (upcoming.item.entry.source, upcoming.item.candidate)
+    assert following["may_hold"] is False and shown_time(following["shown"], upcoming.public_id) is not None
+    assert not any(name.startswith("review/") for name in (t.name for t in answer.templates if t.name))
+    seal_secret_views()
+    assert AuditEvent.objects.filter(action="secret_entries.shown", actor=speaker,
+                                     details__where=f"/review/items/{upcoming.public_id}/").count() == 1
     assert Rating.objects.get(assignment=assignment).value == "acceptable"
     again = client.post(f"/review/items/{assignment.public_id}/", data, headers=script)
-    assert again["X-Rating-Saved"] == "duplicate" and Rating.objects.filter(assignment=assignment).count() == 1
+    assert again.status_code == 200 and again.json()["duplicate"]
+    assert Rating.objects.filter(assignment=assignment).count() == 1
     refused = client.post(f"/review/items/{upcoming.public_id}/", rating_post("superb"), headers=script)
     assert refused.status_code == 400 and "value" in refused.json()["fields"]
     while (open_one := first_assignment(campaign, speaker)) is not None:
         last = client.post(f"/review/items/{open_one.public_id}/", rating_post(), headers=script)
     assert last.status_code == 201 and last.json()["next_url"] == f"/review/c/{campaign.public_id}/done/"
+    assert "next_item" not in last.json()
 
 
 def test_the_rating_loop_query_count_is_bounded(client, campaign, pool, django_assert_max_num_queries):
@@ -155,8 +166,8 @@ def test_the_rating_loop_query_count_is_bounded(client, campaign, pool, django_a
             assert client.get(f"/review/items/{assignment.public_id}/").status_code == 200
         with django_assert_max_num_queries(20):
             answer = client.post(f"/review/items/{assignment.public_id}/", rating_post(),
-                                 headers={"X-Next-Item": "page"})
-        assert answer.status_code == 200
+                                 headers={"X-Next-Item": "item"})
+        assert answer.status_code == 201 and "next_item" in answer.json()
 
 
 def test_a_rating_sent_by_the_page_script_reads_no_texts_and_plans_no_join(client, campaign, pool,

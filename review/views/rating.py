@@ -20,7 +20,7 @@ from ..forms import (
     shown_token,
 )
 from ..languages import text_direction
-from ..models import Campaign
+from ..models import Assignment, Campaign
 from ..rating_texts import CANNOT_JUDGE, RATING_BUTTONS
 from ..selectors.campaigns import consent_withdrawn, governed_campaigns, is_serving
 from ..selectors.rating import (
@@ -139,9 +139,9 @@ def upcoming(request, public_id):
     ], "held_back": held_back}))
 
 
-def wants_next_page(request) -> bool:
-    """rate.js asks for the next item's page as the answer to a rating: one round trip per rating."""
-    return request.headers.get("X-Next-Item") == "page"
+def wants_next_item(request) -> bool:
+    """rate.js asks for the next item itself as the answer to a rating: one round trip per rating."""
+    return request.headers.get("X-Next-Item") == "item"
 
 
 def holds_next_item(request) -> bool:
@@ -177,9 +177,9 @@ def rate_post(request, public_id):
     rate it (in the pool, a speaker of the organization, the campaign serving). A post goes to the service even when
     the campaign stopped serving: a retry of a rating stored before the pause is acknowledged as stored; anything
     new is refused there. Only an answer that shows an item reads texts."""
-    # An answer that is the next item's page needs the campaign's card and community: read them with the item.
-    shown = speaker_assignment(request.user, public_id) if wants_next_page(request) else None
-    script = wants_json(request) or wants_next_page(request)
+    # An answer that carries the next item needs its campaign's rules and community: read them with the item.
+    shown = speaker_assignment(request.user, public_id) if wants_next_item(request) else None
+    script = wants_json(request) or wants_next_item(request)
     form = RatingForm(request.POST)
     if form.is_valid():
         try:
@@ -219,29 +219,39 @@ def speaker_campaign_or_404(request, public_id) -> Campaign:
 
 
 def rated(request, campaign: Campaign | None, rating, created: bool):
-    """The answer to a stored rating: the next item's page itself when rate.js has nothing left to show (and the
-    campaign still serves; `campaign` is then the one read with the item), JSON for rate.js otherwise (naming the
-    next item unless rate.js holds it), a redirect to the next item or the end screen without JavaScript."""
+    """The answer to a stored rating: JSON for rate.js — carrying the next item itself when rate.js has nothing left
+    to show (and the campaign still serves; `campaign` is then the one read with the item), else naming the next
+    item unless rate.js holds it — or a redirect to the next item or the end screen without JavaScript."""
     rated_item = rating.assignment
+    following_item = None
     if campaign is not None:
         following = next_assignment(request.user, campaign)
         next_url = item_url(campaign.public_id, following and following.public_id)
         # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent
         # one proves nothing.
         if following is not None and (created or is_serving(campaign)):
-            response = item_page(request, following, RatingForm(), None)
-            response["X-Item-Url"] = next_url
-            response["X-Rating-Saved"] = "stored" if created else "duplicate"
-            return response
+            following_item = next_item(request, campaign, following)
     elif holds_next_item(request):
         next_url = None
     else:
         next_url = item_url(rated_item.campaign.public_id,
                             next_assignment_id(request.user, rated_item.campaign_id))
-    if wants_json(request) or wants_next_page(request):
-        return JsonResponse({"saved": True, "duplicate": not created, "rating": rating.value,
-                             "next_url": next_url}, status=201 if created else 200)
+    if wants_json(request) or wants_next_item(request):
+        answer = {"saved": True, "duplicate": not created, "rating": rating.value, "next_url": next_url}
+        if following_item is not None:
+            answer["next_item"] = following_item
+        return JsonResponse(answer, status=201 if created else 200)
     return redirect(next_url)
+
+
+def next_item(request, campaign: Campaign, assignment: Assignment) -> dict:
+    """The next item as rate.js shows it (the fields of the upcoming items, and whether the phone may keep it),
+    its secret texts audited as the page showing them would be."""
+    public_id = assignment.public_id
+    url = reverse("review:rate", kwargs={"public_id": public_id})
+    return {"id": str(public_id), "url": url, "shown": shown_token(public_id),
+            **shown_item_texts(request.user, campaign, assignment.item, where=url),
+            "may_hold": may_hold(campaign, assignment.item)}
 
 
 def rating_rows(examples: dict) -> list[tuple]:

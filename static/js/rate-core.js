@@ -86,10 +86,10 @@
     return (stored || []).filter(function (entry) { return entry.campaign !== campaign; }).concat(this.waiting);
   };
 
-  /* How the rating's answer should come (the X-Next-Item header): "page" when nothing is held here to show next
-     (the answer is the next item's page), "held" when the next item is held here (the answer need not name it). */
+  /* How the rating's answer should come (the X-Next-Item header): "item" when nothing is held here to show next
+     (the answer carries the next item), "held" when the next item is held here (the answer need not name it). */
   function nextItemHeader(showing, waitingCount, upcomingCount) {
-    if (!showing && waitingCount === 1 && !upcomingCount) { return "page"; }
+    if (!showing && waitingCount === 1 && !upcomingCount) { return "item"; }
     if (showing || upcomingCount) { return "held"; }
     return null;
   }

@@ -95,7 +95,7 @@
   var shownAt = 0;
   var fetching = false;
   // The server keeps back the items this device may not hold (secret ones, unless the campaign allows it): from
-  // there on, each rating's answer is the next item's page, until an item the device may hold comes again.
+  // there on, each rating's answer carries the next item, until an item the device may hold comes again.
   var heldBack = !shell && !itemSection.hasAttribute("data-may-hold");
   var sentHere = 0;           // ratings this page sent
   var undoWhenSent = false;   // Undo was asked while the last rating was on its way
@@ -473,7 +473,7 @@
     var controller = new AbortController();
     var timer = setTimeout(function () { controller.abort(); }, TIMEOUT_MS);
     var headers = { "Accept": "application/json", "X-Requested-With": "fetch" };
-    // Nothing held here to show next: the last rating's answer is the next item's page (one round trip). An item
+    // Nothing held here to show next: the last rating's answer carries the next item (one round trip). An item
     // held to show next: the answer need not name the next item (the server skips looking it up).
     var next = Core.nextItemHeader(!!current, ratings.waiting.length, upcoming.length);
     if (next) { headers["X-Next-Item"] = next; }
@@ -495,40 +495,27 @@
         say(gettext("Not sent: this page has expired. Reload it; your ratings stay on this device and are sent then."), "error");
         return;
       }
-      if (response.ok && response.headers.get("X-Item-Url")) {
-        return response.text().then(function (html) {
-          var section = new DOMParser().parseFromString(html, "text/html").querySelector("[data-item]");
-          attempt = 0;
-          sentHere += 1;
-          sent(entry);
-          if (section) {
-            var item = readItem(section);
-            upcoming.unshift(item);
-            if (item.mayHold) { heldBack = false; }
-          } else {
-            nextUrl = response.headers.get("X-Item-Url");
-          }
-          if (undoWhenSent) {
-            undoWhenSent = false;
-            undo();
-            return;
-          }
-          flush();
-          fetchUpcoming();
-        });
-      }
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (response.ok && data.saved) {
           attempt = 0;
           sentHere += 1;
           nextUrl = data.next_url || nextUrl;
           sent(entry);
+          // Nothing was held to show next: the answer carries the next item itself (one round trip per rating).
+          var following = data.next_item;
+          if (following) {
+            following.mayHold = !!following.may_hold;
+            delete following.may_hold;
+            upcoming.unshift(following);
+            if (following.mayHold) { heldBack = false; }
+          }
           if (undoWhenSent) {
             undoWhenSent = false;
             undo();
             return;
           }
           flush();
+          if (following) { fetchUpcoming(); }
           return;
         }
         if (data.code === "not_serving") {

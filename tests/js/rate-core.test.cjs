@@ -77,8 +77,8 @@ test("a cleared queue gives nothing back and sends nothing", () => {
   assert.equal(ratings.undoPlan(false), "server");
 });
 
-test("the answer asked for: the next item's page when nothing is held, none needed when it is", () => {
-  assert.equal(Core.nextItemHeader(false, 1, 0), "page");
+test("the answer asked for: the next item itself when nothing is held, none needed when it is", () => {
+  assert.equal(Core.nextItemHeader(false, 1, 0), "item");
   assert.equal(Core.nextItemHeader(false, 2, 0), null);
   assert.equal(Core.nextItemHeader(true, 1, 0), "held");
   assert.equal(Core.nextItemHeader(false, 3, 2), "held");
