@@ -182,14 +182,21 @@ def check_method(card: dict, problems: list[FieldProblem]) -> str | None:
 
 
 def check_evaluation_consent(user, dataset_id: str) -> None:
-    """Refuse (409) a card against a dataset whose community has not consented to evaluation, or has
-    revoked it. 409 Conflict rather than 403: the refusal comes from the dataset's consent state, not
-    from who submits (its own governance staff are refused too), and the same card is accepted once the
-    community grants consent again. Datasets the submitter may not know of are left to find_version,
+    """Refuse (409) a card against a dataset whose community paused evaluation (its commitments, §8.4), has not
+    consented to evaluation, or has revoked it. 409 Conflict rather than 403: the refusal comes from the dataset's
+    state, not from who submits (its own governance staff are refused too), and the same card is accepted once the
+    pause ends or the community grants consent again. Datasets the submitter may not know of are left to find_version,
     which answers "unknown dataset" without revealing them."""
     dataset = Dataset.objects.filter(identifier=dataset_id).select_related("organization").first()
     if dataset is None or not (dataset.is_public or permitted(user, "dataset.see_secret", dataset)):
         return
+    organization = dataset.organization
+    if organization.evaluation_paused:
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", (
+            f"{dataset.identifier!r}: its community ({organization.name}) paused evaluation until "
+            f"{organization.evaluation_paused_until:%Y-%m-%d} ({organization.evaluation_pause_reason.strip()}); run "
+            "cards against its datasets are refused until then"))],
+            detail="refused: the dataset's community paused evaluation")
     if has_consent(dataset, ConsentUse.EVALUATION):
         return
     state = "revoked its consent to" if withdrawn(dataset, ConsentUse.EVALUATION) else "has not consented to"

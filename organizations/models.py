@@ -70,6 +70,12 @@ class Organization(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def evaluation_paused(self) -> bool:
+        """Whether the community paused evaluation of its datasets (until the end of `evaluation_paused_until`):
+        no new run card against them and no new review campaign until then."""
+        return self.evaluation_paused_until is not None and timezone.localdate() <= self.evaluation_paused_until
+
 
 class Membership(models.Model):
     """One role of one user in one organization; a user with several roles has several rows."""

@@ -92,7 +92,7 @@ def test_secret_items_the_phone_may_not_keep_come_one_per_rating_with_their_cont
     page.get_by_role("button", name="Got it").click()
     requests = []
     page.on("request", lambda request: requests.append((request.method, request.url)))
-    for rated in range(5):
+    for _ in range(5):
         source = page.locator('[data-text="source"]').inner_text()
         if source in STORY:
             at = STORY.index(source)

@@ -73,3 +73,53 @@ def test_only_governance_staff_change_them(client, steward, curator, governance_
     response = client.post("/orgs/steward/commitments/", COMMITMENTS)
     assert response.status_code == 302
     assert Organization.objects.get(pk=steward.pk).key_custody == COMMITMENTS["key_custody"]
+
+
+# A pause is enforced: no new evaluation of the community's datasets until its date has passed.
+
+
+def pause(organization, governance_user, days: int = 30) -> datetime.date:
+    until = datetime.date.today() + datetime.timedelta(days=days)
+    update_commitments(actor=governance_user, organization=organization, **COMMITMENTS,
+                       evaluation_paused_until=until, evaluation_pause_reason="Elders' review of the corpus.")
+    return until
+
+
+def test_while_evaluation_is_paused_run_cards_are_refused_with_the_date_and_reason(client, steward, governance_user,
+                                                                                    speaker):
+    from corpus.models import Entry
+    from corpus.services import import_corpus
+    from leaderboard.models import RunCard
+
+    from .cards import body, make_card
+    from .conftest import corpus_bytes, entry, publish
+
+    version = import_corpus(data=corpus_bytes([entry(n) for n in range(1, 5)]), organization=steward,
+                            actor=None).version
+    publish(version.dataset)
+    card = make_card(version, list(Entry.objects.filter(version=version).order_by("position")))
+    until = pause(steward, governance_user)
+    client.force_login(speaker)
+    refused = client.post("/api/v1/run-cards/", body(card), content_type="application/json")
+    assert refused.status_code == 409, refused.content
+    text = refused.content.decode()
+    assert f"paused evaluation until {until:%Y-%m-%d}" in text and "Elders' review of the corpus." in text
+    assert not RunCard.objects.exists()
+    Organization.objects.filter(pk=steward.pk).update(
+        evaluation_paused_until=datetime.date.today() - datetime.timedelta(days=1))
+    assert client.post("/api/v1/run-cards/", body(card), content_type="application/json").status_code == 201
+
+
+def test_while_evaluation_is_paused_no_review_campaign_opens(steward, governance_user, pool):
+    from review import services
+    from review.models import Campaign
+    from review.services.errors import ReviewError
+
+    from .review_setup import gold_card, settings_for
+
+    card = gold_card(steward, governance_user, count=12)
+    until = pause(steward, governance_user, days=0)  # the pause's last day is today: still paused
+    with pytest.raises(ReviewError) as refused:
+        services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=6))
+    assert refused.value.field == "run_card" and "paused evaluation" in str(refused.value)
+    assert until == datetime.date.today() and not Campaign.objects.exists()

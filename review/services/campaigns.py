@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -91,6 +92,10 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
     if run_card.status != RunCard.Status.READY:
         raise ReviewError(_("Only a verified run card can be reviewed; this one is still being verified or failed."),
                           "run_card")
+    if organization.evaluation_paused:
+        raise ReviewError(_("The community paused evaluation of its datasets until %(date)s: %(reason)s")
+                          % {"date": date_format(organization.evaluation_paused_until),
+                             "reason": organization.evaluation_pause_reason.strip()}, "run_card")
     if not has_consent(run_card.dataset_version.dataset, ConsentUse.HUMAN_REVIEW):
         raise ReviewError(_("The community has not consented to human review of this dataset (or withdrew consent)."),
                           "run_card")
