@@ -239,6 +239,17 @@ TABLE = {
     "^submissions/": ("/submissions/", signed_in(200)),
     "^submissions/<uuid:public_id>/": ("/submissions/{random}/", signed_in(404)),
     "^submissions/<uuid:public_id>/transfer/": ("/submissions/{random}/transfer/", signed_in(404)),
+    # Governance staff of the submission's organization only (docs/submissions.md, "Holding and checking the
+    # method"): the package, and a permission's document; the others are written to (POST) only, who may:
+    # tests/test_methods_in_hand.py.
+    "^submissions/<uuid:public_id>/package/": ("/submissions/{random}/package/", signed_in(404)),
+    "^submissions/<uuid:public_id>/rights-permissions/<int:pk>/document/": (
+        "/submissions/{random}/rights-permissions/1/document/", signed_in(404)),
+    "^submissions/<uuid:public_id>/sign-offs/": ("/submissions/{random}/sign-offs/", signed_in(405)),
+    "^submissions/<uuid:public_id>/rights-permissions/": ("/submissions/{random}/rights-permissions/",
+                                                          signed_in(405)),
+    "^submissions/<uuid:public_id>/a1-runs/": ("/submissions/{random}/a1-runs/", signed_in(405)),
+    "^submissions/<uuid:public_id>/revision/": ("/submissions/{random}/revision/", signed_in(405)),
     "^transfers/<uuid:public_id>/": ("/transfers/{random}/", expect(404)),
     "^accounts/profile/": ("/accounts/profile/", signed_in(200)),
     "^accounts/profile/tokens/": ("/accounts/profile/tokens/", signed_in(405)),
