@@ -92,7 +92,7 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
     if run_card.status != RunCard.Status.READY:
         raise ReviewError(_("Only a verified run card can be reviewed; this one is still being verified or failed."),
                           "run_card")
-    if organization.evaluation_paused:
+    if organization.evaluation_paused and organization.evaluation_paused_until is not None:
         raise ReviewError(_("The community paused evaluation of its datasets until %(date)s: %(reason)s")
                           % {"date": date_format(organization.evaluation_paused_until),
                              "reason": organization.evaluation_pause_reason.strip()}, "run_card")
