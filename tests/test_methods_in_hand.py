@@ -572,10 +572,10 @@ def test_the_migration_gives_earlier_a1_secret_cards_a_legacy_approval(monkeypat
 
     from django.apps import apps
 
-    from leaderboard import services as leaderboard_services
+    from leaderboard.services import intake
 
     consent(secret_version, governance_user)
-    monkeypatch.setattr(leaderboard_services, "a1_approval_for", lambda *args: None)  # as intake was before
+    monkeypatch.setattr(intake, "a1_approval_for", lambda *args: None)  # as intake was before
     card = submit_run_card(body=body(a1_card(secret_version)), actor=sandbox_operator(steward))
     migration = import_module("leaderboard.migrations.0012_a1_run_approvals")
     migration.approve_earlier_a1_cards(apps, connection.schema_editor())
