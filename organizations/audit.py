@@ -79,13 +79,15 @@ def seal_secret_views(organization: Organization | None = None) -> int:
     """Chain the pending secret views (`PendingSecretView`: all, or the organization's) into the audit log as
     `secret_entries.shown` events, oldest first, each batch in one transaction that also removes its rows;
     how many were sealed. Concurrent sealers take different rows (SKIP LOCKED) and wait for each other's chain."""
+    pending = PendingSecretView.objects.order_by("id")
+    if organization is not None:
+        pending = pending.filter(organization=organization)
+    if not pending.exists():  # the common case of a reader: one query, no transaction, no lock
+        return 0
     sealed = 0
     while True:
         with transaction.atomic():
-            pending = PendingSecretView.objects.select_for_update(skip_locked=True).order_by("id")
-            if organization is not None:
-                pending = pending.filter(organization=organization)
-            batch = list(pending[:SEAL_BATCH])
+            batch = list(pending.select_for_update(skip_locked=True)[:SEAL_BATCH])
             if not batch:
                 return sealed
             by_organization: dict[int, list[AuditEvent]] = {}

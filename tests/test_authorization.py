@@ -120,6 +120,7 @@ TABLE = {
     "^datasets/": ("/datasets/", expect(200)),
     "^datasets/d/<str:identifier>/": ("/datasets/d/private-set/", expect(404, curator=302, governance=302)),
     "^datasets/d/<str:identifier>/consent/": ("/datasets/d/public-set/consent/", GOVERNANCE_ONLY),
+    "^datasets/d/<str:identifier>/labels/": ("/datasets/d/public-set/labels/", GOVERNANCE_ONLY),
     "^datasets/d/<str:identifier>/consent/<int:pk>/document/": (
         "/datasets/d/public-set/consent/{consent}/document/", GOVERNANCE_ONLY),
     "^datasets/d/<str:identifier>/consent/<int:pk>/revoke/": (

@@ -531,7 +531,8 @@ def test_dashboard_queries_do_not_grow_with_data(client, steward, governance_use
     counts = []
     for count in (11, 10):  # more than the ten waiting submissions shown both times: their count is asked both times
         add_data(count)
-        with django_assert_max_num_queries(12) as captured:
+        # 13: one of them asks whether secret views wait to be chained into the log it shows (seal_secret_views).
+        with django_assert_max_num_queries(13) as captured:
             response = client.get("/orgs/steward/dashboard/")
         assert response.status_code == 200
         counts.append(len(captured.captured_queries))
