@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "ledger",
     "review",
+    "elicitation",  # a sibling of review: neither imports the other
     "submissions",
     "config",  # the site itself: URLs, settings, system checks, the demo loader
 ]

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from corpus import api as corpus_api
+from elicitation import api as elicitation_api
 from languages.activation import InterfaceJavaScriptCatalog
 from leaderboard import api as leaderboard_api
 
@@ -20,6 +21,8 @@ router.register("entries", corpus_api.EntryViewSet, basename="entry")
 
 api_urls = [
     path("corpus-imports/", corpus_api.CorpusImportView.as_view(), name="corpus-import"),
+    path("elicitation/batches/<uuid:public_id>/sources/", elicitation_api.BatchSourcesView.as_view(),
+         name="elicitation-batch-sources"),
     path("run-cards/", leaderboard_api.RunCardListView.as_view(), name="run-card-list"),
     path("run-cards/<uuid:public_id>/", leaderboard_api.RunCardDetailView.as_view(), name="run-card-detail"),
     path("run-cards/<uuid:public_id>/results/", leaderboard_api.RunCardResultsView.as_view(), name="run-card-results"),
@@ -47,6 +50,7 @@ urlpatterns = [
     path("leaderboard/", include("leaderboard.urls")),
     path("review/me/delete-account/", views.delete_account, name="delete_account"),
     path("review/", include("review.urls")),
+    path("elicit/", include("elicitation.urls")),
     path("speakers/", include("speakers.urls")),
     path("accounts/profile/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),

@@ -56,13 +56,14 @@ class ConsentRecordAdmin(ReadOnlyAdmin):
     to governance staff, so the admin shows its name, not a link."""
 
     list_display = ["dataset", "granted_on", "granted_by_name", "public_release", "evaluation", "human_review",
-                    "gateway_disclosure", "revoked_at"]
-    list_filter = ["public_release", "evaluation", "human_review", "gateway_disclosure", "dataset__organization"]
+                    "gateway_disclosure", "corpus_creation", "revoked_at"]
+    list_filter = ["public_release", "evaluation", "human_review", "gateway_disclosure", "corpus_creation",
+                   "dataset__organization"]
     search_fields = ["dataset__identifier", "granted_by_name"]
     fields = readonly_fields = [
-        "dataset", "public_release", "evaluation", "human_review", "gateway_disclosure", "granted_by_name",
-        "granted_on", "document_name", "document_reference", "notes", "recorded_by", "recorded_at", "revoked_at",
-        "revoked_by", "revocation_reason",
+        "dataset", "public_release", "evaluation", "human_review", "gateway_disclosure", "corpus_creation",
+        "granted_by_name", "granted_on", "document_name", "document_reference", "notes", "recorded_by", "recorded_at",
+        "revoked_at", "revoked_by", "revocation_reason",
     ]
 
     def get_queryset(self, request):

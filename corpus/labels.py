@@ -52,6 +52,7 @@ CONSENT_USE_LABELS = {
     ConsentUse.HUMAN_REVIEW: pgettext_lazy("consent use", "Human review"),
     ConsentUse.GATEWAY_DISCLOSURE: pgettext_lazy("consent use",
                                                  "A1 gateway disclosure of secret sources to a model provider"),
+    ConsentUse.CORPUS_CREATION: pgettext_lazy("consent use", "Corpus creation from speakers' own translations"),
 }
 CHOICE_LABELS = {"segment": SEGMENT_LABELS, "register": REGISTER_LABELS, "context": CONTEXT_LABELS,
                  "domain": DOMAIN_LABELS, "consent_use": CONSENT_USE_LABELS}

@@ -261,6 +261,7 @@ class ConsentUse(models.TextChoices):
     EVALUATION = "evaluation", "Evaluation"
     HUMAN_REVIEW = "human_review", "Human review"
     GATEWAY_DISCLOSURE = "gateway_disclosure", "A1 gateway disclosure of secret sources to a model provider"
+    CORPUS_CREATION = "corpus_creation", "Corpus creation from speakers' own translations"
 
 
 CONSENT_USE_SHORT_LABELS = {
@@ -268,6 +269,7 @@ CONSENT_USE_SHORT_LABELS = {
     ConsentUse.EVALUATION: gettext_lazy("evaluation"),
     ConsentUse.HUMAN_REVIEW: gettext_lazy("human review"),
     ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy("A1 gateway disclosure"),
+    ConsentUse.CORPUS_CREATION: gettext_lazy("corpus creation"),
 }
 
 CONSENT_USE_EXPLANATIONS = {
@@ -282,6 +284,9 @@ CONSENT_USE_EXPLANATIONS = {
     ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy(
         "Secret source sentences may be sent to a model provider through the A1 gateway, each run approved "
         "separately by a decision of governance staff."),
+    ConsentUse.CORPUS_CREATION: gettext_lazy(
+        "Curators may ask the community's speakers to translate source texts and verify each other's translations, "
+        "and add the accepted ones to this dataset as elicited entries."),
 }
 
 # What stops, on the next request, when no active record covers a use any more.
@@ -296,6 +301,9 @@ CONSENT_REVOCATION_EFFECTS = {
         "Open review campaigns on it pause and their items stop being served to speakers."),
     ConsentUse.GATEWAY_DISCLOSURE: gettext_lazy(
         "No further A1 run on its secret sources is approved, and approvals not used yet let no run card in."),
+    ConsentUse.CORPUS_CREATION: gettext_lazy(
+        "Elicitation batches for it pause: no source is served for translation or verification, and no accepted "
+        "translation is added to it."),
 }
 
 CONSENT_DOCUMENT_EXTENSIONS = ("pdf", "png", "jpg", "jpeg", "txt", "docx")
@@ -329,6 +337,7 @@ class ConsentRecord(models.Model):
     evaluation = models.BooleanField(default=False)
     human_review = models.BooleanField(default=False)
     gateway_disclosure = models.BooleanField(default=False)
+    corpus_creation = models.BooleanField(default=False)
     granted_by_name = models.CharField(
         max_length=300, help_text="Who granted it on the community's behalf, e.g. a council resolution."
     )
@@ -352,7 +361,7 @@ class ConsentRecord(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(public_release=True) | Q(evaluation=True) | Q(human_review=True)
-                | Q(gateway_disclosure=True),
+                | Q(gateway_disclosure=True) | Q(corpus_creation=True),
                 name="consent_covers_a_use",
             ),
             models.CheckConstraint(

@@ -334,6 +334,42 @@ def add_entry(*, actor: User, version: DatasetVersion, data: dict[str, Any]) -> 
     return entry
 
 
+@transaction.atomic
+def add_entries(*, actor: User, version: DatasetVersion, documents: Sequence[dict[str, Any]]) -> list[Entry]:
+    """Append entries after the last one, each validated by the same rules as an imported one, all or none; the
+    version's count and hashes computed once. Curators and governance staff only."""
+    require(actor, "dataset.curate", version.dataset)
+    version = locked_version(version.pk)
+    ensure_editable(version)
+    last = version.entries.order_by("-position").values_list("position", flat=True).first()
+    start = 0 if last is None else last + 1
+    problems: list[Problem] = []
+    taken = dict.fromkeys(version.entries.values_list("entry_id", flat=True), -1)
+    valid = [validate_entry(start + offset, data, problems, taken) for offset, data in enumerate(documents)]
+    if problems:
+        raise CorpusFileError(problems)
+    entries = Entry.objects.bulk_create([entry_row(version, row) for row in valid if row is not None])
+    refresh_version_content(version)
+    record_event(AuditAction.CORPUS_ENTRIES_ADDED, actor=actor, organization=version.dataset.organization,
+                 obj=version, details={**content_details(version), "added": len(entries)})
+    return entries
+
+
+@transaction.atomic
+def remove_entries(*, actor: User | None, version: DatasetVersion, entries: Sequence[Entry], reason: str) -> int:
+    """Take entries out of a version that is not frozen (a frozen version never changes), the others keeping their
+    order; for the people whose work they are (a speaker withdrawing what they wrote), hence no curator's permission:
+    the caller decides who may. Counts only in the audit log, never a text."""
+    version = locked_version(version.pk)
+    ensure_editable(version)
+    _total, by_model = version.entries.filter(pk__in=[entry.pk for entry in entries]).delete()
+    removed = by_model.get(Entry._meta.label, 0)
+    refresh_version_content(version)
+    record_event(AuditAction.CORPUS_ENTRIES_REMOVED, actor=actor, organization=version.dataset.organization,
+                 obj=version, details={**content_details(version), "removed": removed, "reason": reason})
+    return removed
+
+
 ABSENT = object()
 
 

@@ -12,6 +12,7 @@ from django.utils.translation import pgettext, pgettext_lazy
 
 DETAIL_LABELS: dict[str, Promise] = {
     "acceptable": pgettext_lazy("audit detail", "Acceptable example"),
+    "added": pgettext_lazy("audit detail", "Added"),
     "after": pgettext_lazy("audit detail", "After"),
     "against_recommendation": pgettext_lazy("audit detail", "Against the recommendation"),
     "amount": pgettext_lazy("audit detail", "Amount"),
@@ -139,6 +140,7 @@ DETAIL_LABELS: dict[str, Promise] = {
     "subject": pgettext_lazy("audit detail", "About"),
     "submission": pgettext_lazy("audit detail", "Submission"),
     "target": pgettext_lazy("audit detail", "Target"),
+    "target_language": pgettext_lazy("audit detail", "Target language"),
     "terms_version": pgettext_lazy("audit detail", "Terms version"),
     "threshold": pgettext_lazy("audit detail", "Signatures needed (k)"),
     "tier": pgettext_lazy("audit detail", "Tier"),

@@ -201,6 +201,9 @@ class AuditAction(models.TextChoices):
     CORPUS_ENTRY_ADDED = "corpus.entry_added", pgettext_lazy("audit action", "Corpus entry added")
     CORPUS_ENTRY_CHANGED = "corpus.entry_changed", pgettext_lazy("audit action", "Corpus entry changed")
     CORPUS_BULK_IMPORTED = "corpus.bulk_imported", pgettext_lazy("audit action", "Corpus entries imported in bulk")
+    CORPUS_ENTRIES_ADDED = "corpus.entries_added", pgettext_lazy("audit action", "Corpus entries added")
+    CORPUS_ENTRIES_REMOVED = "corpus.entries_removed", pgettext_lazy("audit action", "Corpus entries removed")
+    ELICITATION_BATCH_CREATED = "elicitation.batch_created", pgettext_lazy("audit action", "Elicitation batch created")
     DATASET_VERSION_CREATED = "dataset_version.created", pgettext_lazy("audit action", "Dataset version created")
     SEGMENTS_ROTATED = "dataset_version.segments_rotated", pgettext_lazy(
         "audit action", "Entries rotated between segments into a new version")

@@ -463,7 +463,8 @@ def test_service_validation_names_every_field(dataset, governance_user):
             actor=governance_user,
         )
     assert raised.value.message_dict == {
-        "uses": ["unknown use(s) sell; expected: public_release, evaluation, human_review, gateway_disclosure"],
+        "uses": ["unknown use(s) sell; expected: public_release, evaluation, human_review, gateway_disclosure, "
+                 "corpus_creation"],
         "granted_by_name": ["name the person or body who granted consent on the community's behalf"],
         "granted_on": ["give the date the consent was granted"],
         "document_reference": ["upload the supporting document or give a reference to it (URL or archive)"],

@@ -17,7 +17,7 @@ from django.test import override_settings
 LOCALE = Path(settings.BASE_DIR) / "locale" / "fr_CA" / "LC_MESSAGES"
 DOMAINS = ("django", "djangojs")
 SOURCES = ("accounts", "common", "config", "corpus", "governance", "languages", "leaderboard", "ledger",
-           "organizations", "review", "speakers", "submissions", "templates", "static")
+           "organizations", "review", "elicitation", "speakers", "submissions", "templates", "static")
 IGNORE = ["tests", "scripts", "staticfiles", "bench", "docs", "media"]
 PLACEHOLDER = re.compile(r"%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|%[sd]")
 

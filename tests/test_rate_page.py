@@ -10,10 +10,10 @@ import pytest
 
 from corpus.models import ConsentRecord
 from corpus.services import revoke_consent
+from languages.directions import text_direction
 from organizations.audit import seal_secret_views
 from organizations.models import AuditEvent
 from review import services
-from review.languages import text_direction
 from review.models import Assignment, Campaign, Rating
 
 from .browser_support import reviewed_public_dataset

@@ -12,6 +12,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from languages.directions import text_direction
 from speakers.selectors import practice_due
 
 from .. import rating_texts
@@ -19,7 +20,6 @@ from ..forms import (
     RatingForm,
     shown_token,
 )
-from ..languages import text_direction
 from ..models import Assignment, Campaign
 from ..rating_texts import CANNOT_JUDGE, RATING_BUTTONS
 from ..selectors.campaigns import consent_withdrawn, governed_campaigns, is_serving

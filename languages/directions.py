@@ -1,5 +1,5 @@
-"""Which way a text runs, from its dataset's BCP 47 language code: the rating page marks the source and the
-candidate with it, so that a right-to-left text is laid out as its readers expect whatever the page's language."""
+"""Which way a text runs, from its BCP 47 language code: the rating and translating pages mark source and target
+texts with it, so that a right-to-left text is laid out as its readers expect whatever the page's language."""
 
 # Scripts written right to left (ISO 15924), and languages whose usual script is one of them when the code names no
 # script.

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ElicitationConfig(AppConfig):
+    name = "elicitation"
+    verbose_name = "Elicitation"

@@ -1,0 +1,542 @@
+"""The elicitation pages. Curators: batches, their sources and coverage, the dashboard, accepted translations into a
+version. Speakers: translating and verifying, one item per round trip, as plain form posts that elicit.js turns into
+a queue kept on the device. Thin: every rule is in services and selectors."""
+
+import csv
+import io
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from common.downloads import as_download
+from common.errors import ApplicationError
+from corpus.models import ConsentUse, DatasetVersion
+from corpus.selectors import has_consent
+from corpus.validation import CorpusFileError
+from languages.directions import text_direction
+from organizations.mfa import secret_holder_required
+from organizations.models import SECRET_READER_ROLES
+from organizations.permissions import permitted
+from organizations.selectors import org_ids_with_roles
+
+from . import selectors, services
+from .card import dataset_card
+from .forms import (
+    AnalysisCheckForm,
+    BatchForm,
+    IntoCorpusForm,
+    SkipForm,
+    SourceForm,
+    SourcesFileForm,
+    TranslationForm,
+    VerificationForm,
+    shown_token,
+)
+from .models import MAX_TEXT_LENGTH, Batch, Source, Translation, TranslationVersion
+from .sources import MAX_UPLOAD_BYTES, SourceFileError, SourceProblem, checked_rows, read_csv, read_json
+
+UPCOMING = 10
+
+
+def private(response):
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+def wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+# Curators.
+
+
+def curated_batch(request, public_id) -> Batch:
+    batch = get_object_or_404(Batch.objects.select_related("dataset", "organization"), public_id=public_id)
+    if not permitted(request.user, "dataset.curate", batch.dataset):
+        raise Http404(_("No such batch among yours."))
+    return batch
+
+
+def curated_datasets(request):
+    from corpus.models import Dataset
+
+    return Dataset.objects.filter(organization_id__in=org_ids_with_roles(request.user, SECRET_READER_ROLES))
+
+
+@login_required
+def home(request):
+    """Elicitation's start page: the batches the person translates and verifies in, and the ones they curate."""
+    curated = Batch.objects.filter(dataset__in=curated_datasets(request)).select_related("dataset").annotate(
+        source_count=Count("sources", distinct=True))
+    rows = []
+    for batch in selectors.batches_for(request.user):
+        rows.append({"batch": batch, "to_translate": selectors.to_translate(request.user, batch).count(),
+                     "to_revise": selectors.to_revise(request.user, batch).count(),
+                     "to_verify": selectors.to_verify(request.user, batch).count()})
+    return private(render(request, "elicitation/home.html", {
+        "rows": rows, "curated": [batch for batch in curated if permitted(request.user, "dataset.curate",
+                                                                         batch.dataset)],
+        "may_create": curated_datasets(request).exists()}))
+
+
+def read_sources_file(upload) -> list[tuple[str, dict]]:
+    if upload.size > MAX_UPLOAD_BYTES:
+        raise SourceFileError([SourceProblem("", "", _("the file is %(size)d bytes; at most %(limit)d are taken")
+                                             % {"size": upload.size, "limit": MAX_UPLOAD_BYTES})])
+    data = upload.read()
+    is_json = upload.name.lower().endswith(".json") or data.lstrip()[:1] in (b"[", b"{")
+    return read_json(data) if is_json else read_csv(data)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+def batch_new(request):
+    datasets = curated_datasets(request)
+    if not datasets.exists():
+        raise Http404(_("You curate no dataset."))
+    form = BatchForm(request.POST or None, request.FILES or None, datasets=datasets)
+    problems = []
+    if request.method == "POST" and form.is_valid():
+        try:
+            rows = None
+            if form.cleaned_data["sources"]:
+                rows = checked_rows(read_sources_file(form.cleaned_data["sources"]), set())
+            batch = services.create_batch(actor=request.user, dataset=form.cleaned_data["dataset"],
+                                          values=form.values(), rows=rows)
+        except SourceFileError as error:
+            problems = error.problems
+        except ApplicationError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, _("The batch is created."))
+            return redirect("elicitation:batch", public_id=batch.public_id)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "elicitation/batch_new.html", {"form": form, "problems": problems}, status=status)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+def batch_detail(request, public_id):
+    """The curator's page of a batch: its coverage against readiness, what speakers sent back, adding sources,
+    and accepted translations into a draft version."""
+    batch = curated_batch(request, public_id)
+    return batch_page(request, batch)
+
+
+def batch_page(request, batch, *, file_form=None, source_form=None, problems=None, corpus_form=None, status=200):
+    drafts = batch.dataset.versions.filter(frozen_at__isnull=True).order_by("-imported_at")
+    return private(render(request, "elicitation/batch_detail.html", {
+        "batch": batch, "matrix": selectors.coverage_matrix(batch), "held": selectors.held_sources(batch),
+        "progress": selectors.batch_progress(batch), "serving": selectors.is_serving(batch),
+        "consented": has_consent(batch.dataset, ConsentUse.CORPUS_CREATION),
+        "file_form": file_form or SourcesFileForm(), "source_form": source_form or SourceForm(),
+        "problems": problems or [], "corpus_form": corpus_form or IntoCorpusForm(versions=drafts),
+        "has_drafts": drafts.exists(), "statuses": Batch.Status,
+    }, status=status))
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+@require_POST
+def batch_sources(request, public_id):
+    """Sources from a file, or one typed on the page: all of them or none, every problem named with its row."""
+    batch = curated_batch(request, public_id)
+    file_form, source_form = SourcesFileForm(), SourceForm()
+    try:
+        if "sources" in request.FILES:
+            file_form = SourcesFileForm(request.POST, request.FILES)
+            if not file_form.is_valid():
+                return batch_page(request, batch, file_form=file_form, status=400)
+            rows = read_sources_file(file_form.cleaned_data["sources"])
+        else:
+            source_form = SourceForm(request.POST)
+            if not source_form.is_valid():
+                return batch_page(request, batch, source_form=source_form, status=400)
+            rows = [(_("this source"), {name: source_form.cleaned_data[name] for name in source_form.fields})]
+        added = services.add_sources(actor=request.user, batch=batch, raw_rows=rows)
+    except SourceFileError as error:
+        return batch_page(request, batch, file_form=file_form, source_form=source_form, problems=error.problems,
+                          status=400)
+    except ApplicationError as error:
+        messages.error(request, error.message)
+        return redirect("elicitation:batch", public_id=batch.public_id)
+    messages.success(request, ngettext("%(count)d source added.", "%(count)d sources added.", len(added))
+                     % {"count": len(added)})
+    return redirect("elicitation:batch", public_id=batch.public_id)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+@require_POST
+def batch_status(request, public_id):
+    batch = curated_batch(request, public_id)
+    try:
+        services.set_batch_status(actor=request.user, batch=batch, status=request.POST.get("status", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    return redirect("elicitation:batch", public_id=batch.public_id)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+@require_POST
+def source_release(request, public_id):
+    source = get_object_or_404(Source.objects.select_related("batch__dataset"), public_id=public_id)
+    if not permitted(request.user, "dataset.curate", source.batch.dataset):
+        raise Http404(_("No such source among yours."))
+    services.release_source(actor=request.user, source=source, retire=request.POST.get("action") == "retire")
+    return redirect("elicitation:batch", public_id=source.batch.public_id)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+@require_POST
+def batch_into_corpus(request, public_id):
+    batch = curated_batch(request, public_id)
+    drafts = batch.dataset.versions.filter(frozen_at__isnull=True)
+    form = IntoCorpusForm(request.POST, versions=drafts)
+    if not form.is_valid():
+        return batch_page(request, batch, corpus_form=form, status=400)
+    try:
+        links = services.add_accepted_to_version(actor=request.user, batch=batch,
+                                                 version=form.cleaned_data["version"],
+                                                 segment=form.cleaned_data["segment"])
+    except (ApplicationError, CorpusFileError) as error:
+        form.add_error(None, str(error))
+        return batch_page(request, batch, corpus_form=form, status=409)
+    messages.success(request, ngettext("%(count)d accepted translation added to version %(version)s.",
+                                       "%(count)d accepted translations added to version %(version)s.", len(links))
+                     % {"count": len(links), "version": form.cleaned_data["version"].version})
+    return redirect("elicitation:batch", public_id=batch.public_id)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+def dashboard(request, public_id):
+    batch = curated_batch(request, public_id)
+    figures = selectors.speaker_figures(batch)
+    return private(render(request, "elicitation/dashboard.html", {
+        "batch": batch, "progress": selectors.batch_progress(batch), "figures": figures,
+        "flagged_people": selectors.repeatedly_flagged(figures), "flagged": selectors.flagged_versions(batch)[:50],
+        "cost": selectors.batch_cost(figures), "skips": selectors.skip_counts(batch)}))
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+def dashboard_export(request, public_id):
+    """Per person, the dashboard's figures as CSV (labels as credited, anonymous otherwise; no text)."""
+    batch = curated_batch(request, public_id)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["person", "translated", "accepted", "rejected", "flagged_machine_like", "verified",
+                     "verification_agreement", "seconds", "owed", "currency"])
+    for row in selectors.speaker_figures(batch):
+        writer.writerow([row.label, row.translated, row.accepted, row.rejected, row.flagged, row.verified,
+                         "" if row.agreement is None else f"{row.agreement:.2f}", row.seconds,
+                         "" if row.owed is None else row.owed, batch.currency])
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    return private(as_download(response, f"elicitation-{batch.public_id}", "csv"))
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+def version_card(request, public_id, pk: int):
+    """The dataset card of a version holding the batch's entries (Markdown): licence, attribution, language codes
+    and how the entries were elicited, from the batch's real figures."""
+    batch = curated_batch(request, public_id)
+    version = get_object_or_404(DatasetVersion, pk=pk, dataset=batch.dataset)
+    response = HttpResponse(dataset_card(version), content_type="text/markdown; charset=utf-8")
+    return private(as_download(response, f"{version.dataset.identifier}-{version.version}-card", "md"))
+
+
+# Translators and verifiers.
+
+
+def working_batch(request, public_id) -> Batch:
+    """A batch the person may work in (a member of its organization, qualified); 404 for anyone else."""
+    batch = get_object_or_404(Batch.objects.select_related("dataset", "organization"), public_id=public_id)
+    if selectors.qualification_problem(request.user, batch) is not None:
+        raise Http404(_("No such batch among yours."))
+    return batch
+
+
+def not_serving(request, batch: Batch):
+    if wants_json(request):
+        return JsonResponse({"error": not_serving_message(batch), "code": "not_serving"}, status=409)
+    return render(request, "elicitation/not_serving.html", {"batch": batch, "message": not_serving_message(batch)},
+                  status=409)
+
+
+def not_serving_message(batch: Batch) -> str:
+    if not has_consent(batch.dataset, ConsentUse.CORPUS_CREATION):
+        return _("This batch is paused: its community's consent to corpus creation is no longer in force. Nothing "
+                 "more is taken; what waits on this device is discarded.")
+    return _("This batch is not taking work at the moment.")
+
+
+@login_required
+def translate_start(request, public_id):
+    """The speaker's next source: a revision asked of them first, then the batch's order."""
+    batch = working_batch(request, public_id)
+    if not selectors.is_serving(batch):
+        return not_serving(request, batch)
+    revision = selectors.to_revise(request.user, batch).first()
+    source = revision.source if revision else selectors.to_translate(request.user, batch).first()
+    if source is None:
+        return private(render(request, "elicitation/done.html", {"batch": batch, "mode": "translate"}))
+    return redirect("elicitation:translate", public_id=source.public_id)
+
+
+def source_item(source: Source, user, revision: Translation | None = None) -> dict:
+    """What the translate page and its JSON show of a source: the source, its context, the guideline, and for a
+    revision the translator's own text and the verifier's notes. Never any machine output."""
+    item = {"id": str(source.public_id), "url": reverse("elicitation:translate", args=[source.public_id]),
+            "skip_url": reverse("elicitation:skip", args=[source.public_id]),
+            "source": source.text, "context": source.context, "shown": shown_token(source.public_id),
+            "revision": None}
+    if revision is not None:
+        item["revision"] = {"text": selectors.current_version(revision).text,
+                            "notes": [note.comment for note in selectors.revision_notes(revision)]}
+    return item
+
+
+def translation_item(user, source: Source) -> tuple[dict | None, Translation | None]:
+    translation = Translation.objects.filter(source=source, translator=user).first()
+    if translation is not None and translation.status != Translation.Status.REVISION:
+        return None, translation
+    return source_item(source, user, translation), translation
+
+
+@login_required
+def translate(request, public_id):
+    source = get_object_or_404(Source.objects.select_related("batch__dataset", "batch__organization"),
+                               public_id=public_id)
+    batch = source.batch
+    if selectors.qualification_problem(request.user, batch) is not None:
+        raise Http404(_("No such source among yours."))
+    if request.method == "POST":
+        return translate_post(request, source)
+    if not selectors.is_serving(batch):
+        return not_serving(request, batch)
+    item, translation = translation_item(request.user, source)
+    if item is None:
+        return redirect("elicitation:translate_start", public_id=batch.public_id)
+    return translate_page(request, batch, item, TranslationForm(initial={
+        "client_id": uuid.uuid4(), "text": (item["revision"] or {}).get("text", "")}))
+
+
+def translate_page(request, batch: Batch, item: dict, form: TranslationForm, status: int = 200):
+    form.fields["shown"].initial = item["shown"]
+    return private(render(request, "elicitation/translate.html", {
+        "batch": batch, "item": item, "form": form, "skip_form": SkipForm(initial={"client_id": uuid.uuid4()}),
+        "target_dir": text_direction(batch.target_language), "source_dir": text_direction(batch.source_language),
+        "limit": MAX_TEXT_LENGTH, "done": Translation.objects.filter(source__batch=batch, translator=request.user)
+        .count()}, status=status))
+
+
+def translate_post(request, source: Source):
+    form = TranslationForm(request.POST)
+    if not form.is_valid():
+        if wants_json(request):
+            return JsonResponse({"error": _("The translation was not saved."), "code": "invalid",
+                                 "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
+        item, _translation = translation_item(request.user, source)
+        return translate_page(request, source.batch, item or source_item(source, request.user), form, 400)
+    try:
+        version, created = services.submit_translation(actor=request.user, source=source,
+                                                       submission=form.submission(source.public_id))
+    except services.NotServing:
+        return not_serving(request, source.batch)
+    except ApplicationError as error:
+        if wants_json(request):
+            return JsonResponse({"error": error.message, "field": error.field, "code": error.kind},
+                                status=error.http_status)
+        form.add_error(error.field if error.field in form.fields else None, error.message)
+        item, _translation = translation_item(request.user, source)
+        return translate_page(request, source.batch, item or source_item(source, request.user), form,
+                              error.http_status)
+    if wants_json(request):
+        return JsonResponse({"saved": True, "duplicate": not created, "suspected": version.suspected},
+                            status=201 if created else 200)
+    messages.success(request, _("Saved. Thank you."))
+    return redirect("elicitation:translate_start", public_id=source.batch.public_id)
+
+
+@login_required
+@require_POST
+def skip(request, public_id):
+    source = get_object_or_404(Source.objects.select_related("batch__dataset", "batch__organization"),
+                               public_id=public_id)
+    if selectors.qualification_problem(request.user, source.batch) is not None:
+        raise Http404(_("No such source among yours."))
+    form = SkipForm(request.POST)
+    if not form.is_valid():
+        if wants_json(request):
+            return JsonResponse({"error": _("Choose why you skip it."), "code": "invalid"}, status=400)
+        messages.error(request, _("Choose why you skip it."))
+        return redirect("elicitation:translate", public_id=source.public_id)
+    try:
+        _skip, created = services.skip_source(actor=request.user, source=source,
+                                              client_id=form.cleaned_data["client_id"],
+                                              reason=form.cleaned_data["reason"], note=form.cleaned_data["note"])
+    except services.NotServing:
+        return not_serving(request, source.batch)
+    except ApplicationError as error:
+        if wants_json(request):
+            return JsonResponse({"error": error.message, "code": error.kind}, status=error.http_status)
+        messages.error(request, error.message)
+        return redirect("elicitation:translate_start", public_id=source.batch.public_id)
+    if wants_json(request):
+        return JsonResponse({"saved": True, "duplicate": not created}, status=201 if created else 200)
+    return redirect("elicitation:translate_start", public_id=source.batch.public_id)
+
+
+@login_required
+def upcoming(request, public_id):
+    """The speaker's next sources as data, for elicit.js to show the next one at once and to keep translating
+    without a connection (a constant number of queries)."""
+    batch = working_batch(request, public_id)
+    if not selectors.is_serving(batch):
+        return private(not_serving(request, batch))
+    revisions = list(selectors.to_revise(request.user, batch)[:UPCOMING])
+    sources = list(selectors.to_translate(request.user, batch)[:UPCOMING])
+    items = [source_item(t.source, request.user, t) for t in revisions]
+    items += [source_item(source, request.user) for source in sources]
+    return private(JsonResponse({"items": items[:UPCOMING]}))
+
+
+@login_required
+def verify_start(request, public_id):
+    batch = working_batch(request, public_id)
+    if not selectors.is_serving(batch):
+        return not_serving(request, batch)
+    items = selectors.verification_items(request.user, batch, 1)
+    if not items:
+        return private(render(request, "elicitation/done.html", {"batch": batch, "mode": "verify"}))
+    return redirect("elicitation:verify", public_id=items[0][0].public_id)
+
+
+def verification_item(translation: Translation, version: TranslationVersion) -> dict:
+    """What the verify page shows: the source, its context and the translation's current version, with the flag a
+    suspected machine output carries (the system's name, never its text)."""
+    source = translation.source
+    return {"id": str(translation.public_id), "url": reverse("elicitation:verify", args=[translation.public_id]),
+            "source": source.text, "context": source.context, "text": version.text, "version": version.number,
+            "analysis": version.morphological_analysis, "suspected": version.suspected_system,
+            "suspected_chrf": version.suspected_chrf, "segment": source.segment,
+            "shown": shown_token(translation.public_id)}
+
+
+@login_required
+def verify(request, public_id):
+    translation = get_object_or_404(
+        Translation.objects.select_related("source__batch__dataset", "source__batch__organization"),
+        public_id=public_id)
+    batch = translation.source.batch
+    if selectors.qualification_problem(request.user, batch) is not None:
+        raise Http404(_("No such translation among yours."))
+    if translation.translator_id == request.user.pk:
+        return private(render(request, "elicitation/own_work.html", {"batch": batch}, status=403))
+    if request.method == "POST":
+        return verify_post(request, translation)
+    if not selectors.is_serving(batch):
+        return not_serving(request, batch)
+    version = selectors.current_version(translation)
+    return verify_page(request, translation, version, VerificationForm(initial={"version": version.number,
+                                                                                "client_id": uuid.uuid4()}))
+
+
+def verify_page(request, translation, version, form, status: int = 200):
+    batch = translation.source.batch
+    item = verification_item(translation, version)
+    form.fields["shown"].initial = item["shown"]
+    return private(render(request, "elicitation/verify.html", {
+        "batch": batch, "item": item, "form": form, "translation": translation, "version": version,
+        "analysis_form": AnalysisCheckForm() if version.morphological_analysis and not version.analysis_checks.filter(
+            checked_by=request.user).exists() else None,
+        "target_dir": text_direction(batch.target_language), "source_dir": text_direction(batch.source_language),
+        "needed": batch.verifications_needed(translation.source.segment),
+        "waiting": translation.status == Translation.Status.SUBMITTED}, status=status))
+
+
+def verify_post(request, translation: Translation):
+    form = VerificationForm(request.POST)
+    if not form.is_valid():
+        if wants_json(request):
+            return JsonResponse({"error": _("The verification was not saved."), "code": "invalid",
+                                 "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
+        return verify_page(request, translation, selectors.current_version(translation), form, 400)
+    try:
+        verification, created = services.verify_translation(
+            actor=request.user, translation=translation, submission=form.submission(translation.public_id))
+    except services.NotServing:
+        return not_serving(request, translation.source.batch)
+    except ApplicationError as error:
+        if wants_json(request):
+            return JsonResponse({"error": error.message, "field": error.field, "code": error.kind},
+                                status=error.http_status)
+        form.add_error(error.field if error.field in form.fields else None, error.message)
+        return verify_page(request, translation, selectors.current_version(translation), form, error.http_status)
+    if wants_json(request):
+        return JsonResponse({"saved": True, "duplicate": not created, "outcome": verification.outcome},
+                            status=201 if created else 200)
+    messages.success(request, _("Saved. Thank you."))
+    return redirect("elicitation:verify_start", public_id=translation.source.batch.public_id)
+
+
+@login_required
+def verify_upcoming(request, public_id):
+    batch = working_batch(request, public_id)
+    if not selectors.is_serving(batch):
+        return private(not_serving(request, batch))
+    items = selectors.verification_items(request.user, batch, UPCOMING)
+    return private(JsonResponse({"items": [verification_item(t, v) for t, v in items]}))
+
+
+@login_required
+@require_POST
+def analysis_check(request, pk: int):
+    version = get_object_or_404(TranslationVersion.objects.select_related("translation__source__batch"), pk=pk)
+    form = AnalysisCheckForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Confirm or dispute it, and say how you checked it."))
+    else:
+        try:
+            services.check_analysis(actor=request.user, version=version, **form.cleaned_data)
+        except ApplicationError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, _("Your check of the analysis is recorded."))
+    return redirect("elicitation:verify", public_id=version.translation.public_id)
+
+
+@login_required
+def my_work(request):
+    """The speaker's own elicited work, and taking back what no frozen version holds."""
+    translations = (Translation.objects.filter(translator=request.user).select_related("source__batch")
+                    .annotate(frozen=Count("entries", filter=Q(entries__version__frozen_at__isnull=False)))
+                    .order_by("-created_at")[:200])
+    return private(render(request, "elicitation/my_work.html", {"translations": translations}))
+
+
+@login_required
+@require_POST
+def withdraw(request):
+    outcome = services.withdraw_elicited_work(actor=request.user)
+    messages.success(request, ngettext(
+        "%(withdrawn)d translation withdrawn and %(removed)d entries taken out of draft versions; %(kept)d stay in "
+        "frozen versions, which never change.",
+        "%(withdrawn)d translations withdrawn and %(removed)d entries taken out of draft versions; %(kept)d stay in "
+        "frozen versions, which never change.", outcome["withdrawn"]) % {"withdrawn": outcome["withdrawn"],
+                                                   "removed": outcome["entries_removed"],
+                                                   "kept": outcome["kept_in_frozen_versions"]})
+    return redirect("elicitation:my_work")

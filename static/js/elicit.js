@@ -1,0 +1,314 @@
+/* The translate and verify pages on a phone, with or without a connection.
+
+   A submission (translation, skip or verification) is first kept on the device (localStorage, with the client id
+   the server stores it under once), then sent, in order, as soon as there is a connection; the next items are
+   fetched ahead so that the next one shows at once, and work goes on without a connection while items are held.
+   The page says how many submissions wait. When the server says the batch stopped taking work (paused, closed,
+   consent withdrawn), the waiting ones are discarded and the page says so. Keys: Ctrl+Enter saves (translate) or
+   accepts (verify). The translate page notes whether text was pasted into the translation and how many characters
+   were typed: weak evidence for the verifier, never a refusal.
+
+   Without this script the pages work as plain form posts. */
+(function () {
+  "use strict";
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (_, name) { return values[name]; });
+  };
+  var PREFIX = "champollion-elicit-queue:";
+  var TIMEOUT_MS = 15000;
+  var REFILL_BELOW = 3;
+
+  function storage() {
+    try {
+      window.localStorage.setItem("champollion-probe", "1");
+      window.localStorage.removeItem("champollion-probe");
+      return window.localStorage;
+    } catch (error) { return null; }
+  }
+  var store = storage();
+
+  function read(key) {
+    if (!store) { return []; }
+    try { return JSON.parse(store.getItem(key) || "[]") || []; } catch (error) { return []; }
+  }
+
+  function write(key, entries) {
+    if (!store) { return; }
+    if (entries.length) { store.setItem(key, JSON.stringify(entries)); } else { store.removeItem(key); }
+  }
+
+  function newId() {
+    if (window.crypto && crypto.randomUUID) { return crypto.randomUUID(); }
+    return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, function (c) {
+      return (c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (c / 4)))).toString(16);
+    });
+  }
+
+  function csrfToken() {
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  }
+
+  /* The page that says a batch stopped taking work discards what waited for it on this device. */
+  var wipe = document.querySelector("[data-elicit-wipe]");
+  if (wipe) {
+    var wipeKey = PREFIX + wipe.getAttribute("data-user");
+    var batchId = wipe.getAttribute("data-batch");
+    write(wipeKey, read(wipeKey).filter(function (entry) { return entry.batch !== batchId; }));
+    return;
+  }
+
+  var form = document.querySelector("[data-elicit-form]");
+  var flushOnly = document.querySelector("[data-elicit-flush]");
+  if (!(form || flushOnly) || !window.fetch || !window.FormData || !window.JSON || !window.URLSearchParams) { return; }
+
+  var statusLine = document.querySelector("[data-save-status]");
+  var pendingLine = document.querySelector("[data-pending]");
+  var queueKey = PREFIX + (form || flushOnly).getAttribute("data-user");
+  var queue = read(queueKey);
+  var sending = false;
+  var attempt = 0;
+  var retryTimer = null;
+
+  function say(text) { if (statusLine) { statusLine.textContent = text; } }
+
+  function showPending() {
+    if (!pendingLine) { return; }
+    pendingLine.hidden = !queue.length;
+    pendingLine.textContent = queue.length ? interpolate(ngettext(
+      "%(count)s submission waits on this device; it is sent when there is a connection.",
+      "%(count)s submissions wait on this device; they are sent when there is a connection.", queue.length),
+      { count: queue.length }, true) : "";
+  }
+
+  function persist() { write(queueKey, queue); showPending(); }
+
+  function send() {
+    if (sending || !queue.length) { return; }
+    var entry = queue[0];
+    sending = true;
+    var body = new URLSearchParams();
+    entry.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    var controller = new AbortController();
+    var timer = setTimeout(function () { controller.abort(); }, TIMEOUT_MS);
+    fetch(entry.url, {
+      method: "POST", body: body, credentials: "same-origin", signal: controller.signal,
+      headers: { "Accept": "application/json", "X-CSRFToken": csrfToken() }
+    }).then(function (response) {
+      clearTimeout(timer);
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        return { status: response.status, data: data };
+      });
+    }).then(function (answer) {
+      sending = false;
+      if (answer.status === 409 && answer.data.code === "not_serving") {
+        queue = queue.filter(function (other) { return other.batch !== entry.batch; });
+        persist();
+        say(answer.data.error);
+        stopped = true;
+        return;
+      }
+      queue = queue.filter(function (other) { return other.id !== entry.id; });
+      persist();
+      attempt = 0;
+      if (answer.status >= 400) {
+        say(interpolate(gettext("Not saved: %(reason)s"), { reason: answer.data.error || answer.status }, true));
+      } else if (answer.data.suspected) {
+        say(gettext("Saved. It resembles a machine translation: a verifier will look at it closely."));
+      } else {
+        say(answer.data.duplicate ? gettext("Already saved.") : gettext("Saved."));
+      }
+      send();
+      if (!queue.length && waitingForNext) { window.location.assign(nextUrl); }
+    }).catch(function () {
+      clearTimeout(timer);
+      sending = false;
+      attempt += 1;
+      say(gettext("No connection: your work is kept on this device and sent as soon as possible."));
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(send, Math.min(30, Math.pow(2, attempt)) * 1000);
+    });
+  }
+
+  window.addEventListener("online", function () { attempt = 0; send(); });
+  showPending();
+  send();
+  if (!form) { return; }
+
+  var mode = form.getAttribute("data-mode");
+  var batch = form.getAttribute("data-batch");
+  var nextUrl = form.getAttribute("data-next-url");
+  var upcomingUrl = form.getAttribute("data-upcoming-url");
+  var itemSection = document.querySelector("[data-item]");
+  var skipForm = document.querySelector("[data-skip-form]");
+  var upcoming = [];
+  var fetching = false;
+  var stopped = false;
+  var waitingForNext = false;
+  var current = { id: itemSection.getAttribute("data-item-id"), url: form.getAttribute("action") };
+  var pasted = false;
+  var typed = 0;
+
+  function field(name) { return form.querySelector("[name=" + name + "]"); }
+
+  function queuedItems() {
+    return queue.map(function (entry) { return entry.item; });
+  }
+
+  function refill() {
+    if (fetching || stopped || upcoming.length >= REFILL_BELOW) { return; }
+    fetching = true;
+    fetch(upcomingUrl, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (response) {
+        return response.json().then(function (data) { return { status: response.status, data: data }; });
+      }).then(function (answer) {
+        fetching = false;
+        if (answer.status === 409) { stopped = true; say(answer.data.error); return; }
+        var known = queuedItems().concat(upcoming.map(function (item) { return item.id; }), [current.id]);
+        (answer.data.items || []).forEach(function (item) {
+          if (known.indexOf(item.id) === -1) { upcoming.push(item); }
+        });
+        form.setAttribute("data-held", String(upcoming.length));
+      }).catch(function () { fetching = false; });
+  }
+
+  function setText(selector, text) {
+    var element = itemSection.querySelector(selector);
+    if (element) { element.textContent = text || ""; }
+  }
+
+  function show(item) {
+    current = item;
+    itemSection.setAttribute("data-item-id", item.id);
+    setText("[data-text=source]", item.source);
+    setText("[data-text=context]", item.context);
+    itemSection.querySelector("[data-context]").hidden = !item.context;
+    form.setAttribute("action", item.url);
+    field("client_id").value = newId();
+    field("shown").value = item.shown;
+    var errors = document.querySelectorAll(".errorlist");
+    Array.prototype.forEach.call(errors, function (list) { list.remove(); });
+    if (mode === "translate") {
+      var revision = itemSection.querySelector("[data-revision]");
+      revision.hidden = !item.revision;
+      var notes = revision.querySelector("[data-revision-notes]");
+      notes.textContent = "";
+      ((item.revision && item.revision.notes) || []).forEach(function (note) {
+        var li = document.createElement("li");
+        li.textContent = note;
+        notes.appendChild(li);
+      });
+      field("text").value = item.revision ? item.revision.text : "";
+      field("analysis").value = "";
+      if (skipForm) {
+        skipForm.setAttribute("action", item.skip_url);
+        skipForm.reset();
+        skipForm.querySelector("[name=client_id]").value = newId();
+      }
+      pasted = false;
+      typed = 0;
+      field("text").focus();
+    } else {
+      setText("[data-text=text]", item.text);
+      itemSection.querySelector("[data-suspected]").hidden = !item.suspected;
+      setText("[data-suspected-system]", item.suspected);
+      form.querySelector("[data-version]").value = item.version;
+      field("comment").value = "";
+      form.querySelector("[data-edit-text]").value = item.text;
+      var analysis = document.querySelector("[data-analysis]");
+      if (analysis) { analysis.remove(); }
+    }
+    if (window.history && history.replaceState) { history.replaceState(null, "", item.url); }
+    refill();
+  }
+
+  function next() {
+    var item = upcoming.shift();
+    if (item) { show(item); return; }
+    if (navigator.onLine === false) {
+      itemSection.hidden = true;
+      form.hidden = true;
+      say(gettext("No more items are held on this device. Your work is sent when the connection returns."));
+      waitingForNext = true;
+      return;
+    }
+    waitingForNext = true;
+    if (!queue.length) { window.location.assign(nextUrl); }
+  }
+
+  function enqueue(url, fields, item) {
+    var id = fields.filter(function (pair) { return pair[0] === "client_id"; })[0][1];
+    queue.push({ id: id, url: url, fields: fields, batch: batch, item: item });
+    persist();
+    send();
+  }
+
+  function fieldsOf(target, submitter) {
+    var fields = [];
+    new FormData(target).forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken") { fields.push([name, value]); }
+    });
+    if (submitter && submitter.name) { fields.push([submitter.name, submitter.value]); }
+    return fields;
+  }
+
+  if (mode === "translate") {
+    field("text").addEventListener("paste", function () { pasted = true; });
+    field("text").addEventListener("input", function (event) {
+      if (event.inputType === "insertText" && event.data) { typed += event.data.length; }
+    });
+  }
+
+  form.addEventListener("submit", function (event) {
+    if (stopped) { return; }
+    event.preventDefault();
+    var submitter = event.submitter || form.querySelector("button[type=submit]");
+    if (mode === "translate") {
+      if (!field("text").value.trim()) {
+        say(gettext("Write your translation first, or skip this source."));
+        field("text").focus();
+        return;
+      }
+      field("pasted").value = pasted ? "True" : "False";
+      field("typed").value = String(typed);
+    } else if (submitter && ["reject", "revise"].indexOf(submitter.value) !== -1 && !field("comment").value.trim()) {
+      say(gettext("Say why in the comment, for the translator."));
+      field("comment").focus();
+      return;
+    }
+    enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current.id);
+    say(gettext("Kept on this device; sending…"));
+    next();
+  });
+
+  if (skipForm) {
+    skipForm.addEventListener("submit", function (event) {
+      if (stopped) { return; }
+      event.preventDefault();
+      if (!skipForm.querySelector("[name=reason]:checked")) {
+        say(gettext("Choose why you skip it."));
+        return;
+      }
+      enqueue(skipForm.getAttribute("action"), fieldsOf(skipForm, null), current.id);
+      skipForm.closest("details").open = false;
+      next();
+    });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      var button = mode === "translate" ? form.querySelector("[data-save]")
+        : form.querySelector("button[value=accept]");
+      if (form.requestSubmit) { form.requestSubmit(button); } else { button.click(); }
+    }
+  });
+
+  window.addEventListener("beforeunload", function (event) {
+    if (queue.length && navigator.onLine === false) { event.preventDefault(); event.returnValue = ""; }
+  });
+
+  refill();
+}());

@@ -1,0 +1,169 @@
+"""The elicitation pages: a curator's batch from a CSV upload (and a bad file refused whole, by line), the translate
+page and its JSON built without any machine output, one round trip per item, verification of one's own work
+refused (403), consent revocation pausing everything, and bounded query counts."""
+
+import json
+import uuid
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from corpus.models import Entry
+from corpus.selectors import active_consents
+from corpus.services import import_corpus, revoke_consent
+from elicitation.models import Batch, Translation, TranslationVersion, Verification
+from leaderboard.services import submit_run_card
+
+from .cards import body, make_card
+from .conftest import corpus_bytes, entry, grant_all_consents
+from .elicitation_setup import SOURCES_CSV, consented_dataset, make_batch, people, translate
+
+pytestmark = pytest.mark.django_db
+
+MACHINE_TEXT = "MACHINE-OUTPUT-niwâpamâw-atim"
+
+
+@pytest.fixture
+def batch(steward, curator):
+    return make_batch(curator, consented_dataset(steward).dataset)
+
+
+def machine_output_for(steward, governance_user, source_text: str):
+    """A leaderboard run whose stored prediction for an entry with this very source text is MACHINE_TEXT."""
+    version = import_corpus(data=corpus_bytes([entry(1, source=source_text, reference="niwâpamâw atim")],
+                                              id="mt-set"), organization=steward, actor=None).version
+    grant_all_consents(version.dataset)
+    rows = list(Entry.objects.filter(version=version))
+    submit_run_card(body=body(make_card(version, rows, composite=0.8, model_slug="machine-x",
+                                        predict=lambda _: MACHINE_TEXT)), actor=governance_user)
+
+
+def test_a_curator_creates_a_batch_from_a_csv_upload(client, steward, curator):
+    dataset = consented_dataset(steward).dataset
+    client.force_login(curator)
+    response = client.post(reverse("elicitation:batch_new"), {
+        "dataset": dataset.pk, "title": "Clinic", "source_language": "en", "target_language": "crk-Latn",
+        "guideline": "As you would say it.", "translations_per_source": 1, "verifications_per_translation": 1,
+        "sources": SimpleUploadedFile("sources.csv", SOURCES_CSV.encode())})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    batch = Batch.objects.get()
+    assert batch.sources.count() == 5
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    assert b"data-matrix" in page.content and b'data-missing="gold_standard">49<' in page.content
+
+
+def test_a_bad_file_adds_nothing_and_names_each_line(client, batch, curator):
+    client.force_login(curator)
+    bad = "source,difficulty,register,domain\nfine,1,formal,conv\n,2,formal,conv\nx,7,formal,space\n"
+    response = client.post(reverse("elicitation:batch_sources", args=[batch.public_id]),
+                           {"sources": SimpleUploadedFile("bad.csv", bad.encode())})
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "line 3, source: empty" in text and "line 4, difficulty" in text and "line 4, domain" in text
+    assert batch.sources.count() == 5
+    response = client.post(reverse("elicitation:batch_sources", args=[batch.public_id]),
+                           {"sources": SimpleUploadedFile("bad.json", b'[{"source": "a",')})
+    assert response.status_code == 400 and "line 1, column" in response.content.decode()
+
+
+def test_a_speaker_may_not_open_the_curator_pages(client, steward, batch):
+    [speaker] = people(steward, 1)
+    client.force_login(speaker)
+    assert client.get(reverse("elicitation:batch", args=[batch.public_id])).status_code == 404
+
+
+def test_the_translate_page_and_its_json_never_show_machine_output(client, steward, governance_user, batch):
+    machine_output_for(steward, governance_user, "I see the dog")
+    [speaker] = people(steward, 1)
+    client.force_login(speaker)
+    source = batch.sources.get(text="I see the dog")
+    page = client.get(reverse("elicitation:translate", args=[source.public_id]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "I see the dog" in text and MACHINE_TEXT not in text and "machine-x" not in text
+    assert 'lang="crk"' in text and 'dir="auto"' in text
+    upcoming = client.get(reverse("elicitation:upcoming", args=[batch.public_id]), HTTP_ACCEPT="application/json")
+    assert "I see the dog" in upcoming.content.decode() and MACHINE_TEXT not in upcoming.content.decode()
+
+
+def test_a_translation_is_one_round_trip_and_stored_once(client, steward, batch, django_assert_max_num_queries):
+    [speaker] = people(steward, 1)
+    client.force_login(speaker)
+    source = batch.sources.get(text="dog")
+    url = reverse("elicitation:translate", args=[source.public_id])
+    client_id = str(uuid.uuid4())
+    with django_assert_max_num_queries(30):
+        first = client.post(url, {"client_id": client_id, "text": "atim", "pasted": "False", "typed": "4"},
+                            HTTP_ACCEPT="application/json")
+    again = client.post(url, {"client_id": client_id, "text": "atim"}, HTTP_ACCEPT="application/json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert json.loads(again.content)["duplicate"] is True
+    assert TranslationVersion.objects.count() == 1
+    refused = client.post(reverse("elicitation:translate", args=[batch.sources.get(text="hello").public_id]),
+                          {"client_id": str(uuid.uuid4()), "text": " Hello "}, HTTP_ACCEPT="application/json")
+    assert refused.status_code == 400 and "source text itself" in json.loads(refused.content)["error"]
+
+
+def test_page_query_counts_are_bounded(client, steward, batch, django_assert_max_num_queries):
+    translator, verifier = people(steward, 2)
+    for source in batch.sources.all():
+        translate(translator, source, f"{source.text} (crk)")
+    client.force_login(verifier)
+    with django_assert_max_num_queries(25):
+        assert client.get(reverse("elicitation:upcoming", args=[batch.public_id])).status_code == 200
+    with django_assert_max_num_queries(25):
+        assert client.get(reverse("elicitation:verify_upcoming", args=[batch.public_id])).status_code == 200
+    translation = Translation.objects.first()
+    with django_assert_max_num_queries(30):
+        assert client.get(reverse("elicitation:verify", args=[translation.public_id])).status_code == 200
+    source = batch.sources.exclude(translations__translator=verifier).first()
+    with django_assert_max_num_queries(30):
+        assert client.get(reverse("elicitation:translate", args=[source.public_id])).status_code == 200
+
+
+def test_verifying_ones_own_translation_is_refused_with_403(client, steward, batch):
+    translator, = people(steward, 1)
+    version, _ = translate(translator, batch.sources.get(text="dog"), "atim")
+    client.force_login(translator)
+    url = reverse("elicitation:verify", args=[version.translation.public_id])
+    assert client.get(url).status_code == 403
+    response = client.post(url, {"client_id": str(uuid.uuid4()), "version": 1, "outcome": "accept"},
+                           HTTP_ACCEPT="application/json")
+    assert response.status_code == 403 and not Verification.objects.exists()
+
+
+def test_revoking_consent_pauses_pages_on_the_next_request(client, steward, batch, governance_user):
+    [speaker] = people(steward, 1)
+    client.force_login(speaker)
+    source = batch.sources.get(text="dog")
+    assert client.get(reverse("elicitation:translate", args=[source.public_id])).status_code == 200
+    for record in active_consents(batch.dataset):
+        revoke_consent(actor=governance_user, record=record, reason="Paused by council")
+    assert client.get(reverse("elicitation:translate", args=[source.public_id])).status_code == 409
+    response = client.post(reverse("elicitation:translate", args=[source.public_id]),
+                           {"client_id": str(uuid.uuid4()), "text": "atim"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 409 and json.loads(response.content)["code"] == "not_serving"
+    assert not TranslationVersion.objects.exists()
+
+
+def test_the_api_adds_sources_all_or_none(client, batch, curator, speaker):
+    from accounts.services import create_api_token
+
+    _token, key = create_api_token(actor=curator, scope="secret")
+    url = reverse("elicitation-batch-sources", args=[batch.public_id])
+    good = [{"source": "Where is the clinic?", "difficulty": 2, "register": "conversational", "domain": "medical",
+             "context": "asked by a visitor"}]
+    bad = good + [{"source": "", "difficulty": 2, "register": "conversational", "domain": "medical"}]
+    response = client.post(url, json.dumps(bad), content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
+    assert response.status_code == 400
+    assert response.json()["problems"] == [{"where": "sources[1]", "field": "source",
+                                            "message": "empty: give the text to translate"}]
+    assert batch.sources.count() == 5
+    response = client.post(url, json.dumps(good), content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}")
+    assert response.status_code == 201 and response.json() == {"added": 1}
+    _token, speaker_key = create_api_token(actor=speaker)
+    response = client.post(url, json.dumps(good), content_type="application/json",
+                           HTTP_AUTHORIZATION=f"Token {speaker_key}")
+    assert response.status_code == 403
