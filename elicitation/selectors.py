@@ -4,11 +4,9 @@ machine output: the only read of stored predictions is `closest_machine_output`,
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import Count, Max, Q, QuerySet
-from django.utils import timezone
+from django.db.models import Count, Q, QuerySet
 
 from corpus.models import ConsentUse, Domain, Register, Segment
 from corpus.selectors import READINESS_MINIMUMS, consent_filter, has_consent
@@ -129,17 +127,6 @@ def closest_machine_output(source: Source, text: str) -> MachineMatch | None:
         if score >= MACHINE_LIKE_CHRF and (best is None or score > best.score):
             best = MachineMatch(system, round(score, 1))
     return best
-
-
-def seconds_since_last_claim(user, shown_at: datetime) -> float:
-    """Seconds from when an item was shown, or from the end of the user's last timed elicitation work when later:
-    items a phone held together never count more than the wall time between them."""
-    last = max(filter(None, [
-        TranslationVersion.objects.filter(author=user).aggregate(last=Max("created_at"))["last"],
-        Verification.objects.filter(verifier=user).aggregate(last=Max("created_at"))["last"],
-    ]), default=None)
-    start = max(shown_at, last) if last is not None else shown_at
-    return max(0.0, (timezone.now() - start).total_seconds())
 
 
 # What the curator sees.

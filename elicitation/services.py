@@ -21,6 +21,7 @@ from corpus.selectors import has_consent
 from corpus.services import add_entries, remove_entries
 from ledger.models import CURRENCY_PATTERN, MAX_RATING_SECONDS
 from ledger.selectors import credited_names
+from ledger.worktime import claim_working_time
 from organizations.audit import record_event
 from organizations.models import AuditAction
 from organizations.permissions import require
@@ -45,7 +46,6 @@ from .selectors import (  # noqa: F401 - is_serving is part of what services off
     current_version,
     is_serving,
     qualification_problem,
-    seconds_since_last_claim,
     translation_slots_left,
 )
 from .sources import SourceRow, checked_rows
@@ -242,11 +242,14 @@ def checked_translation_text(text: str, source: Source, field: str = "text") -> 
 
 
 def timed_seconds(actor: User, shown_at: datetime | None) -> float:
-    """The server's measure of the work's time: from when it showed the item, or from the end of the speaker's last
-    timed work if that is later (items held together on a phone share one wall time), capped."""
+    """The server's measure of the work's time: from when it showed the item, capped, and paid only as far as the
+    person's work clock allows (ledger.worktime), so that items held together on a phone, or rated in review
+    meanwhile, never count more than the wall time between them."""
     if shown_at is None:
         return 0.0
-    return min(MAX_ITEM_SECONDS, seconds_since_last_claim(actor, shown_at))
+    now = timezone.now()
+    claimed = min(MAX_ITEM_SECONDS, max(0.0, (now - shown_at).total_seconds()))
+    return claim_working_time(speaker=actor, claimed=claimed, shown_at=shown_at, now=now)
 
 
 def new_version(translation: Translation, *, number: int, text: str, author: User, client_id: uuid.UUID,

@@ -268,3 +268,19 @@ def test_verifier_queue_and_figures(steward, batch):
     verify(verifier, version.translation, "accept")
     figures = {row.user_id: row for row in speaker_figures(batch)}
     assert figures[translator.pk].accepted == 1 and figures[verifier.pk].agreement == 1.0
+
+
+def test_time_is_measured_by_the_server_and_held_items_share_the_wall_time(steward, batch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    translator, = people(steward, 1)
+    shown = timezone.now() - timedelta(seconds=40)
+    first, _ = translate(translator, source_of(batch, "dog"), "atim", shown_at=shown)
+    second, _ = translate(translator, source_of(batch, "hello"), "tânisi", shown_at=shown)
+    third, _ = translate(translator, source_of(batch, "I see the dog"), "niwâpamâw atim", shown_at=shown)
+    total = first.seconds + second.seconds + third.seconds
+    assert 40 <= total <= 46, "three items shown together 40 s ago are paid about 40 s, not 120 s"
+    untimed, _ = translate(translator, source_of(batch, "The clinic opens at nine"), "kîkisêpâ")
+    assert untimed.seconds == 0
