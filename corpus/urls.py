@@ -17,6 +17,7 @@ urlpatterns = [
     path("versions/<int:pk>/entries/new/", views.entry_create, name="entry_create"),
     path("versions/<int:pk>/export.json", views.export_version, name="export"),
     path("versions/<int:pk>/next-version/", views.next_version, name="next_version"),
+    path("versions/<int:pk>/freeze/", views.freeze, name="freeze"),
     path("versions/<int:pk>/publication/", views.set_public, name="set_public"),
     path("versions/<int:pk>/held-out/activate/", views.activate_held_out, name="activate_held_out"),
     path("versions/<int:pk>/rotate-segments/", views.rotate_segments, name="rotate_segments"),

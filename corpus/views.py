@@ -307,6 +307,19 @@ def entry_edit(request, pk: int):
 @login_required
 @secret_holder_required(*SECRET_READER_ROLES)
 @require_POST
+def freeze(request, pk: int):
+    """A curator freezes a version by hand (a release; run cards freeze the versions they reference): it never
+    changes again."""
+    version = curated_version(request, pk)
+    services.freeze_version(actor=request.user, version=version)
+    messages.success(request, _("%(version)s is frozen: it never changes again; create the next version to change "
+                                "entries.") % {"version": version})
+    return redirect("corpus:version", pk=version.pk)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+@require_POST
 def next_version(request, pk: int):
     version = curated_version(request, pk)
     form = NextVersionForm(request.POST)

@@ -139,7 +139,8 @@ def batch_page(request, batch, *, file_form=None, source_form=None, problems=Non
         "progress": selectors.batch_progress(batch), "serving": selectors.is_serving(batch),
         "consented": has_consent(batch.dataset, ConsentUse.CORPUS_CREATION),
         "file_form": file_form or SourcesFileForm(), "source_form": source_form or SourceForm(),
-        "problems": problems or [], "corpus_form": corpus_form or IntoCorpusForm(versions=drafts),
+        "problems": problems or [],
+        "corpus_form": corpus_form or IntoCorpusForm(versions=drafts, initial={"version": drafts.first()}),
         "has_drafts": drafts.exists(), "statuses": Batch.Status,
     }, status=status))
 

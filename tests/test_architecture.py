@@ -25,7 +25,7 @@ from review.services import ReviewError
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ["common", "accounts", "organizations", "governance", "languages", "corpus", "speakers", "leaderboard", "ledger",
-        "review", "submissions", "config"]
+        "review", "elicitation", "submissions", "config"]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 

@@ -167,3 +167,17 @@ def test_the_api_adds_sources_all_or_none(client, batch, curator, speaker):
     response = client.post(url, json.dumps(good), content_type="application/json",
                            HTTP_AUTHORIZATION=f"Token {speaker_key}")
     assert response.status_code == 403
+
+
+def test_a_curator_freezes_a_draft_version_by_hand(client, steward, curator, speaker):
+    version = consented_dataset(steward)
+    client.force_login(speaker)
+    assert client.post(reverse("corpus:freeze", args=[version.pk])).status_code == 404
+    version.refresh_from_db()
+    assert not version.is_frozen
+    client.force_login(curator)
+    page = client.get(reverse("corpus:version", args=[version.pk])).content.decode()
+    assert "Freeze this version" in page
+    assert client.post(reverse("corpus:freeze", args=[version.pk])).status_code == 302
+    version.refresh_from_db()
+    assert version.is_frozen

@@ -147,6 +147,7 @@
   var fetching = false;
   var stopped = false;
   var waitingForNext = false;
+  var nextWhenFetched = false;  // the next item was asked for while the items ahead were on their way
   var current = { id: itemSection.getAttribute("data-item-id"), url: form.getAttribute("action") };
   var pasted = false;
   var typed = 0;
@@ -171,7 +172,11 @@
           if (known.indexOf(item.id) === -1) { upcoming.push(item); }
         });
         form.setAttribute("data-held", String(upcoming.length));
-      }).catch(function () { fetching = false; });
+        if (nextWhenFetched) { nextWhenFetched = false; next(); }
+      }).catch(function () {
+        fetching = false;
+        if (nextWhenFetched) { nextWhenFetched = false; next(); }
+      });
   }
 
   function setText(selector, text) {
@@ -227,6 +232,7 @@
   function next() {
     var item = upcoming.shift();
     if (item) { show(item); return; }
+    if (fetching) { nextWhenFetched = true; return; }
     if (navigator.onLine === false) {
       itemSection.hidden = true;
       form.hidden = true;
@@ -279,6 +285,13 @@
       return;
     }
     enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current.id);
+    var progress = document.querySelector("[data-progress]");
+    if (progress && mode === "translate") {
+      var done = Number(progress.getAttribute("data-count")) + 1;
+      progress.setAttribute("data-count", String(done));
+      progress.textContent = interpolate(ngettext("%(done)s translated in this batch",
+        "%(done)s translated in this batch", done), { done: done }, true);
+    }
     say(gettext("Kept on this device; sending…"));
     next();
   });
