@@ -43,7 +43,7 @@ def compare_without_it(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("corpus", "0014_public_download_for_the_harness"),
+        ("corpus", "0015_entry_document_id"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
