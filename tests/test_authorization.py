@@ -210,6 +210,33 @@ TABLE = {
     # Nobody in this world has rated: there is nothing of anyone's to withdraw.
     "^review/me/campaigns/<uuid:public_id>/withdraw/": ("/review/me/campaigns/{campaign}/withdraw/", signed_in(404)),
     "^review/me/withdraw-all/": ("/review/me/withdraw-all/", signed_in(404)),
+    # Elicitation: curators' pages for the steward's staff; translating and verifying for qualified speakers.
+    "^elicit/": ("/elicit/", signed_in(200)),
+    "^elicit/new/": ("/elicit/new/", STEWARD_STAFF_ONLY),
+    "^elicit/b/<uuid:public_id>/": ("/elicit/b/{batch}/", STEWARD_STAFF_ONLY),
+    "^elicit/b/<uuid:public_id>/sources/": ("/elicit/b/{batch}/sources/", signed_in(405)),
+    "^elicit/b/<uuid:public_id>/status/": ("/elicit/b/{batch}/status/", signed_in(405)),
+    "^elicit/b/<uuid:public_id>/corpus/": ("/elicit/b/{batch}/corpus/", signed_in(405)),
+    "^elicit/b/<uuid:public_id>/dashboard/": ("/elicit/b/{batch}/dashboard/", STEWARD_STAFF_ONLY),
+    "^elicit/b/<uuid:public_id>/dashboard.csv": ("/elicit/b/{batch}/dashboard.csv", STEWARD_STAFF_ONLY),
+    "^elicit/b/<uuid:public_id>/versions/<int:pk>/card.md": ("/elicit/b/{batch}/versions/{batch_version}/card.md",
+                                                              STEWARD_STAFF_ONLY),
+    "^elicit/b/<uuid:public_id>/translate/": ("/elicit/b/{batch}/translate/", signed_in(404, speaker=302)),
+    "^elicit/b/<uuid:public_id>/upcoming/": ("/elicit/b/{batch}/upcoming/", signed_in(404, speaker=200)),
+    "^elicit/b/<uuid:public_id>/verify/": ("/elicit/b/{batch}/verify/", signed_in(404, speaker=302)),
+    "^elicit/b/<uuid:public_id>/verify/upcoming/": ("/elicit/b/{batch}/verify/upcoming/",
+                                                    signed_in(404, speaker=200)),
+    "^elicit/sources/<uuid:public_id>/": ("/elicit/sources/{source}/", signed_in(404, speaker=200)),
+    "^elicit/sources/<uuid:public_id>/skip/": ("/elicit/sources/{source}/skip/", signed_in(405)),
+    "^elicit/sources/<uuid:public_id>/release/": ("/elicit/sources/{source}/release/", signed_in(405)),
+    "^elicit/translations/<uuid:public_id>/": ("/elicit/translations/{translation}/", signed_in(404, speaker=200)),
+    "^elicit/analyses/<int:pk>/check/": ("/elicit/analyses/{analysis}/check/", signed_in(405)),
+    "^elicit/me/": ("/elicit/me/", signed_in(200)),
+    "^elicit/me/withdraw/": ("/elicit/me/withdraw/", signed_in(405)),
+    "^api/v1/elicitation/batches/<uuid:public_id>/sources/": ("/api/v1/elicitation/batches/{batch}/sources/",
+                                                              expect(403, anonymous=401, curator=405,
+                                                                     governance=405)),
+    "^datasets/versions/<int:pk>/freeze/": ("/datasets/versions/{private_version}/freeze/", signed_in(405)),
     "^review/me/delete-account/": ("/review/me/delete-account/", signed_in(200)),
     "^review/campaigns/<uuid:public_id>/instructions/": ("/review/campaigns/{campaign}/instructions/",
                                                           signed_in(405)),
@@ -313,7 +340,18 @@ def world(steward, other_org, governance_user, curator, speaker, outsider, maint
     practice_items = [save_practice_item(actor=governance_user, organization=steward, source=f"source {n}",
                                          candidate=f"candidate {n}", right={"gist"}, explanation="Why.")
                       for n in range(5)]
+    from elicitation.services import BatchSettings, TranslationSubmission, create_batch, submit_translation
+    from elicitation.sources import checked_rows, read_csv
+
+    batch = create_batch(actor=curator, dataset=public.dataset, values=BatchSettings(
+        title="Clinic", source_language="en", target_language="crk", guideline="As you would say it."),
+        rows=checked_rows(read_csv(b"source,difficulty,register,domain\nhello,1,formal,conv\ndog,1,formal,conv\n"),
+                          set()))
+    translated = submit_translation(actor=pool[1], source=batch.sources.get(text="dog"), submission=(
+        TranslationSubmission(client_id=uuid.uuid4(), text="atim", analysis="atim: NA")))[0]
     values = {
+        "batch": batch.public_id, "batch_version": public.pk, "source": batch.sources.get(text="hello").public_id,
+        "translation": translated.translation.public_id, "analysis": translated.pk,
         "private_version": private.pk, "gold_entry": Entry.objects.get(version=private, segment="gold_standard").pk,
         "private_entry": Entry.objects.get(version=private, segment="development").pk,
         "consent": consent.pk, "staged": staged.pk,
