@@ -154,8 +154,12 @@
 
   function field(name) { return form.querySelector("[name=" + name + "]"); }
 
+  // Items this page took work on: an answer about items ahead, read on the server before that work was stored,
+  // may still list them.
+  var submitted = [];
+
   function queuedItems() {
-    return queue.map(function (entry) { return entry.item; });
+    return queue.map(function (entry) { return entry.item; }).concat(submitted);
   }
 
   function refill() {
@@ -245,6 +249,7 @@
   }
 
   function enqueue(url, fields, item) {
+    submitted.push(item);
     var id = fields.filter(function (pair) { return pair[0] === "client_id"; })[0][1];
     queue.push({ id: id, url: url, fields: fields, batch: batch, item: item });
     persist();
