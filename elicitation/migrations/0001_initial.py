@@ -12,8 +12,8 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('corpus', '0016_consent_for_corpus_creation'),
-        ('organizations', '0013_audit_corpus_entries_and_elicitation'),
+        ('corpus', '0017_consent_for_corpus_creation'),
+        ('organizations', '0015_audit_corpus_entries_and_elicitation'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

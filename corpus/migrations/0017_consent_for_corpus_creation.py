@@ -43,7 +43,7 @@ def compare_without_it(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("corpus", "0015_entry_document_id"),
+        ("corpus", "0016_local_contexts_labels"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
