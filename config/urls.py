@@ -49,6 +49,7 @@ urlpatterns = [
     path("datasets/", include("corpus.urls")),
     path("leaderboard/", include("leaderboard.urls")),
     path("review/me/delete-account/", views.delete_account, name="delete_account"),
+    path("review/me/withdraw-all/", views.withdraw_all, name="withdraw_all"),
     path("review/", include("review.urls")),
     path("elicit/", include("elicitation.urls")),
     path("speakers/", include("speakers.urls")),

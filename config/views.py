@@ -1,13 +1,17 @@
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from common.errors import ApplicationError
 from corpus.selectors import visible_versions
+from elicitation.selectors import withdrawable_work
 from review.selectors import speaker_pay, waiting_item_count
+from review.services.errors import NothingToWithdraw
 
 from . import services
 from .forms import DeleteAccountForm
@@ -35,5 +39,39 @@ def delete_account(request):
             return redirect("home")
     response = render(request, "delete_account.html", {
         "form": form, "rated": bool(speaker_pay(request.user))}, status=400 if form.errors else 200)
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+@login_required
+def withdraw_all(request):
+    """A speaker's one "withdraw everything": what happens to their ratings and to their elicited translations, then
+    the withdrawal (POST). A second tap finds nothing left and is told so."""
+    if request.method == "POST":
+        try:
+            withdrawn = services.withdraw_everything(actor=request.user)
+        except NothingToWithdraw as error:
+            messages.info(request, str(error))
+            return redirect("review:my_ratings")
+        count = sum(withdrawal.rating_rows for withdrawal in withdrawn.ratings)
+        if withdrawn.ratings:
+            messages.success(request, ngettext(
+                "Withdrawn: your %(count)d rating no longer counts anywhere.",
+                "Withdrawn: your %(count)d ratings no longer count anywhere.", count) % {"count": count})
+        if withdrawn.elicited["withdrawn"] or withdrawn.elicited["kept_in_frozen_versions"]:
+            elicited = withdrawn.elicited
+            messages.success(request, ngettext(
+                "%(withdrawn)d translation withdrawn and %(removed)d entries taken out of draft versions; %(kept)d "
+                "stay in frozen versions, which never change.",
+                "%(withdrawn)d translations withdrawn and %(removed)d entries taken out of draft versions; %(kept)d "
+                "stay in frozen versions, which never change.", elicited["withdrawn"]) % {
+                "withdrawn": elicited["withdrawn"], "removed": elicited["entries_removed"],
+                "kept": elicited["kept_in_frozen_versions"]})
+        return redirect("review:my_ratings")
+    campaigns = [row.campaign for row in speaker_pay(request.user) if row.can_withdraw]
+    elicited = withdrawable_work(request.user)
+    if not campaigns and not elicited["withdrawable"]:
+        raise Http404(_("No ratings of yours to withdraw."))
+    response = render(request, "withdraw_all.html", {"campaigns": campaigns, "elicited": elicited})
     patch_cache_control(response, private=True, no_store=True)
     return response

@@ -286,3 +286,11 @@ def speaker_work(user) -> dict:
     """What a speaker has done in elicitation, for their own page: translations per status, verifications, time."""
     statuses = dict(Translation.objects.filter(translator=user).values_list("status").annotate(n=Count("pk")))
     return {"statuses": statuses, "verified": Verification.objects.filter(verifier=user).count()}
+
+
+def withdrawable_work(user) -> dict[str, int]:
+    """What the speaker's "withdraw everything" takes back of their elicited work, and what stays: translations not
+    yet withdrawn, and of them those a frozen version holds."""
+    translations = Translation.objects.filter(translator=user).exclude(status=Translation.Status.WITHDRAWN)
+    kept = translations.filter(entries__version__frozen_at__isnull=False).values("pk").distinct().count()
+    return {"withdrawable": translations.count() - kept, "kept": kept}

@@ -465,11 +465,17 @@ def check_analysis(*, actor: User, version: TranslationVersion, status: str, met
 
 
 @transaction.atomic
-def declare_conflict(*, actor: User, batch: Batch, translator: User, reason: str) -> DeclaredConflict:
-    if not reason.strip():
-        raise ElicitationError(_("Say what the conflict of interest is."), "reason")
+def declare_verification_conflict(*, actor: User, translation: Translation, reason: str) -> DeclaredConflict:
+    """The verifier will not verify this translator's work in the batch (a relative, a close colleague): their
+    queue leaves it out from now on, and the translation goes to someone else."""
+    batch = translation.source.batch
+    ensure_qualified(actor, batch)
+    if translation.translator_id == actor.pk:
+        raise NotAllowed(_("You translated this: someone else verifies it."))
+    if not reason.strip() or len(reason) > 300:
+        raise ElicitationError(_("Say what the conflict of interest is (at most 300 characters)."), "reason")
     conflict, _created = DeclaredConflict.objects.get_or_create(
-        batch=batch, verifier=actor, translator=translator, defaults={"reason": reason.strip()[:300]})
+        batch=batch, verifier=actor, translator_id=translation.translator_id, defaults={"reason": reason.strip()})
     return conflict
 
 

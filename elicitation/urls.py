@@ -22,6 +22,7 @@ urlpatterns = [
     path("sources/<uuid:public_id>/skip/", views.skip, name="skip"),
     path("sources/<uuid:public_id>/release/", views.source_release, name="source_release"),
     path("translations/<uuid:public_id>/", views.verify, name="verify"),
+    path("translations/<uuid:public_id>/conflict/", views.declare_conflict, name="declare_conflict"),
     path("analyses/<int:pk>/check/", views.analysis_check, name="analysis_check"),
     path("me/", views.my_work, name="my_work"),
     path("me/withdraw/", views.withdraw, name="withdraw"),

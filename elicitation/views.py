@@ -431,6 +431,7 @@ def verification_item(translation: Translation, version: TranslationVersion) -> 
     suspected machine output carries (the system's name, never its text)."""
     source = translation.source
     return {"id": str(translation.public_id), "url": reverse("elicitation:verify", args=[translation.public_id]),
+            "conflict_url": reverse("elicitation:declare_conflict", args=[translation.public_id]),
             "source": source.text, "context": source.context, "text": version.text, "version": version.number,
             "analysis": version.morphological_analysis, "suspected": version.suspected_system,
             "suspected_chrf": version.suspected_chrf, "segment": source.segment,
@@ -518,6 +519,24 @@ def analysis_check(request, pk: int):
         else:
             messages.success(request, _("Your check of the analysis is recorded."))
     return redirect("elicitation:verify", public_id=version.translation.public_id)
+
+
+@login_required
+@require_POST
+def declare_conflict(request, public_id):
+    translation = get_object_or_404(Translation.objects.select_related("source__batch__organization"),
+                                    public_id=public_id)
+    batch = translation.source.batch
+    if selectors.qualification_problem(request.user, batch) is not None:
+        raise Http404(_("No such translation among yours."))
+    try:
+        services.declare_verification_conflict(actor=request.user, translation=translation,
+                                  reason=request.POST.get("reason", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+        return redirect("elicitation:verify", public_id=translation.public_id)
+    messages.success(request, _("Recorded: this translator's work goes to other verifiers."))
+    return redirect("elicitation:verify_start", public_id=batch.public_id)
 
 
 @login_required

@@ -14,7 +14,7 @@ from .views.campaigns import (
 from .views.decisions import decision, gate_policy, speaker_exclusion
 from .views.pay import pay_policy, timesheet, timesheet_export
 from .views.rating import campaign_done, campaign_start, offline_shell, queue, rate, service_worker, undo, upcoming
-from .views.speaker_rights import my_credit, my_ratings, withdraw, withdraw_all
+from .views.speaker_rights import my_credit, my_ratings, withdraw
 
 app_name = "review"
 
@@ -46,5 +46,4 @@ urlpatterns = [
     path("me/", my_ratings, name="my_ratings"),
     path("me/credit/<slug:slug>/", my_credit, name="my_credit"),
     path("me/campaigns/<uuid:public_id>/withdraw/", withdraw, name="withdraw"),
-    path("me/withdraw-all/", withdraw_all, name="withdraw_all"),
 ]

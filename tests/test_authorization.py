@@ -230,6 +230,8 @@ TABLE = {
     "^elicit/sources/<uuid:public_id>/skip/": ("/elicit/sources/{source}/skip/", signed_in(405)),
     "^elicit/sources/<uuid:public_id>/release/": ("/elicit/sources/{source}/release/", signed_in(405)),
     "^elicit/translations/<uuid:public_id>/": ("/elicit/translations/{translation}/", signed_in(404, speaker=200)),
+    "^elicit/translations/<uuid:public_id>/conflict/": ("/elicit/translations/{translation}/conflict/",
+                                                         signed_in(405)),
     "^elicit/analyses/<int:pk>/check/": ("/elicit/analyses/{analysis}/check/", signed_in(405)),
     "^elicit/me/": ("/elicit/me/", signed_in(200)),
     "^elicit/me/withdraw/": ("/elicit/me/withdraw/", signed_in(405)),

@@ -181,3 +181,20 @@ def test_a_curator_freezes_a_draft_version_by_hand(client, steward, curator, spe
     assert client.post(reverse("corpus:freeze", args=[version.pk])).status_code == 302
     version.refresh_from_db()
     assert version.is_frozen
+
+
+def test_a_verifier_declares_a_conflict_and_the_translators_work_leaves_their_queue(client, steward, batch):
+    translator, verifier = people(steward, 2)
+    version, _ = translate(translator, batch.sources.get(text="dog"), "atim")
+    client.force_login(verifier)
+    url = reverse("elicitation:declare_conflict", args=[version.translation.public_id])
+    assert client.post(url, {"reason": " "}).status_code == 302
+    from elicitation.selectors import to_verify
+
+    assert list(to_verify(verifier, batch)) == [version.translation]
+    client.post(url, {"reason": "She is my sister."})
+    assert list(to_verify(verifier, batch)) == []
+    response = client.post(reverse("elicitation:verify", args=[version.translation.public_id]),
+                           {"client_id": str(uuid.uuid4()), "version": 1, "outcome": "accept"},
+                           HTTP_ACCEPT="application/json")
+    assert response.status_code == 403 and "conflict of interest" in response.json()["error"]

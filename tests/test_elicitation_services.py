@@ -284,3 +284,24 @@ def test_time_is_measured_by_the_server_and_held_items_share_the_wall_time(stewa
     assert 40 <= total <= 46, "three items shown together 40 s ago are paid about 40 s, not 120 s"
     untimed, _ = translate(translator, source_of(batch, "The clinic opens at nine"), "kîkisêpâ")
     assert untimed.seconds == 0
+
+
+def test_withdraw_everything_covers_elicited_work_and_says_what_stays(client, steward, curator, batch):
+    from corpus.services import freeze_version
+
+    translator, verifier = people(steward, 2)
+    kept, _ = translate(translator, source_of(batch, "dog"), "atim")
+    translate(translator, source_of(batch, "hello"), "tânisi")
+    verify(verifier, kept.translation, "accept")
+    version = batch.dataset.versions.get()
+    services.add_accepted_to_version(actor=curator, batch=batch, version=version)
+    freeze_version(actor=curator, version=version)
+    client.force_login(translator)
+    page = client.get("/review/me/withdraw-all/").content.decode()
+    assert "Withdraw all your ratings and translations?" in page
+    assert "1 translation stays: a frozen version holds it." in page
+    done = client.post("/review/me/withdraw-all/", follow=True).content.decode()
+    assert "1 translation withdrawn and 0 entries taken out of draft versions; 1 stay in frozen versions" in done
+    assert Translation.objects.get(pk=kept.translation.pk).status == Translation.Status.ACCEPTED
+    assert Translation.objects.filter(translator=translator, status="withdrawn").count() == 1
+    assert client.get("/review/me/withdraw-all/").status_code == 404

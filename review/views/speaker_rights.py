@@ -23,7 +23,7 @@ from ..selectors.speaker_rights import (
 )
 from ..services.errors import NotAllowed, NothingToWithdraw, ReviewError
 from ..services.pay import set_speaker_credit
-from ..services.speaker_rights import withdraw_all_ratings, withdraw_ratings
+from ..services.speaker_rights import withdraw_ratings
 from .shared import private
 
 
@@ -89,23 +89,3 @@ def withdraw(request, public_id):
         return redirect("review:my_ratings")
     return private(render(request, "review/withdraw.html", {
         "campaigns": [campaign], "action": reverse("review:withdraw", args=[campaign.public_id])}))
-
-
-@login_required
-def withdraw_all(request):
-    if request.method == "POST":
-        try:
-            withdrawals = withdraw_all_ratings(actor=request.user)
-        except NothingToWithdraw as error:  # a second tap that found them already withdrawn
-            messages.info(request, str(error))
-            return redirect("review:my_ratings")
-        count = sum(withdrawal.rating_rows for withdrawal in withdrawals)
-        messages.success(request, ngettext(
-            "Withdrawn: your %(count)d rating no longer counts anywhere.",
-            "Withdrawn: your %(count)d ratings no longer count anywhere.", count) % {"count": count})
-        return redirect("review:my_ratings")
-    campaigns = [row.campaign for row in speaker_pay(request.user) if row.can_withdraw]
-    if not campaigns:
-        raise Http404(_("No ratings of yours to withdraw."))
-    return private(render(request, "review/withdraw.html", {
-        "campaigns": campaigns, "action": reverse("review:withdraw_all"), "every": True}))

@@ -228,6 +228,8 @@
       form.querySelector("[data-edit-text]").value = item.text;
       var analysis = document.querySelector("[data-analysis]");
       if (analysis) { analysis.remove(); }
+      var conflict = document.querySelector("[data-conflict-form]");
+      if (conflict) { conflict.setAttribute("action", item.conflict_url); }
     }
     if (window.history && history.replaceState) { history.replaceState(null, "", item.url); }
     refill();
