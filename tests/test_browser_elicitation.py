@@ -129,6 +129,8 @@ def test_elicitation_from_csv_to_a_frozen_version(live_server, page, steward, cu
     with page.expect_response(re.compile(r"/verify/upcoming/$")):
         page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/verify/")
     assert no_sideways_scroll(page, 360)
+    violations = [v for v in axe_violations(page) if v["impact"] in BLOCKING_IMPACTS]
+    assert not violations, describe(violations)
     screenshot(page, "elicit-verify-phone", PHONE)
     page.get_by_role("button", name="Accept").click()
     expect(page.locator("[data-text=source]")).to_have_text("The dog is sleeping")
@@ -193,4 +195,6 @@ def test_elicitation_from_csv_to_a_frozen_version(live_server, page, steward, cu
         clock = WorkClock.objects.get(speaker=person)
         first_shown = person.date_joined
         assert 0 < worked <= (clock.counted_until - first_shown).total_seconds() + 5
+    violations = [v for v in axe_violations(page) if v["impact"] in BLOCKING_IMPACTS]
+    assert not violations, describe(violations)
     screenshot(page, "elicit-dashboard")

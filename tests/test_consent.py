@@ -562,7 +562,8 @@ def test_load_demo_records_the_demo_consent(db):
     call_command("load_demo")
     call_command("load_demo")
     record = ConsentRecord.objects.get()
-    assert record.uses == [ConsentUse.PUBLIC_RELEASE, ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW]
+    assert record.uses == [ConsentUse.PUBLIC_RELEASE, ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW,
+                           ConsentUse.CORPUS_CREATION]
     assert record.document_reference.startswith("Demo data")
     assert record.dataset.is_public and list(visible_datasets(AnonymousUser())) == [record.dataset]
 

@@ -198,3 +198,35 @@ def test_a_verifier_declares_a_conflict_and_the_translators_work_leaves_their_qu
                            {"client_id": str(uuid.uuid4()), "version": 1, "outcome": "accept"},
                            HTTP_ACCEPT="application/json")
     assert response.status_code == 403 and "conflict of interest" in response.json()["error"]
+
+
+def test_load_demo_makes_one_human_written_batch_the_demo_speaker_may_translate(client):
+    from django.core.management import call_command
+
+    from accounts.models import User
+
+    call_command("load_demo")
+    call_command("load_demo")
+    batch = Batch.objects.get()
+    assert [source.text for source in batch.sources.all()] == ["I saw his dog yesterday",
+                                                               "the woman whose son went to the store"]
+    assert not Translation.objects.exists(), "no translation is made up"
+    client.force_login(User.objects.get(email="speaker@demo.example"))
+    response = client.get(reverse("elicitation:translate_start", args=[batch.public_id]))
+    assert response.status_code == 302 and "/elicit/sources/" in response["Location"]
+
+
+def test_curator_pages_query_counts_do_not_grow_with_the_work(client, steward, curator, batch,
+                                                               django_assert_max_num_queries):
+    translator, verifier = people(steward, 2)
+    for source in batch.sources.all():
+        version, _ = translate(translator, source, f"{source.text} (crk)")
+        from .elicitation_setup import verify
+
+        verify(verifier, version.translation, "accept")
+    client.force_login(curator)
+    for name in ("elicitation:batch", "elicitation:dashboard", "elicitation:dashboard_export"):
+        with django_assert_max_num_queries(40):
+            assert client.get(reverse(name, args=[batch.public_id])).status_code == 200
+    with django_assert_max_num_queries(30):
+        assert client.get(reverse("elicitation:home")).status_code == 200

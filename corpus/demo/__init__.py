@@ -29,7 +29,8 @@ def load_demo_corpus(organization, recorded_by) -> DemoCorpus:
     if not dataset.consents.exists():
         grant_consent(
             dataset=dataset,
-            uses=[ConsentUse.PUBLIC_RELEASE, ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW],
+            uses=[ConsentUse.PUBLIC_RELEASE, ConsentUse.EVALUATION, ConsentUse.HUMAN_REVIEW,
+                  ConsentUse.CORPUS_CREATION],
             granted_by_name="Demo governance council (demo data)",
             granted_on=timezone.localdate(),
             actor=recorded_by,

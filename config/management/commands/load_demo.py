@@ -7,12 +7,14 @@ from django.core.management.base import BaseCommand
 from accounts.demo import otpauth_uri
 from accounts.second_factor import prove_as_operator
 from corpus.demo import load_demo_corpus
+from elicitation.demo import demo_batch
 from organizations.demo import DEMO_PASSWORD, load_demo_organization
 from review.demo import demo_campaign, demo_card
 
 
 class Command(BaseCommand):
-    help = f"Load the demo organization, users (password '{DEMO_PASSWORD}'), corpus and review campaign. Idempotent."
+    help = (f"Load the demo organization, users (password '{DEMO_PASSWORD}'), corpus, review campaign and elicitation "
+            "batch. Idempotent.")
 
     def handle(self, **options):
         demo = load_demo_organization()
@@ -27,7 +29,7 @@ class Command(BaseCommand):
         governance = demo.members["governance"].user
         corpus = load_demo_corpus(demo.organization, recorded_by=governance)
         if corpus.consent_recorded:
-            self.stdout.write("Recorded the demo consent (public release, evaluation, human review).")
+            self.stdout.write("Recorded the demo consent (public release, evaluation, human review, corpus creation).")
         self.stdout.write(corpus.message)
         if corpus.reviewable:
             operator = demo.members["operator"].user
@@ -39,3 +41,8 @@ class Command(BaseCommand):
             demo_campaign(card, governance, [demo.members["speaker"].user])
             self.stdout.write("Demo review campaign: sign in as speaker@demo.example and open /review/ to rate; "
                               "governance@demo.example reads it under Review campaigns and records its decision.")
+        curator = demo.members["curator"].user
+        prove_as_operator(curator)
+        if demo_batch(corpus.version, curator) is not None:
+            self.stdout.write("Demo elicitation batch: speaker@demo.example translates under Translate (/elicit/); "
+                              "curator@demo.example follows it there.")
