@@ -3,6 +3,7 @@ person is given next, what a translation is compared with, and the figures curat
 machine output: the only read of stored predictions is `closest_machine_output`, on the server, after submission."""
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -99,9 +100,14 @@ def to_verify(user, batch: Batch) -> QuerySet[Translation]:
             .select_related("source").order_by("source__position", "created_at"))
 
 
-def verification_items(user, batch: Batch, limit: int) -> list[tuple[Translation, TranslationVersion]]:
-    """The user's next translations to verify with their current version (two queries)."""
-    translations = list(to_verify(user, batch)[: limit * 3])
+def verification_items(user, batch: Batch, limit: int,
+                       segments: Sequence[str] = ()) -> list[tuple[Translation, TranslationVersion]]:
+    """The user's next translations to verify with their current version, of sources in `segments` when given (two
+    queries)."""
+    queue = to_verify(user, batch)
+    if segments:
+        queue = queue.filter(source__segment__in=segments)
+    translations = list(queue[: limit * 3])
     latest: dict[int, TranslationVersion] = {}
     for version in TranslationVersion.objects.filter(translation__in=translations).order_by("number"):
         latest[version.translation_id] = version

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
 from common.errors import ApplicationError
-from corpus.models import ConsentUse, DatasetVersion
+from corpus.models import PUBLIC_SEGMENTS, ConsentUse, DatasetVersion
 from corpus.selectors import has_consent
 from corpus.validation import CorpusFileError
 from languages.directions import text_direction
@@ -404,12 +404,13 @@ def skip(request, public_id):
 @login_required
 def upcoming(request, public_id):
     """The speaker's next sources as data, for elicit.js to show the next one at once and to keep translating
-    without a connection (a constant number of queries)."""
+    without a connection (a constant number of queries). Only sources of the public segments: a phone never holds a
+    gold_standard or held_out source, which is shown by its own page, on the server's answer."""
     batch = working_batch(request, public_id)
     if not selectors.is_serving(batch):
         return private(not_serving(request, batch))
-    revisions = list(selectors.to_revise(request.user, batch)[:UPCOMING])
-    sources = list(selectors.to_translate(request.user, batch)[:UPCOMING])
+    revisions = list(selectors.to_revise(request.user, batch).filter(source__segment__in=PUBLIC_SEGMENTS)[:UPCOMING])
+    sources = list(selectors.to_translate(request.user, batch).filter(segment__in=PUBLIC_SEGMENTS)[:UPCOMING])
     items = [source_item(t.source, request.user, t) for t in revisions]
     items += [source_item(source, request.user) for source in sources]
     return private(JsonResponse({"items": items[:UPCOMING]}))
@@ -500,7 +501,7 @@ def verify_upcoming(request, public_id):
     batch = working_batch(request, public_id)
     if not selectors.is_serving(batch):
         return private(not_serving(request, batch))
-    items = selectors.verification_items(request.user, batch, UPCOMING)
+    items = selectors.verification_items(request.user, batch, UPCOMING, segments=PUBLIC_SEGMENTS)
     return private(JsonResponse({"items": [verification_item(t, v) for t, v in items]}))
 
 

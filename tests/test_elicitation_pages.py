@@ -75,17 +75,17 @@ def test_a_speaker_may_not_open_the_curator_pages(client, steward, batch):
 
 
 def test_the_translate_page_and_its_json_never_show_machine_output(client, steward, governance_user, batch):
-    machine_output_for(steward, governance_user, "I see the dog")
+    machine_output_for(steward, governance_user, "The clinic opens at nine")
     [speaker] = people(steward, 1)
     client.force_login(speaker)
-    source = batch.sources.get(text="I see the dog")
+    source = batch.sources.get(text="The clinic opens at nine")
     page = client.get(reverse("elicitation:translate", args=[source.public_id]))
     assert page.status_code == 200
     text = page.content.decode()
-    assert "I see the dog" in text and MACHINE_TEXT not in text and "machine-x" not in text
+    assert "The clinic opens at nine" in text and MACHINE_TEXT not in text and "machine-x" not in text
     assert 'lang="crk"' in text and 'dir="auto"' in text
     upcoming = client.get(reverse("elicitation:upcoming", args=[batch.public_id]), HTTP_ACCEPT="application/json")
-    assert "I see the dog" in upcoming.content.decode() and MACHINE_TEXT not in upcoming.content.decode()
+    assert "The clinic opens at nine" in upcoming.content.decode() and MACHINE_TEXT not in upcoming.content.decode()
 
 
 def test_a_translation_is_one_round_trip_and_stored_once(client, steward, batch, django_assert_max_num_queries):
@@ -230,3 +230,17 @@ def test_curator_pages_query_counts_do_not_grow_with_the_work(client, steward, c
             assert client.get(reverse(name, args=[batch.public_id])).status_code == 200
     with django_assert_max_num_queries(30):
         assert client.get(reverse("elicitation:home")).status_code == 200
+
+
+def test_a_phone_never_holds_a_secret_source(client, steward, batch):
+    translator, verifier = people(steward, 2)
+    client.force_login(translator)
+    held = client.get(reverse("elicitation:upcoming", args=[batch.public_id])).json()["items"]
+    assert "I see the dog" not in [item["source"] for item in held] and len(held) == 4
+    gold = batch.sources.get(text="I see the dog")
+    assert client.get(reverse("elicitation:translate", args=[gold.public_id])).status_code == 200, "its own page"
+    version, _ = translate(translator, gold, "niwâpamâw atim")
+    client.force_login(verifier)
+    assert client.get(reverse("elicitation:verify_upcoming", args=[batch.public_id])).json()["items"] == []
+    assert client.get(reverse("elicitation:verify_start", args=[batch.public_id]))["Location"].endswith(
+        f"/elicit/translations/{version.translation.public_id}/")
