@@ -435,7 +435,7 @@ def verification_item(translation: Translation, version: TranslationVersion) -> 
             "conflict_url": reverse("elicitation:declare_conflict", args=[translation.public_id]),
             "source": source.text, "context": source.context, "text": version.text, "version": version.number,
             "analysis": version.morphological_analysis, "suspected": version.suspected_system,
-            "suspected_chrf": version.suspected_chrf, "segment": source.segment,
+            "suspected_chrf": version.suspected_chrf, "segment": source.segment, "pasted": bool(version.pasted),
             "shown": shown_token(translation.public_id)}
 
 

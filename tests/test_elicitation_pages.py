@@ -244,3 +244,12 @@ def test_a_phone_never_holds_a_secret_source(client, steward, batch):
     assert client.get(reverse("elicitation:verify_upcoming", args=[batch.public_id])).json()["items"] == []
     assert client.get(reverse("elicitation:verify_start", args=[batch.public_id]))["Location"].endswith(
         f"/elicit/translations/{version.translation.public_id}/")
+
+
+def test_the_verifier_sees_paste_telemetry_as_weak_evidence(client, steward, batch):
+    translator, verifier = people(steward, 2)
+    version, _ = translate(translator, batch.sources.get(text="dog"), "atim", pasted=True, typed_characters=0)
+    client.force_login(verifier)
+    page = client.get(reverse("elicitation:verify", args=[version.translation.public_id])).content.decode()
+    assert "Text was pasted into the translation field: weak evidence only" in page
+    assert 'data-pasted hidden' not in page

@@ -223,6 +223,7 @@
       setText("[data-text=text]", item.text);
       itemSection.querySelector("[data-suspected]").hidden = !item.suspected;
       setText("[data-suspected-system]", item.suspected);
+      itemSection.querySelector("[data-pasted]").hidden = !item.pasted;
       form.querySelector("[data-version]").value = item.version;
       field("comment").value = "";
       form.querySelector("[data-edit-text]").value = item.text;
