@@ -405,7 +405,8 @@ def test_the_dashboard_shows_consent_submissions_campaigns_and_events(client, da
     assert [(row.dataset.identifier, row.state) for row in board.datasets] == [
         ("no-consent-set", "none"), ("revoked-set", "revoked"), ("test-en-crk", "active")]
     no_consent, revoked, consented = board.datasets
-    assert consented.covered == ["public release", "evaluation", "human review", "A1 gateway disclosure"]
+    assert consented.covered == ["public release", "evaluation", "human review", "A1 gateway disclosure",
+                                 "corpus creation"]
     assert (consented.active_records, consented.revoked_records) == (1, 0)
     assert (revoked.active_records, revoked.revoked_records) == (0, 1)
     assert (no_consent.active_records, no_consent.revoked_records) == (0, 0)
@@ -460,7 +461,7 @@ def test_dashboard_consent_labels(client, steward, governance_user):
     (row,) = client.get("/orgs/steward/dashboard/").context["board"].datasets
     assert (row.state, row.active_records, row.revoked_records) == ("active", 1, 1)
     assert row.covered == ["evaluation", "human review"]
-    assert row.not_covered == ["public release", "A1 gateway disclosure"]
+    assert row.not_covered == ["public release", "A1 gateway disclosure", "corpus creation"]
 
 
 @pytest.mark.parametrize("persona", ["curator", "speaker", "outsider", "maintainer"])
