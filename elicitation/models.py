@@ -203,6 +203,7 @@ class TranslationVersion(models.Model):
     text = models.TextField()
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     morphological_analysis = models.TextField(blank=True)
+    guideline_version = models.PositiveIntegerField(default=1, help_text="The batch's guideline it was written under.")
     suspected_system = models.CharField(max_length=300, blank=True)
     suspected_chrf = models.FloatField(null=True, blank=True)
     pasted = models.BooleanField(null=True, help_text="The page saw text pasted into the field (weak evidence).")

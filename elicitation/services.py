@@ -204,6 +204,21 @@ def set_batch_status(*, actor: User, batch: Batch, status: str) -> Batch:
 
 
 @transaction.atomic
+def update_guideline(*, actor: User, batch: Batch, guideline: str) -> Batch:
+    """A new guideline for the batch, its version counted on: each translation records the version it was written
+    under, and its entry says so."""
+    require(actor, "dataset.curate", batch.dataset, NotAllowed)
+    if not guideline.strip():
+        raise ElicitationError(_("Write the guideline translators read with every source."), "guideline")
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    if guideline.strip() != batch.guideline:
+        batch.guideline = guideline.strip()
+        batch.guideline_version += 1
+        batch.save(update_fields=["guideline", "guideline_version"])
+    return batch
+
+
+@transaction.atomic
 def release_source(*, actor: User, source: Source, retire: bool) -> Source:
     """The curator's answer to a source sent back by speakers: serve it again, or retire it."""
     require(actor, "dataset.curate", source.batch.dataset, NotAllowed)
@@ -258,6 +273,7 @@ def new_version(translation: Translation, *, number: int, text: str, author: Use
     match = closest_machine_output(translation.source, text)
     return TranslationVersion.objects.create(
         client_id=client_id, translation=translation, number=number, text=text, author=author,
+        guideline_version=translation.source.batch.guideline_version,
         morphological_analysis=analysis.strip()[:MAX_TEXT_LENGTH],
         suspected_system=match.system if match else "", suspected_chrf=match.score if match else None,
         pasted=pasted, typed_characters=typed, seconds=timed_seconds(author, shown_at))
@@ -517,7 +533,7 @@ def entry_document(translation: Translation, version: TranslationVersion, segmen
     data["elicitation"] = {
         "batch": str(batch.public_id), "translation": str(translation.public_id), "variety": batch.variety,
         "target_language": batch.target_language,
-        "guideline_version": batch.guideline_version, "translator": credited(translation.translator_id),
+        "guideline_version": version.guideline_version, "translator": credited(translation.translator_id),
         "verifiers": [credited(pk) for pk in verifier_ids],
         "source_origin": source.origin, **({"source_origin_name": source.origin_name} if source.origin_name else {}),
         **({"source_origin_license": source.origin_license} if source.origin_license else {}),

@@ -10,6 +10,7 @@ urlpatterns = [
     path("b/<uuid:public_id>/", views.batch_detail, name="batch"),
     path("b/<uuid:public_id>/sources/", views.batch_sources, name="batch_sources"),
     path("b/<uuid:public_id>/status/", views.batch_status, name="batch_status"),
+    path("b/<uuid:public_id>/guideline/", views.batch_guideline, name="batch_guideline"),
     path("b/<uuid:public_id>/corpus/", views.batch_into_corpus, name="batch_into_corpus"),
     path("b/<uuid:public_id>/dashboard/", views.dashboard, name="dashboard"),
     path("b/<uuid:public_id>/dashboard.csv", views.dashboard_export, name="dashboard_export"),

@@ -190,6 +190,21 @@ def batch_status(request, public_id):
 @login_required
 @secret_holder_required(*SECRET_READER_ROLES)
 @require_POST
+def batch_guideline(request, public_id):
+    batch = curated_batch(request, public_id)
+    try:
+        batch = services.update_guideline(actor=request.user, batch=batch, guideline=request.POST.get("guideline", ""))
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("Guideline version %(version)d is in force.")
+                         % {"version": batch.guideline_version})
+    return redirect("elicitation:batch", public_id=batch.public_id)
+
+
+@login_required
+@secret_holder_required(*SECRET_READER_ROLES)
+@require_POST
 def source_release(request, public_id):
     source = get_object_or_404(Source.objects.select_related("batch__dataset"), public_id=public_id)
     if not permitted(request.user, "dataset.curate", source.batch.dataset):

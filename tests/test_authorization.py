@@ -216,6 +216,7 @@ TABLE = {
     "^elicit/b/<uuid:public_id>/": ("/elicit/b/{batch}/", STEWARD_STAFF_ONLY),
     "^elicit/b/<uuid:public_id>/sources/": ("/elicit/b/{batch}/sources/", signed_in(405)),
     "^elicit/b/<uuid:public_id>/status/": ("/elicit/b/{batch}/status/", signed_in(405)),
+    "^elicit/b/<uuid:public_id>/guideline/": ("/elicit/b/{batch}/guideline/", signed_in(405)),
     "^elicit/b/<uuid:public_id>/corpus/": ("/elicit/b/{batch}/corpus/", signed_in(405)),
     "^elicit/b/<uuid:public_id>/dashboard/": ("/elicit/b/{batch}/dashboard/", STEWARD_STAFF_ONLY),
     "^elicit/b/<uuid:public_id>/dashboard.csv": ("/elicit/b/{batch}/dashboard.csv", STEWARD_STAFF_ONLY),

@@ -253,3 +253,11 @@ def test_the_verifier_sees_paste_telemetry_as_weak_evidence(client, steward, bat
     page = client.get(reverse("elicitation:verify", args=[version.translation.public_id])).content.decode()
     assert "Text was pasted into the translation field: weak evidence only" in page
     assert 'data-pasted hidden' not in page
+
+
+def test_the_curator_changes_the_guideline_on_the_batch_page(client, batch, curator):
+    client.force_login(curator)
+    client.post(reverse("elicitation:batch_guideline", args=[batch.public_id]), {"guideline": "New words."})
+    batch.refresh_from_db()
+    assert (batch.guideline, batch.guideline_version) == ("New words.", 2)
+    assert "Guideline (version 2)" in client.get(reverse("elicitation:batch", args=[batch.public_id])).content.decode()

@@ -305,3 +305,16 @@ def test_withdraw_everything_covers_elicited_work_and_says_what_stays(client, st
     assert Translation.objects.get(pk=kept.translation.pk).status == Translation.Status.ACCEPTED
     assert Translation.objects.filter(translator=translator, status="withdrawn").count() == 1
     assert client.get("/review/me/withdraw-all/").status_code == 404
+
+
+def test_each_translation_records_the_guideline_version_it_was_written_under(steward, curator, batch):
+    translator, verifier = people(steward, 2)
+    before, _ = translate(translator, source_of(batch, "dog"), "atim")
+    services.update_guideline(actor=curator, batch=batch, guideline="Use the SRO spelling with circumflexes.")
+    services.update_guideline(actor=curator, batch=batch, guideline="Use the SRO spelling with circumflexes.")
+    after, _ = translate(translator, source_of(batch, "hello"), "tânisi")
+    assert (before.guideline_version, after.guideline_version) == (1, 2)
+    for version in (before, after):
+        verify(verifier, version.translation, "accept")
+    links = services.add_accepted_to_version(actor=curator, batch=batch, version=batch.dataset.versions.get())
+    assert sorted(json.loads(link.entry.document)["elicitation"]["guideline_version"] for link in links) == [1, 2]
