@@ -9,10 +9,11 @@ from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet
 
-from corpus.models import ConsentUse, Domain, Register, Segment
+from corpus.models import SECRET_SEGMENTS, ConsentUse, Domain, Register, Segment
 from corpus.selectors import READINESS_MINIMUMS, consent_filter, has_consent
 from leaderboard.models import RunCardResult
 from ledger.selectors import amount_owed, rate_in_force, speaker_labels, stored_pay_policy
+from organizations.audit import record_secret_access
 from organizations.models import Role
 from organizations.selectors import org_ids_with_roles
 from speakers.selectors import Requirement, qualification_problems
@@ -300,3 +301,10 @@ def withdrawable_work(user) -> dict[str, int]:
     translations = Translation.objects.filter(translator=user).exclude(status=Translation.Status.WITHDRAWN)
     kept = translations.filter(entries__version__frozen_at__isnull=False).values("pk").distinct().count()
     return {"withdrawable": translations.count() - kept, "kept": kept}
+
+
+def record_shown_source(user, source: Source, where: str) -> None:
+    """A page showing a gold_standard or held_out source — the text of a future secret entry — records it in the
+    audit log as every page showing secret entries does (`secret_entries.shown`, with no-store caching)."""
+    if source.segment in SECRET_SEGMENTS:
+        record_secret_access(user, {source.batch.organization_id: 1}, where)

@@ -346,11 +346,13 @@ def translate(request, public_id):
     item, translation = translation_item(request.user, source)
     if item is None:
         return redirect("elicitation:translate_start", public_id=batch.public_id)
-    return translate_page(request, batch, item, TranslationForm(initial={
+    return translate_page(request, source, item, TranslationForm(initial={
         "client_id": uuid.uuid4(), "text": (item["revision"] or {}).get("text", "")}))
 
 
-def translate_page(request, batch: Batch, item: dict, form: TranslationForm, status: int = 200):
+def translate_page(request, source: Source, item: dict, form: TranslationForm, status: int = 200):
+    batch = source.batch
+    selectors.record_shown_source(request.user, source, request.path)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/translate.html", {
         "batch": batch, "item": item, "form": form, "skip_form": SkipForm(initial={"client_id": uuid.uuid4()}),
@@ -366,7 +368,7 @@ def translate_post(request, source: Source):
             return JsonResponse({"error": _("The translation was not saved."), "code": "invalid",
                                  "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
         item, _translation = translation_item(request.user, source)
-        return translate_page(request, source.batch, item or source_item(source, request.user), form, 400)
+        return translate_page(request, source, item or source_item(source, request.user), form, 400)
     try:
         version, created = services.submit_translation(actor=request.user, source=source,
                                                        submission=form.submission(source.public_id))
@@ -378,7 +380,7 @@ def translate_post(request, source: Source):
                                 status=error.http_status)
         form.add_error(error.field if error.field in form.fields else None, error.message)
         item, _translation = translation_item(request.user, source)
-        return translate_page(request, source.batch, item or source_item(source, request.user), form,
+        return translate_page(request, source, item or source_item(source, request.user), form,
                               error.http_status)
     if wants_json(request):
         return JsonResponse({"saved": True, "duplicate": not created, "suspected": version.suspected},
@@ -475,6 +477,7 @@ def verify(request, public_id):
 
 def verify_page(request, translation, version, form, status: int = 200):
     batch = translation.source.batch
+    selectors.record_shown_source(request.user, translation.source, request.path)
     item = verification_item(translation, version)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/verify.html", {

@@ -261,3 +261,28 @@ def test_the_curator_changes_the_guideline_on_the_batch_page(client, batch, cura
     batch.refresh_from_db()
     assert (batch.guideline, batch.guideline_version) == ("New words.", 2)
     assert "Guideline (version 2)" in client.get(reverse("elicitation:batch", args=[batch.public_id])).content.decode()
+
+
+def test_a_page_showing_a_secret_source_is_audited_and_not_cached(client, steward, batch):
+    """A gold_standard source is a future secret entry: its translate and verify pages record each showing
+    (`secret_entries.shown`) and are never kept by a cache; public sources record nothing."""
+    from organizations.audit import seal_secret_views
+    from organizations.models import AuditEvent
+
+    translator, verifier = people(steward, 2)
+    gold, public = batch.sources.get(text="I see the dog"), batch.sources.get(text="dog")
+    client.force_login(translator)
+    client.get(reverse("elicitation:translate", args=[public.public_id]))
+    seal_secret_views()
+    assert not AuditEvent.objects.filter(action="secret_entries.shown").exists()
+    page = client.get(reverse("elicitation:translate", args=[gold.public_id]))
+    assert "no-store" in page["Cache-Control"]
+    version, _ = translate(translator, gold, "niwâpamâw atim")
+    client.force_login(verifier)
+    verify_url = reverse("elicitation:verify", args=[version.translation.public_id])
+    assert client.get(verify_url).status_code == 200
+    seal_secret_views()
+    shown = list(AuditEvent.objects.filter(action="secret_entries.shown").order_by("id")
+                 .values_list("actor", "details__count", "details__where"))
+    assert shown == [(translator.pk, 1, reverse("elicitation:translate", args=[gold.public_id])),
+                     (verifier.pk, 1, verify_url)]
