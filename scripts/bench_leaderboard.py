@@ -181,6 +181,7 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
 
     from leaderboard import services, verification
     from leaderboard.models import RunCard
+    from leaderboard.services import intake
     from tests.cards import body
 
     card = large_card(version)
@@ -223,7 +224,8 @@ def bench_ingest(user, version, rounds: int = REPEATS) -> tuple[dict[str, Any], 
                 _, elapsed, rss = base.measured(operation)
                 seconds[key].append(elapsed)
                 growth[key].append(rss)
-            with Stopwatch(services, "store_results") as store, Stopwatch(services, "verify_run_card") as verify:
+            # The ingest's parts, wrapped where intake calls them.
+            with Stopwatch(intake, "store_results") as store, Stopwatch(intake, "verify_run_card") as verify:
                 run_card, elapsed, rss = base.measured(lambda data=data: services.submit_run_card(body=data,
                                                                                                   actor=user))
             growth["ingest"].append(rss)
@@ -382,13 +384,14 @@ def bench_cards(template: dict, version, user, count: int, entry_results: list[d
     as submit_run_card + verify_run_card would have stored them. Each card has its own model_slug, so
     its own fingerprint and leaderboard row; every fourth card names one of the bench methods."""
     from corpus.models import Entry
-    from leaderboard import services, verification
+    from leaderboard import verification
     from leaderboard.cards import top_level_value_text
     from leaderboard.models import DomainScore, RunCard, RunCardResult
+    from leaderboard.services import scoring
     from tests.cards import seal
 
     methods = create_methods(user)
-    make_domain_score = getattr(services, "domain_score", None)
+    make_domain_score = getattr(scoring, "domain_score", None)
     entry_rows = {str(entry_id): (pk, segment, domain) for entry_id, pk, segment, domain in
                   Entry.objects.filter(version=version).values_list("entry_id", "pk", "segment", "domain")}
 

@@ -76,6 +76,7 @@ def create_campaign() -> tuple[Any, list]:
     )[0] for email in SPEAKER_EMAILS]
     version = import_corpus(data=gold_corpus(ENTRIES), organization=organization, actor=None).version
     cards.consent_to_everything(version.dataset, governance)
+    qualify(speakers, organization, version)
     entries = list(Entry.objects.filter(version=version).order_by("position"))
     card = make_card(version, entries, predict=cards.predict, composite=0.8, model_slug="bench-review-model")
     with override_settings(RUN_CARD_INLINE_MAX_RESULTS=ENTRIES):
@@ -92,6 +93,17 @@ def create_campaign() -> tuple[Any, list]:
     return campaign, speakers
 
 
+def qualify(speakers: list, organization, version) -> None:
+    """Each speaker fluent in both languages of the version's pair, attested by the organization: what a review
+    pool is drawn from (docs/speakers.md)."""
+    from speakers.services import add_skill, attest_skill
+
+    for speaker in speakers:
+        for language in {version.source_language, version.target_language}:
+            attest_skill(actor=None, organization=organization,
+                         skill=add_skill(actor=speaker, language=language, reading=4, writing=4))
+
+
 def create_loop_campaign(campaign) -> tuple[Any, list]:
     """A second campaign on the same card for the rating loop: LOOP_SPEAKERS speakers, each with their own
     LOOP_ITEMS × LOOP_RATINGS_PER_ITEM ÷ LOOP_SPEAKERS assignments, no control items; phones may hold its
@@ -104,6 +116,7 @@ def create_loop_campaign(campaign) -> tuple[Any, list]:
     prove_as_operator(governance)
     speakers = [add_member(email=f"bench-loop-speaker{n}@example.invalid", organization=campaign.organization,
                            role="speaker", actor=None)[0] for n in range(1, LOOP_SPEAKERS + 1)]
+    qualify(speakers, campaign.organization, campaign.run_card.dataset_version)
     loop = services.open_campaign(
         run_card=campaign.run_card, actor=governance,
         values=services.CampaignSettings(
@@ -206,8 +219,9 @@ def query_counts(campaign, loop, governance, loop_speaker, cookie_client: dict[s
                 speaker, 200),
         counted("POST /review/items/<id>/ → JSON (rate.js)",
                 rating({"Accept": "application/json", "X-Requested-With": "fetch"}), speaker, 201),
-        counted("POST /review/items/<id>/ → next item's page (rate.js, items not held)",
-                rating({"X-Next-Item": "page"}), speaker, 200),
+        counted("POST /review/items/<id>/ → JSON with the next item (rate.js, items not held)",
+                rating({"Accept": "application/json", "X-Requested-With": "fetch", "X-Next-Item": "item"}),
+                speaker, 201),
         counted("POST /review/items/<id>/ → 302 (no JavaScript)", rating({}), speaker, 302),
         counted("GET /review/campaigns/<id>/decision/ (governance)", lambda c: c.get(decision), staff, 200),
     ]
