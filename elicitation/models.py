@@ -174,7 +174,7 @@ class Translation(models.Model):
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="translations", db_index=False)
-    translator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    translator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SUBMITTED)
     revision_rounds = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
@@ -240,7 +240,7 @@ class Verification(models.Model):
     translation = models.ForeignKey(Translation, on_delete=models.CASCADE, related_name="verifications",
                                     db_index=False)
     version = models.ForeignKey(TranslationVersion, on_delete=models.PROTECT, related_name="verifications")
-    verifier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    verifier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False)
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
     comment = models.TextField(blank=True)
     flagged = models.BooleanField(default=False, help_text="The version was suspected machine output.")
@@ -272,7 +272,10 @@ class AnalysisCheck(models.Model):
         CONFIRMED = "confirmed", gettext_lazy("Confirmed")
         DISPUTED = "disputed", gettext_lazy("Disputed")
 
-    version = models.ForeignKey(TranslationVersion, on_delete=models.CASCADE, related_name="analysis_checks")
+    # Indexed as the first column of analysischeck_once_per_person (as each foreign key without an index of its own
+    # here is, by a constraint or index of its model).
+    version = models.ForeignKey(TranslationVersion, on_delete=models.CASCADE, related_name="analysis_checks",
+                                db_index=False)
     checked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     status = models.CharField(max_length=10, choices=Status.choices)
     method = models.CharField(max_length=300, help_text="How it was checked: by knowledge, a dictionary, an FST…")
@@ -291,7 +294,7 @@ class DeclaredConflict(models.Model):
     """A person who will not verify a translator's work in a batch (a relative, a close colleague): declared by the
     verifier, it keeps that translator's work out of their queue."""
 
-    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="conflicts")
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="conflicts", db_index=False)
     verifier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     translator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     reason = models.CharField(max_length=300)

@@ -11,7 +11,8 @@ pytestmark = pytest.mark.django_db
 
 EVIDENCE = {"organizations.AuditEvent", "submissions.ParticipationTerms", "submissions.TermsAcceptance",
             "submissions.SubmissionEvent", "submissions.OwnershipTransfer", "review.Decision",
-            "review.RatingWithdrawal", "ledger.Payment", "governance.Signature"}
+            "review.RatingWithdrawal", "ledger.Payment", "governance.Signature", "submissions.DependencySignOff",
+            "submissions.RightsHolderPermission", "corpus.LabelRelease"}
 
 
 def append_only_models():
