@@ -20,31 +20,10 @@
   var TIMEOUT_MS = 15000;
   var REFILL_BELOW = 3;
 
-  function storage() {
-    try {
-      window.localStorage.setItem("champollion-probe", "1");
-      window.localStorage.removeItem("champollion-probe");
-      return window.localStorage;
-    } catch (error) { return null; }
-  }
-  var store = storage();
-
-  function read(key) {
-    if (!store) { return []; }
-    try { return JSON.parse(store.getItem(key) || "[]") || []; } catch (error) { return []; }
-  }
-
-  function write(key, entries) {
-    if (!store) { return; }
-    if (entries.length) { store.setItem(key, JSON.stringify(entries)); } else { store.removeItem(key); }
-  }
-
-  function newId() {
-    if (window.crypto && crypto.randomUUID) { return crypto.randomUUID(); }
-    return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, function (c) {
-      return (c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (c / 4)))).toString(16);
-    });
-  }
+  var Device = window.ChampollionDevice;  // static/js/device-store.js: what the page keeps on the device
+  var read = Device.readList;
+  var write = Device.writeList;
+  var newId = Device.newId;
 
   function csrfToken() {
     var input = document.querySelector("input[name=csrfmiddlewaretoken]");

@@ -23,25 +23,11 @@
   var REFILL_BELOW = 5;
   var Core = window.ChampollionRating;  // static/js/rate-core.js: the queue, Undo and timing rules
 
-  function storage() {
-    try {
-      var probe = "champollion-probe";
-      window.localStorage.setItem(probe, probe);
-      window.localStorage.removeItem(probe);
-      return window.localStorage;
-    } catch (error) { return null; }
-  }
-  var store = storage();
-
-  function readQueue(key) {
-    if (!store) { return []; }
-    try { return JSON.parse(store.getItem(key) || "[]") || []; } catch (error) { return []; }
-  }
-
-  function writeQueue(key, entries) {
-    if (!store) { return; }
-    if (entries.length) { store.setItem(key, JSON.stringify(entries)); } else { store.removeItem(key); }
-  }
+  var Device = window.ChampollionDevice;  // static/js/device-store.js: what the page keeps on the device
+  var store = Device.store;
+  var readQueue = Device.readList;
+  var writeQueue = Device.writeList;
+  var newId = Device.newId;
 
   /* The page that says a campaign stopped serving discards what waited for it on this device. */
   var wipe = document.querySelector("[data-rate-wipe]");
@@ -219,16 +205,6 @@
       rated: section.hasAttribute("data-rated"), mayHold: section.hasAttribute("data-may-hold"),
       shown: section.getAttribute("data-shown") || ""
     };
-  }
-
-  function newId() {
-    if (window.crypto && window.crypto.randomUUID) { return window.crypto.randomUUID(); }
-    var bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join("");
-    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
   }
 
   function say(text, kind) {
