@@ -98,7 +98,8 @@ class RunCardListView(APIView):
         "verified before the answer (201); large ones answer 202 and are verified by a background task: poll "
         "`status_url`. A body over RUN_CARD_MAX_BYTES answers 413; too many submissions, or too many cards "
         "refused for secret text in 24 hours (RUN_CARD_SECRET_TEXT_REFUSALS_PER_DAY), answer 429 with Retry-After. "
-        "409: the dataset's community does not consent to evaluation, the run_id is stored already, or a class A1 "
+        "409: the dataset's community paused evaluation (until the date the answer names) or does not consent to "
+        "evaluation, the run_id is stored already, or a class A1 "
         "method's card scores secret entries without an unused A1 run approval (one per run, a governance decision) "
         "or without the community's consent to A1 gateway disclosure.",
     )
