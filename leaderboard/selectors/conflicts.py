@@ -27,10 +27,6 @@ def conflicts_of(run_card: RunCard) -> dict[int, str]:
     return reasons
 
 
-def conflicted_account_ids(run_card: RunCard) -> set[int]:
-    return set(conflicts_of(run_card))
-
-
 def own_conflict(user, *, run_card: RunCard | None = None,
                  method: Method | None = None) -> ConflictDeclaration | None:
     """The signed-in user's declaration in force on the card or the method, if they made one."""

@@ -1,6 +1,6 @@
-"""Disqualifications of cards and methods (benchmark specification §9.2): the one in force, and the history."""
+"""Disqualifications of cards and methods (benchmark specification §9.2): the one in force."""
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 
 from ..models import Disqualification, RunCard
 
@@ -17,11 +17,3 @@ def active_disqualification(*, run_card: RunCard | None = None, method=None) -> 
     return (Disqualification.objects.filter(targets, lifted_at__isnull=True)
             .select_related("run_card", "method").order_by("-disqualified_at").first())
 
-
-def disqualification_history(*, run_card: RunCard | None = None, method=None) -> QuerySet[Disqualification]:
-    """Every disqualification of a card (and its method) or of a method, lifted or not, newest first."""
-    if run_card is not None:
-        targets = Q(run_card=run_card) | (Q(method_id=run_card.method_id) if run_card.method_id else Q(pk__in=[]))
-    else:
-        targets = Q(method=method)
-    return Disqualification.objects.filter(targets).order_by("-disqualified_at")
