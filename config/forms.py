@@ -7,8 +7,10 @@ from django.utils.translation import gettext_lazy
 
 class DeleteAccountForm(forms.Form):
     confirm_email = forms.CharField(label=gettext_lazy("Type your e-mail address to confirm"), max_length=254)
-    withdraw = forms.BooleanField(required=False, label=gettext_lazy("Also withdraw all my ratings"),
-                                  help_text=gettext_lazy("Unticked, your ratings are kept and credited as you chose."))
+    withdraw = forms.BooleanField(
+        required=False, label=gettext_lazy("Also withdraw all my ratings and translations"),
+        help_text=gettext_lazy("Unticked, your ratings and translations are kept and credited as you chose. "
+                               "Translations already in a frozen version of a corpus stay there."))
 
     def __init__(self, *args, email: str, **kwargs):
         super().__init__(*args, **kwargs)

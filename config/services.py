@@ -49,15 +49,16 @@ def withdraw_everything(*, actor: User) -> Withdrawn:
 
 @transaction.atomic
 def delete_account(*, actor: User, withdraw: bool) -> None:
-    """The user deletes their account: their ratings stay as their last choices say — withdrawn if they ask it here
-    or did before, else kept and credited as they chose (a speaker credited by their name keeps that credit: the
-    name moves into it before the account forgets it). They leave every organization (refused while they are its
-    last governance member), then the account is anonymised."""
-    if withdraw:
-        withdraw_all_ratings(actor=actor)
+    """The user deletes their account: their ratings and elicited translations stay as their last choices say —
+    withdrawn if they ask it here or did before (translations a frozen version holds stay there), else kept and
+    credited as they chose (a speaker credited by their name keeps that credit: the name moves into it before the
+    account forgets it). They leave every organization (refused while they are its last governance member), then
+    the account is anonymised."""
+    translations_withdrawn = withdraw_everything(actor=actor).elicited["withdrawn"] if withdraw else 0
     forget_skills(actor=actor)
     keep_credited_names(actor=actor)
     for membership in Membership.objects.filter(user=actor).order_by("pk"):
         remove_member(actor=actor, membership=membership)
-    record_event(AuditAction.ACCOUNT_DELETED, actor=actor, obj=actor, details={"ratings_withdrawn": withdraw})
+    record_event(AuditAction.ACCOUNT_DELETED, actor=actor, obj=actor, details={
+        "ratings_withdrawn": withdraw, "translations_withdrawn": translations_withdrawn})
     anonymise_user(actor)

@@ -26,7 +26,8 @@ def home(request):
 
 @login_required
 def delete_account(request):
-    """Delete one's own account, after typing its address; optionally withdrawing every rating first."""
+    """Delete one's own account, after typing its address; optionally withdrawing every rating and elicited
+    translation first."""
     form = DeleteAccountForm(request.POST or None, email=request.user.email)
     if request.method == "POST" and form.is_valid():
         try:
@@ -38,7 +39,8 @@ def delete_account(request):
             messages.success(request, _("Your account is deleted."))
             return redirect("home")
     response = render(request, "delete_account.html", {
-        "form": form, "rated": bool(speaker_pay(request.user))}, status=400 if form.errors else 200)
+        "form": form, "rated": bool(speaker_pay(request.user)),
+        "translated": withdrawable_work(request.user)}, status=400 if form.errors else 200)
     patch_cache_control(response, private=True, no_store=True)
     return response
 

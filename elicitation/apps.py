@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class ElicitationConfig(AppConfig):
     name = "elicitation"
     verbose_name = "Elicitation"
+
+    def ready(self):
+        from . import paid_work
+
+        paid_work.register()

@@ -7,12 +7,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
 from corpus.models import SECRET_SEGMENTS, ConsentUse, Domain, Register, Segment
 from corpus.selectors import READINESS_MINIMUMS, consent_filter, has_consent
 from leaderboard.models import RunCardResult
-from ledger.selectors import amount_owed, rate_in_force, speaker_labels, stored_pay_policy
+from ledger.models import Payment, PayPolicy
+from ledger.selectors import (
+    Rate,
+    amount_owed,
+    in_cents,
+    paid_per_speaker,
+    rate_in_force,
+    speaker_labels,
+    stored_pay_policy,
+)
 from organizations.audit import record_secret_access
 from organizations.models import Role
 from organizations.selectors import org_ids_with_roles
@@ -218,12 +227,30 @@ class SpeakerFigures:
     agreement: float | None
     seconds: float
     owed: Decimal | None
+    paid: Decimal
+
+    @property
+    def balance(self) -> Decimal | None:
+        return None if self.owed is None else self.owed - self.paid
 
 
-def speaker_figures(batch: Batch) -> list[SpeakerFigures]:
+def batch_rate(batch: Batch) -> Rate:
+    """The batch's own hourly rate, else its organization's, else none."""
+    return rate_in_force(batch, stored_pay_policy(batch.organization))
+
+
+def owed_for(seconds: float, accepted: int, batch: Batch, rate: Rate) -> Decimal | None:
+    """Time at the rate in force, plus the batch's amount per accepted translation when it has one."""
+    owed = amount_owed(seconds, rate)
+    if owed is not None and batch.amount_per_accepted:
+        owed += batch.amount_per_accepted * accepted
+    return owed
+
+
+def speaker_figures(batch: Batch, rate: Rate | None = None) -> list[SpeakerFigures]:
     """Per person: translations and their outcomes, machine-output flags, verifications and how often they agreed
-    with the translation's final outcome, working time and what it is owed at the batch's rate (a constant number of
-    queries)."""
+    with the translation's final outcome, working time, what it is owed at the rate in force and what was paid (a
+    constant number of queries)."""
     translations = list(Translation.objects.filter(source__batch=batch).exclude(status=Translation.Status.WITHDRAWN)
                         .values_list("pk", "translator_id", "status"))
     status_of = {pk: status for pk, _translator, status in translations}
@@ -249,18 +276,63 @@ def speaker_figures(batch: Batch) -> list[SpeakerFigures]:
             agreed = (outcome in (Verification.Outcome.ACCEPT, Verification.Outcome.EDIT)) == (
                 final == Translation.Status.ACCEPTED)
             people[verifier]["agreed"] += agreed
-    rate = rate_in_force(batch, stored_pay_policy(batch.organization))
+    rate = rate or batch_rate(batch)
+    paid = paid_per_speaker(batch)
     labels = speaker_labels(batch.organization, sorted(people))
     rows = []
     for person in sorted(people, key=lambda pk: labels[pk]):
         counts = people[person]
-        owed = amount_owed(seconds[person], rate)
-        if owed is not None and batch.amount_per_accepted:
-            owed += batch.amount_per_accepted * counts[Translation.Status.ACCEPTED]
         rows.append(SpeakerFigures(
             person, labels[person], counts["translated"], counts[Translation.Status.ACCEPTED],
             counts[Translation.Status.REJECTED], counts["flagged"], counts["verified"],
-            counts["agreed"] / counts["decided"] if counts["decided"] else None, round(seconds[person], 1), owed))
+            counts["agreed"] / counts["decided"] if counts["decided"] else None, round(seconds[person], 1),
+            owed_for(seconds[person], counts[Translation.Status.ACCEPTED], batch, rate),
+            paid.get(person, in_cents(None))))
+    return rows
+
+
+@dataclass(frozen=True)
+class BatchPay:
+    """A person's own line for one batch on their page: their working time (translating and verifying), accepted
+    translations, what that is owed at the rate in force and what was paid."""
+
+    batch: Batch
+    seconds: float
+    accepted: int
+    rate: Rate
+    owed: Decimal | None
+    paid: Decimal
+
+    @property
+    def balance(self) -> Decimal | None:
+        return None if self.owed is None else self.owed - self.paid
+
+
+def speaker_batch_pay(user) -> list[BatchPay]:
+    """Every batch the person translated or verified in, newest first: only their own work and payments (the
+    queries filter on the user; a constant number of them)."""
+    seconds: dict[int, float] = defaultdict(float)
+    for batch_id, spent in TranslationVersion.objects.filter(author=user).order_by().values_list(
+            "translation__source__batch_id").annotate(total=Sum("seconds")):
+        seconds[batch_id] += spent or 0.0
+    for batch_id, spent in Verification.objects.filter(verifier=user).order_by().values_list(
+            "translation__source__batch_id").annotate(total=Sum("seconds")):
+        seconds[batch_id] += spent or 0.0
+    if not seconds:
+        return []
+    accepted = dict(Translation.objects.filter(translator=user, status=Translation.Status.ACCEPTED).order_by()
+                    .values_list("source__batch_id").annotate(n=Count("pk")))
+    paid = dict(Payment.objects.filter(speaker=user, batch_id__in=list(seconds)).order_by().values_list("batch_id")
+                .annotate(total=Sum("amount")))
+    batches = list(Batch.objects.filter(pk__in=list(seconds)).select_related("organization").order_by("-created_at"))
+    policies = {policy.organization_id: policy for policy in PayPolicy.objects.filter(
+        organization_id__in={batch.organization_id for batch in batches})}
+    rows = []
+    for batch in batches:
+        rate = rate_in_force(batch, policies.get(batch.organization_id))
+        rows.append(BatchPay(batch, seconds[batch.pk], accepted.get(batch.pk, 0), rate,
+                             owed_for(seconds[batch.pk], accepted.get(batch.pk, 0), batch, rate),
+                             in_cents(paid.get(batch.pk))))
     return rows
 
 

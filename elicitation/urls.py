@@ -14,6 +14,7 @@ urlpatterns = [
     path("b/<uuid:public_id>/corpus/", views.batch_into_corpus, name="batch_into_corpus"),
     path("b/<uuid:public_id>/dashboard/", views.dashboard, name="dashboard"),
     path("b/<uuid:public_id>/dashboard.csv", views.dashboard_export, name="dashboard_export"),
+    path("b/<uuid:public_id>/pay/", views.batch_pay, name="batch_pay"),
     path("b/<uuid:public_id>/versions/<int:pk>/card.md", views.version_card, name="version_card"),
     path("b/<uuid:public_id>/translate/", views.translate_start, name="translate_start"),
     path("b/<uuid:public_id>/upcoming/", views.upcoming, name="upcoming"),

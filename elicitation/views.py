@@ -5,8 +5,10 @@ a queue kept on the device. Thin: every rule is in services and selectors."""
 import csv
 import io
 import uuid
+from decimal import Decimal
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse, JsonResponse
@@ -23,8 +25,11 @@ from corpus.models import PUBLIC_SEGMENTS, ConsentUse, DatasetVersion
 from corpus.selectors import has_consent
 from corpus.validation import CorpusFileError
 from languages.directions import text_direction
+from ledger.forms import PaymentForm
+from ledger.selectors import payments_for
+from ledger.services import record_payment
 from organizations.mfa import secret_holder_required
-from organizations.models import SECRET_READER_ROLES
+from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
 from organizations.selectors import org_ids_with_roles
 
@@ -239,11 +244,13 @@ def batch_into_corpus(request, public_id):
 @secret_holder_required(*SECRET_READER_ROLES)
 def dashboard(request, public_id):
     batch = curated_batch(request, public_id)
-    figures = selectors.speaker_figures(batch)
+    rate = selectors.batch_rate(batch)
+    figures = selectors.speaker_figures(batch, rate)
     return private(render(request, "elicitation/dashboard.html", {
-        "batch": batch, "progress": selectors.batch_progress(batch), "figures": figures,
+        "batch": batch, "rate": rate, "progress": selectors.batch_progress(batch), "figures": figures,
         "flagged_people": selectors.repeatedly_flagged(figures), "flagged": selectors.flagged_versions(batch)[:50],
-        "cost": selectors.batch_cost(figures), "skips": selectors.skip_counts(batch)}))
+        "cost": selectors.batch_cost(figures), "skips": selectors.skip_counts(batch),
+        "can_pay": permitted(request.user, "organization.govern", batch.organization)}))
 
 
 @login_required
@@ -254,13 +261,48 @@ def dashboard_export(request, public_id):
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["person", "translated", "accepted", "rejected", "flagged_machine_like", "verified",
-                     "verification_agreement", "seconds", "owed", "currency"])
-    for row in selectors.speaker_figures(batch):
+                     "verification_agreement", "seconds", "owed", "paid", "currency"])
+    rate = selectors.batch_rate(batch)
+    for row in selectors.speaker_figures(batch, rate):
         writer.writerow([row.label, row.translated, row.accepted, row.rejected, row.flagged, row.verified,
                          "" if row.agreement is None else f"{row.agreement:.2f}", row.seconds,
-                         "" if row.owed is None else row.owed, batch.currency])
+                         "" if row.owed is None else row.owed, row.paid, rate.currency])
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     return private(as_download(response, f"elicitation-{batch.public_id}", "csv"))
+
+
+@login_required
+@secret_holder_required(Role.GOVERNANCE)
+def batch_pay(request, public_id):
+    """Governance staff's pay page for a batch: each person's time, accepted translations, what they are owed and
+    were paid; recording a payment or a correction (a reversal is a negative correction, recorded here only)."""
+    batch = get_object_or_404(Batch.objects.select_related("organization", "dataset"), public_id=public_id)
+    if not permitted(request.user, "organization.govern", batch.organization):
+        raise Http404(_("No such batch in your organizations."))
+    rate = selectors.batch_rate(batch)
+    figures = selectors.speaker_figures(batch, rate)
+    payments = list(payments_for(batch))
+    labels = {row.user_id: row.label for row in figures}
+    form = PaymentForm(request.POST or None, speakers=[(row.user_id, row.label) for row in figures], payments=[
+        (p.pk, f"#{p.pk} · {labels.get(p.speaker_id, '')} · {p.amount} {p.currency} · {p.paid_on.isoformat()}")
+        for p in payments])
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            record_payment(actor=request.user, work_done=batch,
+                           speaker=get_object_or_404(get_user_model(), pk=data["speaker"]), amount=data["amount"],
+                           paid_on=data["paid_on"], reference=data["reference"], note=data["note"],
+                           corrects=next((p for p in payments if p.pk == data["corrects"]), None))
+        except ApplicationError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, _("Payment recorded."))
+            return redirect("elicitation:batch_pay", public_id=batch.public_id)
+    return private(render(request, "elicitation/pay.html", {
+        "batch": batch, "rate": rate, "figures": figures, "form": form,
+        "payments": [(payment, labels.get(payment.speaker_id, "")) for payment in payments],
+        "cost": selectors.batch_cost(figures), "paid": sum((row.paid for row in figures), start=Decimal("0.00")),
+    }, status=400 if form.errors else 200))
 
 
 @login_required
@@ -560,11 +602,12 @@ def declare_conflict(request, public_id):
 
 @login_required
 def my_work(request):
-    """The speaker's own elicited work, and taking back what no frozen version holds."""
+    """The speaker's own elicited work and pay per batch, and taking back what no frozen version holds."""
     translations = (Translation.objects.filter(translator=request.user).select_related("source__batch")
                     .annotate(frozen=Count("entries", filter=Q(entries__version__frozen_at__isnull=False)))
                     .order_by("-created_at")[:200])
-    return private(render(request, "elicitation/my_work.html", {"translations": translations}))
+    return private(render(request, "elicitation/my_work.html", {
+        "translations": translations, "pay": selectors.speaker_batch_pay(request.user)}))
 
 
 @login_required

@@ -1,6 +1,7 @@
 """The pay and credit ledger: what an organization pays its speakers for their time, what it paid them, and how
-each speaker is credited. It sits below the apps whose work it pays for (review's campaigns today, elicitation
-next) and names them by string only (`"review.Campaign"`), never by import. The tables were created by review and
+each speaker is credited. It sits below the apps whose work it pays for (review's campaigns, elicitation's batches)
+and names them by string only (`"review.Campaign"`, `"elicitation.Batch"`), never by import; each registers its kind
+of paid work with `ledger.work`. The tables were created by review and
 keep their names (`review_*`): the models moved here in the migration state only (docs/architecture.md)."""
 
 from django.conf import settings
@@ -40,10 +41,14 @@ class PayPolicy(models.Model):
 
 
 class Payment(AppendOnlyModel):
-    """Money paid to a speaker for a campaign, as governance staff recorded it. Never edited: a mistake is put
-    right by a correction, a new row that names the payment it corrects and says why (negative to take back)."""
+    """Money paid to a speaker for one piece of paid work (a review campaign or an elicitation batch: exactly one),
+    as governance staff recorded it. Never edited: a mistake is put right by a correction, a new row that names the
+    payment it corrects and says why (negative to take back)."""
 
-    campaign = models.ForeignKey("review.Campaign", on_delete=models.PROTECT, related_name="payments")
+    campaign = models.ForeignKey("review.Campaign", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="payments")
+    batch = models.ForeignKey("elicitation.Batch", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="payments")
     speaker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     amount = models.DecimalField(max_digits=10, decimal_places=2)
     currency = models.CharField(max_length=3)
@@ -64,9 +69,17 @@ class Payment(AppendOnlyModel):
             models.CheckConstraint(condition=Q(corrects__isnull=True) | ~Q(note=""),
                                    name="payment_correction_says_why"),
             models.CheckConstraint(condition=Q(currency__regex=CURRENCY_PATTERN), name="payment_currency_code"),
+            models.CheckConstraint(
+                condition=Q(campaign__isnull=False, batch__isnull=True) | Q(campaign__isnull=True, batch__isnull=False),
+                name="payment_for_one_piece_of_work"),
         ]
 
     append_only_message = "Payments are never edited or deleted; record a correction."
+
+    @property
+    def work(self) -> models.Model:
+        """The campaign or batch the payment is for."""
+        return self.campaign if self.campaign_id is not None else self.batch
 
 
 class SpeakerCredit(models.Model):

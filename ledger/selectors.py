@@ -1,5 +1,5 @@
-"""Every read of the ledger with a rule: the rate in force and what time at that rate is owed, and how each
-speaker is credited (a credit's name, or anonymous)."""
+"""Every read of the ledger with a rule: the rate in force and what time at that rate is owed, what was paid for a
+piece of work, and how each speaker is credited (a credit's name, or anonymous)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -7,11 +7,15 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import models
+from django.db.models import Q, QuerySet, Sum
 from django.utils.translation import gettext as _
 
-from organizations.models import Organization
+from organizations.models import Organization, Role
+from organizations.selectors import org_ids_with_roles
 
-from .models import PayPolicy, SpeakerCredit
+from . import work
+from .models import Payment, PayPolicy, SpeakerCredit
 
 # Pay: the rate in force and what time is owed at it.
 
@@ -20,18 +24,18 @@ from .models import PayPolicy, SpeakerCredit
 class Rate:
     hourly_rate: Decimal | None
     currency: str
-    source: str  # "campaign", "organization" or "" (none set)
+    source: str  # "own" (the work's), "organization" or "" (none set)
 
 
 def stored_pay_policy(organization: Organization) -> PayPolicy | None:
     return PayPolicy.objects.filter(organization=organization).first()
 
 
-def rate_in_force(work: Any, policy: PayPolicy | None) -> Rate:
-    """The hourly rate of the paid work (a review campaign: anything with `hourly_rate` and `currency`) when it
+def rate_in_force(work_done: Any, policy: PayPolicy | None) -> Rate:
+    """The hourly rate of the paid work (a campaign or a batch: anything with `hourly_rate` and `currency`) when it
     has its own, else its organization's (`policy`), else none."""
-    if work is not None and work.hourly_rate is not None:
-        return Rate(work.hourly_rate, work.currency, "campaign")
+    if work_done is not None and work_done.hourly_rate is not None:
+        return Rate(work_done.hourly_rate, work_done.currency, "own")
     if policy is not None:
         return Rate(policy.hourly_rate, policy.currency, "organization")
     return Rate(None, "", "")
@@ -52,7 +56,31 @@ def amount_owed(seconds: float, rate: Rate) -> Decimal | None:
     return (Decimal(str(round(seconds, 3))) * rate.hourly_rate / 3600).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+def payments_for(work_done: models.Model) -> QuerySet[Payment]:
+    """The payments and corrections recorded for a campaign or a batch, oldest first."""
+    field = work.kind_of(work_done).payment_field
+    return (Payment.objects.filter(**{field: work_done}).select_related("speaker", "recorded_by")
+            .order_by("recorded_at", "pk"))
+
+
+def paid_per_speaker(work_done: models.Model) -> dict[int, Decimal]:
+    """What each speaker was paid for a campaign or a batch, corrections included (one query)."""
+    field = work.kind_of(work_done).payment_field
+    return {speaker: in_cents(total) for speaker, total in Payment.objects.filter(**{field: work_done}).order_by()
+            .values("speaker_id").annotate(total=Sum("amount")).values_list("speaker_id", "total")}
+
+
 # Credit: how each speaker is named on the lists that name speakers.
+
+
+def credits_to_choose(user) -> list[Organization]:
+    """The organizations a user may set their credit for: those they speak for now or ever did paid work for."""
+    if not user.is_authenticated:
+        return []
+    query = Q(pk__in=org_ids_with_roles(user, [Role.SPEAKER]))
+    for kind in work.registered():
+        query |= Q(pk__in=kind.organizations_worked_for(user))
+    return list(Organization.objects.filter(query).order_by("name"))
 
 
 def credit_choices(user) -> dict[int, SpeakerCredit]:

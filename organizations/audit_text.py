@@ -146,6 +146,7 @@ DETAIL_LABELS: dict[str, Promise] = {
     "tier": pgettext_lazy("audit detail", "Tier"),
     "to": pgettext_lazy("audit detail", "To"),
     "token": pgettext_lazy("audit detail", "API token"),
+    "translations_withdrawn": pgettext_lazy("audit detail", "Translations withdrawn"),
     "unchanged": pgettext_lazy("audit detail", "Unchanged"),
     "updated": pgettext_lazy("audit detail", "Updated"),
     "user": pgettext_lazy("audit detail", "User"),

@@ -5,6 +5,7 @@ class ReviewConfig(AppConfig):
     name = "review"
 
     def ready(self):
-        from . import decisions, signals  # noqa: F401 - signals connects the consent receiver
+        from . import decisions, paid_work, signals  # noqa: F401 - signals connects the consent receiver
 
         decisions.register()
+        paid_work.register()

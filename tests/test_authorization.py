@@ -220,6 +220,7 @@ TABLE = {
     "^elicit/b/<uuid:public_id>/corpus/": ("/elicit/b/{batch}/corpus/", signed_in(405)),
     "^elicit/b/<uuid:public_id>/dashboard/": ("/elicit/b/{batch}/dashboard/", STEWARD_STAFF_ONLY),
     "^elicit/b/<uuid:public_id>/dashboard.csv": ("/elicit/b/{batch}/dashboard.csv", STEWARD_STAFF_ONLY),
+    "^elicit/b/<uuid:public_id>/pay/": ("/elicit/b/{batch}/pay/", GOVERNANCE_ONLY),
     "^elicit/b/<uuid:public_id>/versions/<int:pk>/card.md": ("/elicit/b/{batch}/versions/{batch_version}/card.md",
                                                               STEWARD_STAFF_ONLY),
     "^elicit/b/<uuid:public_id>/translate/": ("/elicit/b/{batch}/translate/", signed_in(404, speaker=302)),

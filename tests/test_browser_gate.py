@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from ledger import services as ledger
 from review import planning, services
 
 from .browser_support import assert_accessible as accessible
@@ -48,7 +49,7 @@ def test_plan_then_leave_a_speaker_out_and_read_both_recommendations(live_server
     harsh = pool[0]
     rate_everything(campaign, lambda a: "reject" if a.speaker_id == harsh.pk else "excellent")
     # Every list of speakers names them as they chose to be credited; this one chose a name.
-    services.set_speaker_credit(actor=harsh, organization=steward, choice="display_name", display_name="Harsh Rater")
+    ledger.set_speaker_credit(actor=harsh, organization=steward, choice="display_name", display_name="Harsh Rater")
     page.goto(f"{live_server.url}/review/campaigns/{campaign.public_id}/decision/")
     row = page.locator("tr", has_text="Harsh Rater")
     row.get_by_text("Leave out…").click()

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 
+from ledger import services as ledger
 from ledger.models import SpeakerCredit
 from review import services
 from review.models import Assignment, Rating
@@ -33,11 +34,11 @@ def test_a_speaker_rates_is_paid_chooses_anonymity_and_withdraws(live_server, pa
                                                                    governance_user):
     card = gold_card(steward, governance_user, count=40)
     pool = speakers(steward, 4)
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
                             currency="CAD", default_seconds_per_rating=45)
     campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool, sample_size=30))
     speaker = pool[0]
-    services.set_speaker_credit(actor=speaker, organization=steward, choice="display_name", display_name="Kôhkom")
+    ledger.set_speaker_credit(actor=speaker, organization=steward, choice="display_name", display_name="Kôhkom")
 
     sign_in(page, live_server.url, speaker)
     page.goto(f"{live_server.url}/review/c/{campaign.public_id}/")

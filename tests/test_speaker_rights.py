@@ -17,6 +17,9 @@ from django.db import IntegrityError, transaction
 from django.utils import dateformat, timezone
 from openpyxl import load_workbook
 
+from ledger import errors as ledger_errors
+from ledger import services as ledger
+from ledger.errors import LedgerError
 from ledger.models import Payment, PayPolicy, SpeakerCredit
 from organizations.models import AuditEvent, Membership
 from organizations.services import remove_member
@@ -157,7 +160,7 @@ def timed(campaign, speaker, seconds: list[float]):
 
 
 def test_timesheet_totals_owed_and_paid(client, campaign, pool, governance_user, steward):
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
                             currency="cad", default_seconds_per_rating=45)
     timed(campaign, pool[0], [900, 900, 900, 900])   # one hour
     timed(campaign, pool[1], [600, 300])          # a quarter
@@ -165,10 +168,10 @@ def test_timesheet_totals_owed_and_paid(client, campaign, pool, governance_user,
     rows = {row.email: row for row in selectors.timesheet(campaign)}
     assert rows[pool[0].email].owed == Decimal("60.00") and rows[pool[0].email].ratings == 4
     assert rows[pool[1].email].owed == Decimal("15.00") and rows[pool[1].email].untimed == 1
-    payment = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+    payment = ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0],
                                       amount=Decimal("50"), paid_on=date(2026, 11, 30), reference="TR-118")
     assert payment.currency == "CAD"
-    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("-5"),
+    ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], amount=Decimal("-5"),
                             paid_on=date(2026, 12, 1), corrects=payment, note="Paid 5 too much: the rate is 60.")
     row = {row.email: row for row in selectors.timesheet(campaign)}[pool[0].email]
     assert (row.paid, row.balance) == (Decimal("45.00"), Decimal("15.00"))
@@ -190,12 +193,12 @@ def test_timesheet_totals_owed_and_paid(client, campaign, pool, governance_user,
 def test_paid_totals_have_two_places_on_every_database(campaign, pool, governance_user, steward):
     """50.00 then a correction of -5.00 read 45.00 on the timesheet and the speaker's own page, as PostgreSQL sums
     them; SQLite's sum (`make run`'s database) came back as 45 and the export showed "45"."""
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60.00"),
                             currency="CAD", default_seconds_per_rating=45)
     timed(campaign, pool[0], [900])
-    payment = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+    payment = ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0],
                                       amount=Decimal("50.00"), paid_on=date(2026, 11, 30))
-    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("-5.00"),
+    ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], amount=Decimal("-5.00"),
                             paid_on=date(2026, 12, 1), corrects=payment, note="Paid 5 too much: the rate is 60.")
     [row] = selectors.timesheet(campaign)
     [own] = speaker_pay(pool[0])
@@ -206,29 +209,29 @@ def test_paid_totals_have_two_places_on_every_database(campaign, pool, governanc
 def test_corrections_never_take_back_more_than_was_paid(campaign, pool, governance_user, steward):
     PayPolicy.objects.create(organization=steward, hourly_rate=Decimal("50"), currency="CAD")
     timed(campaign, pool[0], [120])
-    payment = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+    payment = ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0],
                                       amount=Decimal("10"), paid_on=date(2026, 12, 1))
-    correction = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+    correction = ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0],
                                          amount=Decimal("-4"), paid_on=date(2026, 12, 1), corrects=payment,
                                          note="Four too many.")
     for amount, corrects, field in ((Decimal("-7"), payment, "amount"), (Decimal("-1"), correction, "corrects")):
-        with pytest.raises(services.ReviewError) as refused:
-            services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=amount,
+        with pytest.raises(LedgerError) as refused:
+            ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], amount=amount,
                                     paid_on=date(2026, 12, 1), corrects=corrects, note="Again.")
         assert refused.value.field == field
-    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("-6"),
+    ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], amount=Decimal("-6"),
                             paid_on=date(2026, 12, 1), corrects=payment, note="Never paid after all.")
     assert selectors.timesheet(campaign)[0].paid == Decimal("0.00")
 
 
 def test_the_rate_in_force_keeps_the_currency_payments_were_made_in(campaign, pool, governance_user, steward):
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("50"), currency="CAD",
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("50"), currency="CAD",
                             default_seconds_per_rating=45)
     timed(campaign, pool[0], [120])
-    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("1"),
+    ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], amount=Decimal("1"),
                             paid_on=date(2026, 12, 1))
-    with pytest.raises(services.ReviewError) as organization_rate:
-        services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"),
+    with pytest.raises(LedgerError) as organization_rate:
+        ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"),
                                 currency="USD", default_seconds_per_rating=45)
     assert organization_rate.value.field == "currency"
     with pytest.raises(services.ReviewError) as campaign_rate:
@@ -236,7 +239,7 @@ def test_the_rate_in_force_keeps_the_currency_payments_were_made_in(campaign, po
                                    currency="USD")
     assert campaign_rate.value.field == "currency"
     services.set_campaign_rate(actor=governance_user, campaign=campaign, hourly_rate=Decimal("55"), currency="CAD")
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"), currency="USD",
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"), currency="USD",
                             default_seconds_per_rating=45)
     with pytest.raises(services.ReviewError):
         services.set_campaign_rate(actor=governance_user, campaign=campaign, hourly_rate=None)
@@ -247,7 +250,7 @@ def test_the_rate_in_force_keeps_the_currency_payments_were_made_in(campaign, po
 def test_payments_are_append_only_and_corrections_say_why(campaign, pool, governance_user, steward):
     PayPolicy.objects.create(organization=steward, hourly_rate=Decimal("50"), currency="CAD")
     timed(campaign, pool[0], [120])
-    payment = services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0],
+    payment = ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0],
                                       amount=Decimal("1.67"), paid_on=date(2026, 12, 1))
     with pytest.raises(PermissionError):
         payment.save()
@@ -264,11 +267,11 @@ def test_payments_are_append_only_and_corrections_say_why(campaign, pool, govern
     ]
     for overrides, field in refusals:
         values = {"amount": Decimal("1"), "paid_on": date(2026, 12, 1), **overrides}
-        with pytest.raises(services.ReviewError) as refused:
-            services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], **values)
+        with pytest.raises(LedgerError) as refused:
+            ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], **values)
         assert refused.value.field == field
-    with pytest.raises(services.ReviewError) as nobody:
-        services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[3], amount=Decimal("1"),
+    with pytest.raises(LedgerError) as nobody:
+        ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[3], amount=Decimal("1"),
                                 paid_on=date(2026, 12, 1))
     assert nobody.value.field == "speaker"
     with transaction.atomic(), pytest.raises(IntegrityError):
@@ -295,7 +298,7 @@ def test_pay_forms_refuse_bad_input_by_field(client, campaign, pool, governance_
 
 
 def test_a_speaker_sees_their_own_hours_and_amount_owed(client, campaign, pool, governance_user, steward):
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60"),
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("60"),
                             currency="CAD", default_seconds_per_rating=45)
     services.set_campaign_rate(actor=governance_user, campaign=campaign, hourly_rate=Decimal("72"), currency="CAD")
     timed(campaign, pool[0], [900, 900])
@@ -312,7 +315,7 @@ def test_opening_a_campaign_shows_its_estimated_cost(client, card, governance_us
     url = f"/review/campaigns/new/{card.public_id}/?plan_size=40&plan_ratings=3&plan_speakers=4"
     page = " ".join(client.get(url).content.decode().split())
     assert "120 ratings, about 1.5 hours" in page and "stated default" in page
-    services.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"),
+    ledger.set_pay_policy(actor=governance_user, organization=steward, hourly_rate=Decimal("40"),
                             currency="CAD", default_seconds_per_rating=60)
     campaign = services.open_campaign(run_card=card, actor=governance_user, values=settings_for(pool))
     for assignment in Assignment.objects.filter(campaign=campaign, state="open")[:31]:
@@ -332,7 +335,7 @@ def test_credit_choice_is_applied_on_every_list_that_names_speakers(client, camp
     client.force_login(named)
     assert client.post(f"/review/me/credit/{steward.slug}/", {
         f"{steward.slug}-choice": "name", f"{steward.slug}-full_name": "Marie-Ange Cardinal"}).status_code == 302
-    services.set_speaker_credit(actor=chosen, organization=steward, choice="display_name", display_name="Kôhkom")
+    ledger.set_speaker_credit(actor=chosen, organization=steward, choice="display_name", display_name="Kôhkom")
 
     def surfaces():
         client.force_login(governance_user)
@@ -349,7 +352,7 @@ def test_credit_choice_is_applied_on_every_list_that_names_speakers(client, camp
     assert "Reviewed by 4 speakers of Steward Nation: Kôhkom, Marie-Ange Cardinal." in public
     assert "2 speakers chose not to be named." in public
 
-    services.set_speaker_credit(actor=named, organization=steward, choice="anonymous")
+    ledger.set_speaker_credit(actor=named, organization=steward, choice="anonymous")
     decision, export, public = surfaces()
     for text in (decision, export, public):
         assert "Marie-Ange Cardinal" not in text and named.email not in text
@@ -357,17 +360,17 @@ def test_credit_choice_is_applied_on_every_list_that_names_speakers(client, camp
 
 
 def test_credit_choices_are_checked(campaign, pool, steward, other_org):
-    with pytest.raises(services.ReviewError) as empty:
-        services.set_speaker_credit(actor=pool[0], organization=steward, choice="display_name", display_name="  ")
+    with pytest.raises(LedgerError) as empty:
+        ledger.set_speaker_credit(actor=pool[0], organization=steward, choice="display_name", display_name="  ")
     assert empty.value.field == "display_name"
-    with pytest.raises(services.ReviewError) as nameless:
-        services.set_speaker_credit(actor=pool[0], organization=steward, choice="name")
+    with pytest.raises(LedgerError) as nameless:
+        ledger.set_speaker_credit(actor=pool[0], organization=steward, choice="name")
     assert nameless.value.field == "choice"
-    with pytest.raises(services.ReviewError) as unknown:
-        services.set_speaker_credit(actor=pool[0], organization=steward, choice="famous")
+    with pytest.raises(LedgerError) as unknown:
+        ledger.set_speaker_credit(actor=pool[0], organization=steward, choice="famous")
     assert unknown.value.field == "choice"
-    with pytest.raises(services.NotAllowed):
-        services.set_speaker_credit(actor=pool[0], organization=other_org, choice="anonymous")
+    with pytest.raises(ledger_errors.NotAllowed):
+        ledger.set_speaker_credit(actor=pool[0], organization=other_org, choice="anonymous")
     assert not SpeakerCredit.objects.exists()
 
 
@@ -550,7 +553,7 @@ def test_leaving_the_organization_keeps_the_ratings(campaign, pool, governance_u
 def test_deleting_an_account_anonymises_it_and_keeps_ratings_as_last_chosen(client, campaign, pool, steward):
     rate_everything(campaign)
     leaving, withdrawing = pool[0], pool[1]
-    services.set_speaker_credit(actor=leaving, organization=steward, choice="name", full_name="Alma Roan")
+    ledger.set_speaker_credit(actor=leaving, organization=steward, choice="name", full_name="Alma Roan")
     client.force_login(leaving)
     refused = client.post("/review/me/delete-account/", {"confirm_email": "someone@else.example"})
     assert refused.status_code == 400
@@ -590,7 +593,7 @@ def test_a_hostile_credit_name_is_escaped_on_pages_and_inert_in_exports(client, 
                                                                         steward):
     rate_everything(campaign)
     hostile = '=HYPERLINK("http://evil.example","<script>alert(1)</script>")'
-    services.set_speaker_credit(actor=pool[0], organization=steward, choice="display_name", display_name=hostile)
+    ledger.set_speaker_credit(actor=pool[0], organization=steward, choice="display_name", display_name=hostile)
     client.force_login(governance_user)
     decision = client.get(f"/review/campaigns/{campaign.public_id}/decision/").content.decode()
     assert "<script>alert(1)</script>" not in decision and "&lt;script&gt;alert(1)&lt;/script&gt;" in decision
@@ -605,13 +608,13 @@ def test_the_timesheet_query_count_does_not_grow_with_speakers_or_payments(
     client.force_login(governance_user)
     url = f"/review/campaigns/{campaign.public_id}/timesheet/"
     timed(campaign, pool[0], [60])
-    services.record_payment(actor=governance_user, campaign=campaign, speaker=pool[0], amount=Decimal("1"),
+    ledger.record_payment(actor=governance_user, work_done=campaign, speaker=pool[0], amount=Decimal("1"),
                             paid_on=date(2026, 12, 1))
     with django_assert_max_num_queries(20) as few:
         assert client.get(url).status_code == 200
     for speaker in pool[1:]:
         timed(campaign, speaker, [60, 60])
-        services.record_payment(actor=governance_user, campaign=campaign, speaker=speaker, amount=Decimal("2"),
+        ledger.record_payment(actor=governance_user, work_done=campaign, speaker=speaker, amount=Decimal("2"),
                                 paid_on=date(2026, 12, 1))
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert client.get(url).status_code == 200

@@ -10,12 +10,11 @@ from django.db.models import (
     Count,
     Max,
     Q,
-    QuerySet,
     Sum,
 )
 
 from ledger.models import Payment, PayPolicy
-from ledger.selectors import Rate, amount_owed, in_cents, rate_in_force, stored_pay_policy
+from ledger.selectors import Rate, amount_owed, in_cents, paid_per_speaker, rate_in_force, stored_pay_policy
 from organizations.models import Organization
 
 from ..models import (
@@ -66,20 +65,15 @@ def timesheet(campaign: Campaign, rate: Rate | None = None) -> list[TimesheetRow
     times = (Rating.objects.filter(assignment__campaign=campaign).order_by().values("speaker_id").annotate(
         ratings=Count("pk"), untimed=Count("pk", filter=Q(active_seconds__isnull=True)),
         seconds=Sum("active_seconds"), withdrawn=Count("pk", filter=Q(withdrawal__isnull=False))))
-    paid = dict(Payment.objects.filter(campaign=campaign).order_by().values("speaker_id").annotate(
-        total=Sum("amount")).values_list("speaker_id", "total"))
+    paid = paid_per_speaker(campaign)
     rows = list(times)
     users = {pk: (email, f"{first} {last}".strip()) for pk, email, first, last in get_user_model().objects.filter(
         pk__in=[row["speaker_id"] for row in rows]).values_list("pk", "email", "first_name", "last_name")}
     return sorted((TimesheetRow(
         speaker_id=row["speaker_id"], email=users[row["speaker_id"]][0], name=users[row["speaker_id"]][1],
         ratings=row["ratings"], untimed=row["untimed"], seconds=row["seconds"] or 0.0,
-        owed=amount_owed(row["seconds"] or 0.0, rate), paid=in_cents(paid.get(row["speaker_id"])),
+        owed=amount_owed(row["seconds"] or 0.0, rate), paid=paid.get(row["speaker_id"], in_cents(None)),
         withdrawn=row["withdrawn"] == row["ratings"]) for row in rows), key=lambda row: row.email)
-
-
-def payments_of(campaign: Campaign) -> QuerySet[Payment]:
-    return campaign.payments.select_related("speaker", "recorded_by").order_by("recorded_at", "pk")
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,14 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import (
-    Q,
-)
-
 from leaderboard.models import RunCard
 from ledger.selectors import credited_names, speaker_labels
-from organizations.models import Organization, Role
-from organizations.selectors import org_ids_with_roles, role_holders
+from organizations.models import Role
+from organizations.selectors import role_holders
 
 from ..models import (
     Campaign,
     Decision,
-    Rating,
     RatingWithdrawal,
     SpeakerExclusion,
 )
@@ -23,16 +18,7 @@ from .campaigns import LARGE_CARD_FIELDS
 from .decisions import latest_decision
 from .figures import SpeakerRatings, rating_summary
 
-# Credit: where a speaker may choose how to be credited, and who is named on a campaign's lists.
-
-
-def credits_to_choose(user) -> list[Organization]:
-    """The organizations a user may set their credit for: those they speak for now or have ever rated for."""
-    if not user.is_authenticated:
-        return []
-    rated = Rating.objects.filter(speaker=user).values("assignment__campaign__organization_id")
-    return list(Organization.objects.filter(Q(pk__in=org_ids_with_roles(user, [Role.SPEAKER])) | Q(pk__in=rated))
-                .order_by("name"))
+# Credit: who is named on a campaign's lists (where a speaker may choose how: ledger.selectors.credits_to_choose).
 
 
 @dataclass(frozen=True)

@@ -10,19 +10,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from common.downloads import as_download
+from common.errors import ApplicationError
+from ledger.forms import PaymentForm
+from ledger.selectors import payments_for
+from ledger.services import record_payment, set_pay_policy
 from organizations.mfa import secret_holder_required
 from organizations.models import Role
 
 from ..forms import (
     CampaignRateForm,
-    PaymentForm,
     PayPolicyForm,
 )
 from ..resources import EXPORT_FORMATS, export_timesheet
 from ..selectors import pay as pay_selectors
-from ..selectors.pay import campaign_rate, payments_of, stored_pay_policy
-from ..services.errors import ReviewError
-from ..services.pay import record_payment, record_timesheet_export, set_campaign_rate, set_pay_policy
+from ..selectors.pay import campaign_rate, stored_pay_policy
+from ..services.pay import record_timesheet_export, set_campaign_rate
 from .shared import CONTENT_TYPES, governed_or_404, governed_organization_or_404, private
 
 
@@ -34,7 +36,7 @@ def timesheet(request, public_id):
     campaign = governed_or_404(request, public_id)
     rate = campaign_rate(campaign)
     rows = pay_selectors.timesheet(campaign, rate)
-    payments = list(payments_of(campaign))
+    payments = list(payments_for(campaign))
     names = {row.speaker_id: row.email for row in rows}
     payment_form = PaymentForm(
         request.POST if "record_payment" in request.POST else None,
@@ -49,18 +51,18 @@ def timesheet(request, public_id):
                 data = payment_form.cleaned_data
                 speaker = get_object_or_404(get_user_model(), pk=data["speaker"])
                 corrects = next((p for p in payments if p.pk == data["corrects"]), None)
-                record_payment(actor=request.user, campaign=campaign, speaker=speaker,
-                                        amount=data["amount"], paid_on=data["paid_on"], reference=data["reference"],
-                                        note=data["note"], corrects=corrects)
+                record_payment(actor=request.user, work_done=campaign, speaker=speaker, amount=data["amount"],
+                               paid_on=data["paid_on"], reference=data["reference"], note=data["note"],
+                               corrects=corrects)
                 messages.success(request, _("Payment recorded."))
                 return redirect("review:timesheet", public_id=campaign.public_id)
             if "set_rate" in request.POST and rate_form.is_valid():
                 set_campaign_rate(actor=request.user, campaign=campaign,
-                                           hourly_rate=rate_form.cleaned_data["hourly_rate"],
-                                           currency=rate_form.cleaned_data["currency"] or "")
+                                  hourly_rate=rate_form.cleaned_data["hourly_rate"],
+                                  currency=rate_form.cleaned_data["currency"] or "")
                 messages.success(request, _("The campaign's rate is saved."))
                 return redirect("review:timesheet", public_id=campaign.public_id)
-        except ReviewError as error:
+        except ApplicationError as error:
             form = payment_form if "record_payment" in request.POST else rate_form
             form.add_error(error.field if error.field in form.fields else None, str(error))
     invalid = payment_form.errors or rate_form.errors
@@ -98,7 +100,7 @@ def pay_policy(request, slug: str):
     if request.method == "POST" and form.is_valid():
         try:
             set_pay_policy(actor=request.user, organization=organization, **form.cleaned_data)
-        except ReviewError as error:
+        except ApplicationError as error:
             form.add_error(error.field if error.field in form.fields else None, str(error))
         else:
             messages.success(request, _("Pay rate saved: it applies to every campaign without a rate of its own."))

@@ -9,7 +9,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from ledger.selectors import credit_choices
+from ledger.errors import LedgerError
+from ledger.errors import NotAllowed as CreditNotAllowed
+from ledger.selectors import credit_choices, credits_to_choose
+from ledger.services import set_speaker_credit
 from organizations.models import Organization
 
 from ..forms import (
@@ -17,12 +20,10 @@ from ..forms import (
 )
 from ..selectors.pay import speaker_pay
 from ..selectors.speaker_rights import (
-    credits_to_choose,
     has_withdrawn_from,
     speaker_campaign_to_withdraw,
 )
-from ..services.errors import NotAllowed, NothingToWithdraw, ReviewError
-from ..services.pay import set_speaker_credit
+from ..services.errors import NothingToWithdraw
 from ..services.speaker_rights import withdraw_ratings
 from .shared import private
 
@@ -50,13 +51,12 @@ def my_credit(request, slug: str):
     form = CreditForm(request.POST, prefix=slug)
     if form.is_valid():
         try:
-            set_speaker_credit(actor=request.user, organization=organization,
-                                        choice=form.cleaned_data["choice"],
-                                        display_name=form.cleaned_data["display_name"],
-                                        full_name=form.cleaned_data["full_name"])
-        except NotAllowed as error:
+            set_speaker_credit(actor=request.user, organization=organization, choice=form.cleaned_data["choice"],
+                               display_name=form.cleaned_data["display_name"],
+                               full_name=form.cleaned_data["full_name"])
+        except CreditNotAllowed as error:
             raise Http404(str(error)) from error
-        except ReviewError as error:
+        except LedgerError as error:
             messages.error(request, str(error))
         else:
             messages.success(request, _("Saved: %(organization)s credits you this way from now on, on every list.")
