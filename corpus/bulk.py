@@ -42,17 +42,10 @@ from .resources import (
     is_blank,
     read_table,
 )
-from .services import (
-    ENTRY_VALUE_FIELDS,
-    INSERT_BATCH_SIZE,
-    FrozenVersionError,
-    content_details,
-    ensure_editable,
-    entry_row,
-    entry_values,
-    insert_entries,
-    refresh_version_content,
-)
+from .services.content import content_details, refresh_version_content
+from .services.entries import ENTRY_VALUE_FIELDS, entry_row, entry_values, insert_entries
+from .services.errors import FrozenVersionError
+from .services.versions import INSERT_BATCH_SIZE, ensure_editable
 from .validation import (
     MAX_PROBLEMS_KEPT,
     CorpusFileError,

@@ -30,7 +30,7 @@ from .resources import (
     REQUIRED_COLUMNS,
     export_entries,
 )
-from .services import FrozenVersionError
+from .services.errors import FrozenVersionError
 from .validation import CorpusFileError, too_large
 from .views import curated_version, get_visible_version, gone_when_withdrawn
 

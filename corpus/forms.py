@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy
 from .labels import CONSENT_USE_LABELS, CONTEXT_LABELS, DOMAIN_LABELS, REGISTER_LABELS, SEGMENT_LABELS
 from .models import CONSENT_USE_EXPLANATIONS, ConsentUse, Segment
 from .resources import canonical_int
-from .services import Move, move_problems, version_name_problems
+from .services.versions import Move, move_problems, version_name_problems
 from .validation import SEGMENT_MAP, VERSION
 
 SEGMENT_CHOICES = list(SEGMENT_LABELS.items())
@@ -171,7 +171,7 @@ class NextVersionForm(forms.Form):
 class RotationForm(NextVersionForm):
     """A rotation of segments as governance staff type it: the new version's name and one move per line, `<entry id>
     <segment>`. Every problem is shown beside its field, located by line, by the rules the service applies again
-    (corpus.services.version_name_problems, move_problems)."""
+    (corpus.services.versions: version_name_problems, move_problems)."""
 
     moves = forms.CharField(
         label=gettext_lazy("Moves"), widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
@@ -276,7 +276,7 @@ class ConsentForm(forms.Form):
     def clean(self):
         """Every problem at once: the service's own rules (date not in the future, a document or a reference,
         the document's size and type) are checked here too, for each field without an error yet."""
-        from .services import consent_problems
+        from .services.consent import consent_problems
 
         cleaned = super().clean()
         problems = consent_problems(cleaned.get("uses") or list(ConsentUse), cleaned.get("granted_by_name") or "-",

@@ -26,6 +26,7 @@ from organizations.selectors import (
     secret_reader_org_ids,
 )
 
+from .file_writer import file_chunks
 from .label_selectors import refuse_blocked_export, sovereignty_block, with_sovereignty
 from .labels import choice_label
 from .language_pairs import version_pair_key
@@ -378,8 +379,6 @@ def export_chunks(user, version: DatasetVersion, segments: list[str] | None = No
 def version_file_chunks(version: DatasetVersion, entries: QuerySet[Entry], block: dict[str, Any] | None = None):
     """The file of `version` holding `entries` (already narrowed by visibility), in position order; with `block`,
     the envelope carries it as its `sovereignty` member (a bare list has no envelope to carry it)."""
-    from .services import file_chunks
-
     documents = entries.order_by("position").values_list("document", flat=True).iterator(chunk_size=2000)
     envelope = version.envelope if version.layout == FileLayout.LIST else with_sovereignty(version.envelope, block)
     return file_chunks(version.layout, envelope, documents)
@@ -420,8 +419,6 @@ def public_file_chunks(version: DatasetVersion, entries: QuerySet[Entry], block:
     shape it was imported in) when the harness reads it as this dataset's id and version with a language pair it
     reads, and every entry names its id; otherwise the corpus format with an envelope it reads (harness_envelope),
     each entry as stored, its stored id written first when it gives none (with_id)."""
-    from .services import file_chunks
-
     envelope = harness_envelope(version)
     if envelope is None:
         return version_file_chunks(version, entries, block)

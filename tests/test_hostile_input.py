@@ -51,15 +51,15 @@ def test_an_oversized_body_is_refused_before_it_is_read(client, governance_user,
 
 
 def test_an_import_that_fails_midway_leaves_nothing_behind(steward, monkeypatch):
-    import corpus.services
+    from corpus.services import imports
 
-    real_insert = corpus.services.insert_entries
+    real_insert = imports.insert_entries
 
     def insert_then_fail(version, rows):
         real_insert(version, list(rows)[:2])
         raise ConnectionError("the database went away mid-import")
 
-    monkeypatch.setattr(corpus.services, "insert_entries", insert_then_fail)
+    monkeypatch.setattr(imports, "insert_entries", insert_then_fail)
     with pytest.raises(ConnectionError):
         import_corpus(
             data=corpus_bytes([entry(n) for n in range(1, 6)], id="interrupted"),

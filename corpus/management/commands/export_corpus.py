@@ -2,8 +2,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from corpus.file_writer import file_chunks
 from corpus.models import DatasetVersion, Segment
-from corpus.services import file_chunks
 
 
 class Command(BaseCommand):
