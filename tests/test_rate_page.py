@@ -7,6 +7,7 @@ import re
 import uuid
 
 import pytest
+from django.conf import settings
 
 from corpus.models import ConsentRecord
 from corpus.services import revoke_consent
@@ -236,3 +237,37 @@ def test_each_upcoming_item_carries_the_address_of_its_own_rating_page(client, s
     for item in items:
         assert item["url"] == reverse("review:rate", kwargs={"public_id": uuid.UUID(item["id"])})
         assert client.get(item["url"]).status_code == 200
+
+
+def test_the_parts_every_item_shares_are_cached_but_never_stale_nor_shared(client, steward, governance_user, pool):
+    """The instructions, rating scale, help and buttons are rendered once per campaign and language in each process
+    (`unchanging_parts_key`): a change of instructions or examples shows at once, another campaign shows its own,
+    another language its own, and a rated item's buttons still mark its current rating."""
+    card = gold_card(steward, governance_user, count=24)
+    first = services.open_campaign(run_card=card, actor=governance_user,
+                                   values=settings_for(pool, sample_size=8, ratings_per_item=1))
+    second = services.open_campaign(run_card=card, actor=governance_user,
+                                    values=settings_for(pool, sample_size=8, ratings_per_item=1, title="Second"))
+    Campaign.objects.filter(pk=first.pk).update(instructions="Accept both SRO and syllabics.")
+    Campaign.objects.filter(pk=second.pk).update(instructions="Rate the plural forms strictly.")
+    client.force_login(pool[0])
+    items = open_items(first, pool[0])
+    page = client.get(f"/review/items/{items[0].public_id}/").content.decode()
+    assert "Accept both SRO and syllabics." in page
+    assert "Rate the plural forms strictly." in client.get(
+        f"/review/items/{open_items(second, pool[0])[0].public_id}/").content.decode()
+    Campaign.objects.filter(pk=first.pk).update(instructions="Accept syllabics only.")
+    services.set_rating_examples(organization=steward, actor=governance_user, values={"gist": "“dog see”."})
+    page = client.get(f"/review/items/{items[1].public_id}/").content.decode()
+    assert "Accept syllabics only." in page and "SRO" not in page and "“dog see”." in page
+    shell = client.get(f"/review/c/{first.public_id}/shell/").content.decode()
+    assert "Accept syllabics only." in shell and "“dog see”." in shell
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr-ca"
+    french = client.get(f"/review/items/{items[1].public_id}/").content.decode()
+    assert "Raccourcis clavier" in french and "Keyboard shortcuts" not in french
+    client.cookies.pop(settings.LANGUAGE_COOKIE_NAME)
+    assert client.post(f"/review/items/{items[1].public_id}/", post("gist")).status_code == 302
+    rated = client.get(f"/review/items/{items[1].public_id}/").content.decode()
+    assert re.search(r'class="rating gist chosen"', rated) and "(your current rating)" in rated
+    fresh = client.get(f"/review/items/{items[2].public_id}/").content.decode()
+    assert "chosen" not in fresh and "(your current rating)" not in fresh

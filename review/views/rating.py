@@ -1,5 +1,6 @@
 """The speaker's pages: the queue, the rating page and its offline shell, undo."""
 
+import hashlib
 import uuid
 from collections.abc import Callable
 
@@ -9,6 +10,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -177,8 +179,6 @@ def rate_post(request, public_id):
     rate it (in the pool, a speaker of the organization, the campaign serving). A post goes to the service even when
     the campaign stopped serving: a retry of a rating stored before the pause is acknowledged as stored; anything
     new is refused there. Only an answer that shows an item reads texts."""
-    # An answer that carries the next item needs its campaign's rules and community: read them with the item.
-    shown = speaker_assignment(request.user, public_id) if wants_next_item(request) else None
     script = wants_json(request) or wants_next_item(request)
     form = RatingForm(request.POST)
     if form.is_valid():
@@ -189,7 +189,7 @@ def rate_post(request, public_id):
             raise Http404(str(error)) from error
         except ReviewError as error:
             if script:
-                shown = shown or speaker_assignment(request.user, public_id)
+                shown = speaker_assignment(request.user, public_id)
                 if shown is None:
                     raise Http404(_("No such item among yours.")) from error
                 if not shown.campaign.serving_when_read:
@@ -198,12 +198,16 @@ def rate_post(request, public_id):
                 return JsonResponse({"error": str(error), "field": error.field, "code": "refused"}, status=409)
             form.add_error(None, str(error))
         else:
-            return rated(request, shown.campaign if shown is not None else None, rating, created)
+            # An answer that carries the next item needs its campaign's rules and whether it serves now: read after
+            # the rating, without the rated item's texts (one query).
+            campaign = (speaker_campaign_for_items(request.user, rating.assignment.campaign.public_id)
+                        if wants_next_item(request) else None)
+            return rated(request, campaign, rating, created)
     elif script:
         errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
         return JsonResponse({"error": _("The rating was not saved."), "fields": errors, "code": "invalid"},
                             status=400)
-    shown = shown or speaker_assignment(request.user, public_id)
+    shown = speaker_assignment(request.user, public_id)
     if shown is None:
         raise Http404(_("No such item among yours."))
     if not shown.campaign.serving_when_read:
@@ -220,16 +224,17 @@ def speaker_campaign_or_404(request, public_id) -> Campaign:
 
 def rated(request, campaign: Campaign | None, rating, created: bool):
     """The answer to a stored rating: JSON for rate.js — carrying the next item itself when rate.js has nothing left
-    to show (and the campaign still serves; `campaign` is then the one read with the item), else naming the next
-    item unless rate.js holds it — or a redirect to the next item or the end screen without JavaScript."""
+    to show (and the campaign still serves; `campaign` is then the one read after the rating, with
+    `serving_when_read`), else naming the next item unless rate.js holds it — or a redirect to the next item or the
+    end screen without JavaScript."""
     rated_item = rating.assignment
     following_item = None
     if campaign is not None:
         following = next_assignment(request.user, campaign)
         next_url = item_url(campaign.public_id, following and following.public_id)
         # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent
-        # one proves nothing.
-        if following is not None and (created or is_serving(campaign)):
+        # one proves nothing, the campaign read after it does.
+        if following is not None and (created or campaign.serving_when_read):
             following_item = next_item(request, campaign, following)
     elif holds_next_item(request):
         next_url = None
@@ -262,6 +267,16 @@ def rating_rows(examples: dict) -> list[tuple]:
             for value, key, label, explanation in rows]
 
 
+def unchanging_parts_key(campaign: Campaign, examples: dict) -> str:
+    """The key of the rating page's parts that are the same for every item of a campaign in one language (its
+    instructions and rating scale, the walkthrough, the keyboard help, the rating buttons of an item not yet rated):
+    rate.html caches them in the memory of each process (`{% cache %}`, the `template_fragments` cache), so showing
+    an item renders little but its texts. Whatever they show is in the key: changed instructions or examples make a
+    new key, never a stale page."""
+    shown = repr((campaign.instructions, sorted(examples.items(), key=str))).encode()
+    return f"{campaign.pk}:{get_language()}:{hashlib.blake2b(shown, digest_size=12).hexdigest()}"
+
+
 def item_page(request, assignment, form: RatingForm, current):
     campaign = assignment.campaign
     # The server's clock for this showing: what a rating posted without the page's script is timed by.
@@ -276,7 +291,7 @@ def item_page(request, assignment, form: RatingForm, current):
         "version": version, "source_dir": text_direction(version.source_language),
         "target_dir": text_direction(version.target_language),
         "progress": progress, "buttons": RATING_BUTTONS, "rating_rows": rating_rows(examples),
-        "may_hold": may_hold(campaign, assignment.item),
+        "parts_key": unchanging_parts_key(campaign, examples), "may_hold": may_hold(campaign, assignment.item),
         # A rated or skipped item always holds the speaker's current rating: something to undo.
         "can_undo": progress["done"] > 0,
     }, status=400 if form.errors else 200))
@@ -307,12 +322,13 @@ def offline_shell(request, public_id):
         return not_serving(request, campaign)
     version = campaign.run_card.dataset_version
     texts = {"source": "", "candidate": ""} | ({"reference": ""} if campaign.show_reference else {})
+    examples = rating_examples(campaign.organization)
     return private(render(request, "review/rate.html", {
         "shell": True, "campaign": campaign, "form": RatingForm(), "current": None, "texts": texts,
         "version": version, "source_dir": text_direction(version.source_language),
         "target_dir": text_direction(version.target_language),
         "progress": speaker_progress(request.user, campaign), "buttons": RATING_BUTTONS,
-        "rating_rows": rating_rows(rating_examples(campaign.organization)), "can_undo": False,
+        "rating_rows": rating_rows(examples), "parts_key": unchanging_parts_key(campaign, examples), "can_undo": False,
     }))
 
 
