@@ -25,7 +25,7 @@ from ledger.selectors import (
 from organizations.audit import record_secret_access
 from organizations.models import Role
 from organizations.selectors import org_ids_with_roles
-from speakers.selectors import Requirement, qualification_problems
+from speakers.selectors import Requirement, qualification_problems, qualified_for_each
 
 from .models import (
     Batch,
@@ -67,10 +67,11 @@ def qualification_problem(user, batch: Batch) -> str | None:
 
 
 def batches_for(user) -> list[Batch]:
-    """The serving batches of the user's organizations that they are qualified for."""
+    """The serving batches of the user's organizations that they are qualified for (two queries, however many)."""
     batches = list(Batch.objects.filter(serving_batches(), organization_id__in=org_ids_with_roles(user, WORKING_ROLES))
                    .select_related("organization", "dataset").order_by("-created_at"))
-    return [batch for batch in batches if qualification_problem(user, batch) is None]
+    qualified = qualified_for_each(user.pk, [requirement(batch) for batch in batches])
+    return [batch for batch, ok in zip(batches, qualified, strict=True) if ok]
 
 
 def current_version(translation: Translation) -> TranslationVersion:

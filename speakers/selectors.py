@@ -1,7 +1,7 @@
 """Every read of the speakers' ledger that has a rule: who is qualified to review a language pair for an
 organization, whose practice round is due, what a speaker and governance staff see of the languages."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -56,21 +56,30 @@ class Requirement:
         return "-".join(part for part in (language, script) if part) + (f" ({variety})" if variety else "")
 
 
-def qualification_problems(requirement: Requirement, user_ids: Iterable[int]) -> dict[int, str]:
-    """Why each of `user_ids` is not qualified for `requirement` (the users qualified are absent), from the
-    attestations in force in the requirement's organization: one query however many users."""
-    ids = set(user_ids)
-    if not ids:
-        return {}
-    levels = (Attestation.objects.filter(organization=requirement.organization, withdrawn_at__isnull=True,
-                                         skill__user_id__in=ids,
-                                         skill__language__in={requirement.source, requirement.target})
-              .annotate(effective=Least("reading", "skill__reading"))
-              .values_list("skill__user_id", "skill__language", "skill__script", "skill__variety_key", "effective"))
+AttestedLevel = tuple[int, int, str, str, str, int]
+"""(user id, organization id, language, script, variety key, effective reading level) of an attestation in force."""
+
+
+def attested_levels(organization_ids: Iterable[int], user_ids: Iterable[int],
+                    languages: Iterable[str]) -> list[AttestedLevel]:
+    """The attestations in force of `user_ids` in `organization_ids` for `languages`, each at the lower of the
+    speaker's stated and the organization's attested reading level: one query."""
+    return list(Attestation.objects.filter(organization_id__in=set(organization_ids), withdrawn_at__isnull=True,
+                                           skill__user_id__in=set(user_ids), skill__language__in=set(languages))
+                .annotate(effective=Least("reading", "skill__reading"))
+                .values_list("skill__user_id", "organization_id", "skill__language", "skill__script",
+                             "skill__variety_key", "effective"))
+
+
+def readers(requirement: Requirement, levels: Iterable[AttestedLevel]) -> tuple[set[int], set[int]]:
+    """The users who read the requirement's source, and its target, well enough in its organization: the one rule
+    every qualification check applies."""
     source_ok: set[int] = set()
     target_ok: set[int] = set()
     variety = requirement.variety.casefold()
-    for user_id, language, script, variety_key, effective in levels:
+    for user_id, organization_id, language, script, variety_key, effective in levels:
+        if organization_id != requirement.organization.pk:
+            continue
         if (language == requirement.source and effective >= SOURCE_READING_MINIMUM
                 and (not requirement.source_script or script == requirement.source_script)):
             source_ok.add(user_id)
@@ -78,6 +87,31 @@ def qualification_problems(requirement: Requirement, user_ids: Iterable[int]) ->
                 and (not requirement.target_script or script == requirement.target_script)
                 and (not variety or variety_key == variety)):
             target_ok.add(user_id)
+    return source_ok, target_ok
+
+
+def qualified_for_each(user_id: int, requirements: Sequence[Requirement]) -> list[bool]:
+    """Whether one user meets each of `requirements` (batches or campaigns of several organizations and pairs): one
+    query however many."""
+    if not requirements:
+        return []
+    levels = attested_levels({r.organization.pk for r in requirements}, [user_id],
+                             {language for r in requirements for language in (r.source, r.target)})
+    answers = []
+    for requirement in requirements:
+        source_ok, target_ok = readers(requirement, levels)
+        answers.append(user_id in source_ok and user_id in target_ok)
+    return answers
+
+
+def qualification_problems(requirement: Requirement, user_ids: Iterable[int]) -> dict[int, str]:
+    """Why each of `user_ids` is not qualified for `requirement` (the users qualified are absent), from the
+    attestations in force in the requirement's organization: one query however many users."""
+    ids = set(user_ids)
+    if not ids:
+        return {}
+    source_ok, target_ok = readers(requirement, attested_levels([requirement.organization.pk], ids,
+                                                                [requirement.source, requirement.target]))
     source = requirement.described(requirement.source, requirement.source_script)
     target = requirement.described(requirement.target, requirement.target_script, requirement.variety)
     problems = {}
