@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from accounts.models import User
 from corpus.models import DatasetVersion
+from elicitation.models import Batch
 from organizations.models import Organization
 from review import services
 from review.models import Assignment, Campaign
@@ -94,12 +95,17 @@ def demo(db):
 
 
 def written_by_people() -> tuple[str, ...]:
-    """What the demo's people wrote (in English, for the demo): organization, dataset and campaign texts."""
+    """What the demo's people wrote (in English, for the demo): organization, dataset, campaign and elicitation batch
+    texts."""
     values: list[str] = []
     for organization in Organization.objects.all():
         values += [organization.name, organization.principles]
     for campaign in Campaign.objects.all():
         values += [campaign.title, campaign.below_threshold_reason, campaign.instructions]
+    for batch in Batch.objects.all():
+        values += [batch.title, batch.guideline]
+        for source in batch.sources.all():
+            values += [source.text, source.context, source.origin_name]
     for version in DatasetVersion.objects.all():
         envelope = json.loads(version.envelope)
         values += [version.dataset.identifier, version.license] + [
@@ -128,6 +134,9 @@ def test_a_speakers_pages_speak_french(client, demo, english_msgids):
              "/accounts/profile/", "/review/me/", "/review/me/delete-account/",
              f"/review/me/campaigns/{demo.public_id}/withdraw/", "/review/me/withdraw-all/", "/speakers/",
              f"/speakers/vouch/{demo.organization.slug}/?email=nobody@demo.example"]
+    batch = Batch.objects.get()
+    translate_elicited(speaker, batch)
+    pages += ["/elicit/", "/elicit/me/", f"/elicit/b/{batch.public_id}/translate/"]
     for url in pages:
         assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
 
@@ -141,8 +150,29 @@ def test_governance_pages_speak_french(client, demo, english_msgids):
                 f"/orgs/{slug}/dashboard/", f"/review/orgs/{slug}/gate/", f"/review/orgs/{slug}/rating-examples/",
                 f"/orgs/{slug}/audit/", f"/review/campaigns/{demo.public_id}/timesheet/", f"/review/orgs/{slug}/pay/",
                 f"/speakers/orgs/{slug}/", f"/speakers/orgs/{slug}/practice/",
-                f"/speakers/orgs/{slug}/practice/items/new/"]:
+                f"/speakers/orgs/{slug}/practice/items/new/", *batch_pages(staff)]:
         assert english_left(french(client, url), english_msgids, written_by_people()) == [], url
+
+
+def translate_elicited(speaker, batch) -> None:
+    """The speaker's translation of the demo batch's first source: their pay and work pages then have a row."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from elicitation.services import TranslationSubmission, submit_translation
+
+    source = batch.sources.order_by("position").first()
+    submit_translation(actor=speaker, source=source, submission=TranslationSubmission(
+        client_id=uuid.uuid4(), text="niwâpamâw otêma otâkosîhk", shown_at=timezone.now() - timedelta(seconds=60)))
+
+
+def batch_pages(staff) -> list[str]:
+    """The demo batch's pages for its governance staff, once a speaker translated in it."""
+    batch = Batch.objects.get()
+    translate_elicited(User.objects.get(email="speaker@demo.example"), batch)
+    return [f"/elicit/b/{batch.public_id}/", f"/elicit/b/{batch.public_id}/dashboard/",
+            f"/elicit/b/{batch.public_id}/pay/"]
 
 
 def test_the_scanner_finds_english_it_is_shown():
