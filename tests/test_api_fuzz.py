@@ -3,7 +3,8 @@ sends them, as each kind of user, to the WSGI application in-process.
 
 Every operation must answer without a server error, every 4xx must say what was wrong, documented responses
 must match their schema, and no secret text may reach a user who is not steward staff. Hypothesis runs
-derandomized with few examples per operation, so the file is reproducible and stays fast in CI.
+derandomized with few examples per operation, so the file is reproducible and stays fast in CI; it also draws on
+the constants of the project's own modules, so a change anywhere in the code can change what it generates.
 """
 
 import json
@@ -208,7 +209,9 @@ def test_every_operation_holds_up_as(role, world):
         @given(case=cases(operation, world))
         def exercise(case):
             response = case.call(headers=headers)
-            case.validate_response(response, checks=CHECKS, headers=headers)
+            if response.status_code != 404 or routed(case.formatted_path):
+                # Django's own "Not Found" page (a path no view answers, such as a negative id) is no API answer.
+                case.validate_response(response, checks=CHECKS, headers=headers)
             statuses.add(response.status_code)  # noqa: B023 - run within this iteration
             check_answer(case, response, role)
 
