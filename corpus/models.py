@@ -4,12 +4,14 @@ Each entry keeps the JSON object it arrived as (`document`, key order and nulls 
 export is lossless; the columns beside it are what pages and queries filter on.
 """
 
+import hashlib
 import uuid
 from pathlib import PurePath
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import MD5, Cast
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -167,6 +169,18 @@ class DatasetVersion(models.Model):
         return self.public_sha256 != self.sha256
 
 
+def source_digest(text: str) -> uuid.UUID:
+    """The key an entry's exact source text is found by (`entry_source_digest`): the MD5 of its UTF-8 bytes, as a
+    UUID."""
+    return uuid.UUID(hashlib.md5(text.encode(), usedforsecurity=False).hexdigest())
+
+
+def source_digest_of(entry_path: str = "") -> Cast:
+    """`source_digest` of the entries' `source` (reached through `entry_path`) computed by the database, as the index
+    `entry_source_digest` holds it: filter on it with a `source_digest` to find an entry by its source text."""
+    return Cast(MD5(f"{entry_path}__source" if entry_path else "source"), output_field=models.UUIDField())
+
+
 class Entry(models.Model):
     """One translation challenge of a dataset version."""
 
@@ -213,6 +227,10 @@ class Entry(models.Model):
             # Only entries that name a text: corpora without any pay nothing for it on import.
             models.Index(fields=["version", "document_id", "position"], name="entry_document_position",
                          condition=~Q(document_id="")),
+            # Entries by their exact source text, in any dataset (the machine-paste check of elicitation finds the
+            # stored outputs for a source this way): the text's digest, 16 bytes whatever its length, where an index
+            # of the text itself would refuse texts over about 2,700 bytes.
+            models.Index(source_digest_of(), name="entry_source_digest"),
         ]
 
     def __str__(self) -> str:
