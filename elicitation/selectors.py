@@ -1,15 +1,31 @@
 """Every read of elicitation that has a rule: whether a batch serves, who may translate and verify it, what each
 person is given next, what a translation is compared with, and the figures curators see. Translating pages never read
-machine output: the only read of stored predictions is `closest_machine_output`, on the server, after submission."""
+machine output: the only read of stored predictions is `closest_machine_output`, on the server, after submission.
 
+The reads of the translate and verify loops (the item and its batch, the items ahead, a submission's checks) are
+compiled once per connection and prepared (common.compiled), as the rating loop's are: building them cost the ORM
+more than PostgreSQL spent running them, on every item."""
+
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce
 
-from corpus.models import SECRET_SEGMENTS, ConsentUse, Domain, Register, Segment
+from common.compiled import CompiledQuery, loaded, rows_together
+from corpus.models import (
+    PUBLIC_SEGMENTS,
+    SECRET_SEGMENTS,
+    ConsentUse,
+    Domain,
+    Register,
+    Segment,
+    source_digest,
+    source_digest_of,
+)
 from corpus.selectors import READINESS_MINIMUMS, consent_filter, has_consent
 from leaderboard.models import RunCardResult
 from ledger.models import Payment, PayPolicy
@@ -41,16 +57,25 @@ from .texts import MACHINE_LIKE_CHRF, chrf
 
 WORKING_ROLES = (Role.SPEAKER, Role.CURATOR, Role.GOVERNANCE)
 ACTIVE_TRANSLATION = [Translation.Status.SUBMITTED, Translation.Status.REVISION, Translation.Status.ACCEPTED]
+UPCOMING = 20
+"""How many items ahead elicit.js holds (as rate.js does): a while of work without a connection, a small download,
+and one fetch for about fifteen items."""
 
 
-def serving_batches() -> Q:
-    """Batches that serve work: open, and their community's consent to corpus creation in force (the one rule,
-    read on every request, so that revoking the consent pauses them at the next one)."""
-    return Q(status=Batch.Status.OPEN) & consent_filter(ConsentUse.CORPUS_CREATION, "dataset")
+def serving_batches(batch_path: str = "") -> Q:
+    """Batches (reached through `batch_path`) that serve work: open, and their community's consent to corpus creation
+    in force (the one rule, read on every request, so that revoking the consent pauses them at the next one)."""
+    prefix = f"{batch_path}__" if batch_path else ""
+    return Q(**{f"{prefix}status": Batch.Status.OPEN}) & consent_filter(ConsentUse.CORPUS_CREATION, f"{prefix}dataset")
 
 
 def is_serving(batch: Batch) -> bool:
     return batch.status == Batch.Status.OPEN and has_consent(batch.dataset, ConsentUse.CORPUS_CREATION)
+
+
+def serving_when_read(batch_path: str = "") -> ExpressionWrapper:
+    """`serving_batches` as a column of the rows read: whether the batch served work when its page was read."""
+    return ExpressionWrapper(serving_batches(batch_path), output_field=BooleanField())
 
 
 def requirement(batch: Batch) -> Requirement:
@@ -74,22 +99,71 @@ def batches_for(user) -> list[Batch]:
     return [batch for batch, ok in zip(batches, qualified, strict=True) if ok]
 
 
+# What a translate or verify page and a submission load: the item with its batch (its dataset and organization, and
+# whether it served work when read: `serving_when_read`).
+_WORKING_BATCH = CompiledQuery(
+    lambda batch: Batch.objects.filter(public_id=batch).select_related("dataset", "organization")
+    .annotate(serving_when_read=serving_when_read()).order_by()[:1],
+    batch=uuid.UUID)
+_WORKING_SOURCE = CompiledQuery(
+    lambda source: Source.objects.filter(public_id=source).select_related("batch__dataset", "batch__organization")
+    .annotate(batch_serving=serving_when_read("batch")).order_by()[:1],
+    source=uuid.UUID)
+_WORKING_TRANSLATION = CompiledQuery(
+    lambda translation: Translation.objects.filter(public_id=translation)
+    .select_related("source__batch__dataset", "source__batch__organization")
+    .annotate(batch_serving=serving_when_read("source__batch")).order_by()[:1],
+    translation=uuid.UUID)
+
+
+def working_batch(public_id: uuid.UUID) -> Batch | None:
+    """The batch with its dataset and organization, and `serving_when_read`."""
+    found = _WORKING_BATCH.objects(batch=public_id)
+    return found[0] if found else None
+
+
+def working_source(public_id: uuid.UUID) -> Source | None:
+    """The source with its batch (its dataset and organization, and `serving_when_read`)."""
+    found = _WORKING_SOURCE.objects(source=public_id)
+    if not found:
+        return None
+    found[0].batch.serving_when_read = found[0].batch_serving
+    return found[0]
+
+
+def working_translation(public_id: uuid.UUID) -> Translation | None:
+    """The translation with its source and batch (its dataset and organization, and `serving_when_read`)."""
+    found = _WORKING_TRANSLATION.objects(translation=public_id)
+    if not found:
+        return None
+    found[0].source.batch.serving_when_read = found[0].batch_serving
+    return found[0]
+
+
 def current_version(translation: Translation) -> TranslationVersion:
     return translation.versions.order_by("-number").first()  # type: ignore[return-value]
 
 
-def translation_slots_left(source: Source) -> int:
-    taken = source.translations.filter(status__in=ACTIVE_TRANSLATION).count()
-    return source.batch.translations_per_source - taken
+def active_translations(source_path: str = "pk") -> Subquery:
+    """How many translations of the source (`OuterRef(source_path)`) are in progress or accepted: what a source's
+    translations per source are counted against."""
+    return Subquery(Translation.objects.filter(source=OuterRef(source_path), status__in=ACTIVE_TRANSLATION)
+                    .order_by().values("source").annotate(n=Count("pk")).values("n"))
+
+
+def sources_to_translate(batch: int, speaker: int) -> QuerySet[Source]:
+    """Sources of the batch the speaker may translate now, in the batch's order: open, not translated nor skipped by
+    them, still short of the batch's translations per source. Read in position order until enough are found, never
+    the whole batch."""
+    return (Source.objects.filter(batch=batch, status=Source.Status.OPEN)
+            .exclude(Exists(Translation.objects.filter(source=OuterRef("pk"), translator=speaker)))
+            .exclude(Exists(Skip.objects.filter(source=OuterRef("pk"), speaker=speaker)))
+            .alias(taken=Coalesce(active_translations(), 0)).filter(taken__lt=F("batch__translations_per_source"))
+            .order_by("position"))
 
 
 def to_translate(user, batch: Batch) -> QuerySet[Source]:
-    """Sources of the batch the user may translate now, in the batch's order: open, not translated nor skipped by
-    them, still short of translations."""
-    return (batch.sources.filter(status=Source.Status.OPEN)
-            .exclude(translations__translator=user).exclude(skips__speaker=user)
-            .annotate(taken=Count("translations", filter=Q(translations__status__in=ACTIVE_TRANSLATION)))
-            .filter(taken__lt=batch.translations_per_source).order_by("position"))
+    return sources_to_translate(batch.pk, user.pk)
 
 
 def to_revise(user, batch: Batch) -> QuerySet[Translation]:
@@ -97,33 +171,196 @@ def to_revise(user, batch: Batch) -> QuerySet[Translation]:
             .select_related("source").order_by("source__position"))
 
 
-def revision_notes(translation: Translation) -> list[Verification]:
-    return list(translation.verifications.filter(outcome=Verification.Outcome.REVISE).order_by("created_at"))
+def revision_details(translations: Sequence[Translation]) -> dict[int, tuple[str, list[str]]]:
+    """Per translation sent back for revision, what its translator sees again: the text of its current version and
+    the verifiers' notes, in order (two queries however many translations, none for none)."""
+    if not translations:
+        return {}
+    ids = [translation.pk for translation in translations]
+    texts = dict(TranslationVersion.objects.filter(translation__in=ids).order_by("translation_id", "number")
+                 .values_list("translation_id", "text"))  # the last version of each is its current one
+    notes: dict[int, list[str]] = defaultdict(list)
+    for translation_id, comment in (Verification.objects.filter(translation__in=ids,
+                                                                outcome=Verification.Outcome.REVISE)
+                                    .order_by("created_at").values_list("translation_id", "comment")):
+        notes[translation_id].append(comment)
+    return {pk: (texts[pk], notes[pk]) for pk in ids}
+
+
+_UPCOMING_SOURCES = CompiledQuery(
+    lambda batch, speaker: sources_to_translate(batch, speaker).filter(segment__in=PUBLIC_SEGMENTS)[:UPCOMING],
+    batch=int, speaker=int)
+_UPCOMING_REVISIONS = CompiledQuery(
+    lambda batch, speaker: Translation.objects.filter(source__batch=batch, translator=speaker,
+                                                      status=Translation.Status.REVISION,
+                                                      source__segment__in=PUBLIC_SEGMENTS)
+    .select_related("source").order_by("source__position")[:UPCOMING],
+    batch=int, speaker=int)
+
+
+def upcoming_work(user, batch: Batch) -> tuple[list[Translation], list[Source]]:
+    """What elicit.js holds ahead, of the public segments only (a phone never holds a secret source): the
+    translations sent back to the speaker for revision, then the sources they may translate, UPCOMING of each at
+    most, in the batch's order."""
+    return (_UPCOMING_REVISIONS.objects(batch=batch.pk, speaker=user.pk),
+            _UPCOMING_SOURCES.objects(batch=batch.pk, speaker=user.pk))
+
+
+def translations_to_verify(batch: int, verifier: int) -> QuerySet[Translation]:
+    """Translations of the batch waiting for verification that the verifier may verify: not theirs, not of a
+    translator they declared a conflict with, not already judged by them in their current version."""
+    return (Translation.objects.filter(source__batch=batch, status=Translation.Status.SUBMITTED)
+            .exclude(translator=verifier)
+            .exclude(Exists(DeclaredConflict.objects.filter(batch=batch, verifier=verifier,
+                                                            translator=OuterRef("translator_id"))))
+            .exclude(Exists(Verification.objects.filter(translation=OuterRef("pk"), verifier=verifier,
+                                                        stale_at__isnull=True)))
+            .select_related("source").order_by("source__position", "created_at"))
 
 
 def to_verify(user, batch: Batch) -> QuerySet[Translation]:
-    """Translations of the batch waiting for verification that the user may verify: not theirs, not of a translator
-    they declared a conflict with, not already judged by them in their current version."""
-    conflicted = DeclaredConflict.objects.filter(batch=batch, verifier=user).values("translator_id")
-    judged = Verification.objects.filter(verifier=user, stale_at__isnull=True).values("translation_id")
-    return (Translation.objects.filter(source__batch=batch, status=Translation.Status.SUBMITTED)
-            .exclude(translator=user).exclude(translator_id__in=conflicted).exclude(pk__in=judged)
-            .select_related("source").order_by("source__position", "created_at"))
+    return translations_to_verify(batch.pk, user.pk)
+
+
+def current_versions_to_verify(batch: int, verifier: int) -> QuerySet[TranslationVersion]:
+    """The current versions of `translations_to_verify` that the verifier did not write (an editing verifier never
+    verifies their own edit), with their translations and sources, in the same order: read in the batch's order
+    until enough are found, never the whole batch."""
+    return (TranslationVersion.objects.filter(translation__source__batch=batch,
+                                              translation__status=Translation.Status.SUBMITTED)
+            .exclude(translation__translator=verifier).exclude(author=verifier)
+            .exclude(Exists(DeclaredConflict.objects.filter(batch=batch, verifier=verifier,
+                                                            translator=OuterRef("translation__translator_id"))))
+            .exclude(Exists(Verification.objects.filter(translation=OuterRef("translation_id"), verifier=verifier,
+                                                        stale_at__isnull=True)))
+            .exclude(Exists(TranslationVersion.objects.filter(translation=OuterRef("translation_id"),
+                                                              number__gt=OuterRef("number"))))
+            .select_related("translation__source")
+            .order_by("translation__source__position", "translation__created_at"))
+
+
+_NEXT_TO_VERIFY = CompiledQuery(lambda batch, verifier: current_versions_to_verify(batch, verifier)[:1],
+                                batch=int, verifier=int)
+_UPCOMING_TO_VERIFY = CompiledQuery(
+    lambda batch, verifier: current_versions_to_verify(batch, verifier)
+    .filter(translation__source__segment__in=PUBLIC_SEGMENTS)[:UPCOMING],
+    batch=int, verifier=int)
 
 
 def verification_items(user, batch: Batch, limit: int,
                        segments: Sequence[str] = ()) -> list[tuple[Translation, TranslationVersion]]:
-    """The user's next translations to verify with their current version, of sources in `segments` when given (two
-    queries)."""
-    queue = to_verify(user, batch)
+    """The user's next translations to verify with their current version, of sources in `segments` when given."""
+    versions = current_versions_to_verify(batch.pk, user.pk)
     if segments:
-        queue = queue.filter(source__segment__in=segments)
-    translations = list(queue[: limit * 3])
-    latest: dict[int, TranslationVersion] = {}
-    for version in TranslationVersion.objects.filter(translation__in=translations).order_by("number"):
-        latest[version.translation_id] = version
-    items = [(t, latest[t.pk]) for t in translations if latest[t.pk].author_id != user.pk]
-    return items[:limit]
+        versions = versions.filter(translation__source__segment__in=segments)
+    return [(version.translation, version) for version in versions[:limit]]
+
+
+def next_to_verify(user, batch: Batch) -> Translation | None:
+    """The translation the verify page shows next (of any segment)."""
+    found = _NEXT_TO_VERIFY.objects(batch=batch.pk, verifier=user.pk)
+    return found[0].translation if found else None
+
+
+def upcoming_to_verify(user, batch: Batch) -> list[tuple[Translation, TranslationVersion]]:
+    """What elicit.js holds ahead on the verify page: the next UPCOMING translations of the public segments with
+    their current versions (a phone never holds a secret source)."""
+    return [(version.translation, version) for version in _UPCOMING_TO_VERIFY.objects(batch=batch.pk,
+                                                                                       verifier=user.pk)]
+
+
+# A submission's checks, read in one round trip once its item's row is locked (inside the caller's transaction), as
+# the rating post's are (review.selectors.rating.lock_rating_target).
+_SOURCE_LOCK = CompiledQuery(
+    lambda source: Source.objects.select_for_update(of=("self",)).filter(pk=source).order_by().values_list("pk"),
+    source=int)
+_TRANSLATING_CHECKS = CompiledQuery(
+    lambda source, speaker, client_id: Source.objects.filter(pk=source).order_by().annotate(
+        serving=Exists(Batch.objects.filter(serving_batches(), pk=OuterRef("batch_id"))),
+        skipped=Exists(Skip.objects.filter(source=OuterRef("pk"), speaker=speaker)),
+        taken=Coalesce(active_translations(), 0),
+        own=Subquery(Translation.objects.filter(source=OuterRef("pk"), translator=speaker).values("pk")[:1]),
+        own_status=Subquery(Translation.objects.filter(source=OuterRef("pk"), translator=speaker)
+                            .values("status")[:1]),
+        sent_for=Subquery(TranslationVersion.objects.filter(client_id=client_id).values("pk")[:1]),
+    ).values_list("status", "serving", "skipped", "taken", "own", "own_status", "sent_for",
+                  "batch__translations_per_source", "batch__guideline_version"),
+    source=int, speaker=int, client_id=uuid.UUID)
+
+
+@dataclass(frozen=True)
+class TranslatingChecks:
+    status: str  # the source's status
+    serving: bool  # the batch serves work now (`serving_batches`)
+    skipped: bool  # the speaker skipped the source
+    taken: int  # translations of the source in progress or accepted
+    own: int | None  # the speaker's translation of the source
+    own_status: str | None
+    sent_for: int | None  # the version a submission with this client id stored already
+    translations_per_source: int
+    guideline_version: int
+
+
+def lock_translating_target(source: int, speaker: int, client_id: uuid.UUID) -> TranslatingChecks | None:
+    """Lock the source's row (inside the caller's transaction: translations of one source are stored one at a time)
+    and read what decides whether the speaker's translation is stored, in one round trip; None when there is no
+    such source."""
+    locked, checks = rows_together((_SOURCE_LOCK, {"source": source}),
+                                   (_TRANSLATING_CHECKS, {"source": source, "speaker": speaker,
+                                                          "client_id": client_id}))
+    return TranslatingChecks(*checks[0]) if locked and checks else None
+
+
+_TRANSLATION_LOCK = CompiledQuery(
+    lambda translation: Translation.objects.select_for_update(of=("self",)).filter(pk=translation).order_by()
+    .values_list("status", "revision_rounds"),
+    translation=int)
+_VERIFYING_CHECKS = CompiledQuery(
+    lambda translation, verifier, client_id: Translation.objects.filter(pk=translation).order_by().annotate(
+        serving=Exists(Batch.objects.filter(serving_batches(), pk=OuterRef("source__batch_id"))),
+        conflicted=Exists(DeclaredConflict.objects.filter(batch=OuterRef("source__batch_id"), verifier=verifier,
+                                                          translator=OuterRef("translator_id"))),
+        judged=Exists(Verification.objects.filter(translation=OuterRef("pk"), verifier=verifier,
+                                                  stale_at__isnull=True)),
+        sent_for=Subquery(Verification.objects.filter(client_id=client_id).values("pk")[:1]),
+    ).values_list("serving", "conflicted", "judged", "sent_for"),
+    translation=int, verifier=int, client_id=uuid.UUID)
+VERSION_FIELDS = ("id", "translation_id", "number", "text", "author_id", "morphological_analysis",
+                  "suspected_system", "suspected_chrf")
+_CURRENT_VERSION = CompiledQuery(
+    lambda translation: TranslationVersion.objects.filter(translation=translation).order_by("-number")
+    .annotate(accepts=Coalesce(Subquery(
+        Verification.objects.filter(version=OuterRef("pk"), stale_at__isnull=True, outcome=Verification.Outcome.ACCEPT)
+        .order_by().values("version").annotate(n=Count("verifier", distinct=True)).values("n")), 0))
+    .values_list(*VERSION_FIELDS, "accepts")[:1],
+    translation=int)
+
+
+@dataclass(frozen=True)
+class VerifyingChecks:
+    status: str  # the translation's status
+    revision_rounds: int
+    version: TranslationVersion  # its current version
+    accepts: int  # how many distinct people accepted the current version (accepts of earlier ones are stale)
+    serving: bool  # the batch serves work now (`serving_batches`)
+    conflicted: bool  # the verifier declared a conflict of interest with the translator
+    judged: bool  # the verifier has a verification of the translation in force
+    sent_for: int | None  # the verification a submission with this client id stored already
+
+
+def lock_verifying_target(translation: int, verifier: int, client_id: uuid.UUID) -> VerifyingChecks | None:
+    """Lock the translation's row (inside the caller's transaction) and read its current version and what decides
+    whether the verifier's verdict is stored, in one round trip; None when there is no such translation."""
+    locked, checks, versions = rows_together(
+        (_TRANSLATION_LOCK, {"translation": translation}),
+        (_VERIFYING_CHECKS, {"translation": translation, "verifier": verifier, "client_id": client_id}),
+        (_CURRENT_VERSION, {"translation": translation}))
+    if not locked or not checks or not versions:
+        return None
+    (status, revision_rounds), (serving, conflicted, judged, sent_for) = locked[0], checks[0]
+    *version, accepts = versions[0]
+    return VerifyingChecks(status, revision_rounds, loaded(TranslationVersion, VERSION_FIELDS, version), accepts,
+                           serving, conflicted, judged, sent_for)
 
 
 @dataclass(frozen=True)
@@ -132,19 +369,35 @@ class MachineMatch:
     score: float
 
 
+MAX_MACHINE_OUTPUTS = 500
+"""The stored outputs a submission is compared with at most (a source scored by that many runs is rare)."""
+
+# Run-card results by their entry's source text, found through the index of the texts' digests (corpus
+# `entry_source_digest`); the text itself comes along, so that a digest shared by another text never counts.
+_MACHINE_OUTPUTS = CompiledQuery(
+    lambda digest: RunCardResult.objects.alias(source_digest=source_digest_of("entry"))
+    .filter(source_digest=digest).exclude(predicted="").order_by()
+    .values_list("predicted", "run_card__model_slug", "entry__source")[:MAX_MACHINE_OUTPUTS],
+    digest=uuid.UUID)
+
+
 def closest_machine_output(source: Source, text: str) -> MachineMatch | None:
     """The stored machine output (a leaderboard run's prediction for an entry with this very source text) closest to
     `text` by chrF++, when at least MACHINE_LIKE_CHRF. Read on the server after a translation is submitted, never
     to build a page."""
-    predictions = (RunCardResult.objects.filter(entry__source__in={source.text, source.text.strip()})
-                   .exclude(predicted="").values_list("predicted", "run_card__model_slug")[:500])
+    texts = {source.text, source.text.strip()}
     best: MachineMatch | None = None
-    for predicted, system in predictions:
-        score = chrf(text, predicted)
-        if score >= MACHINE_LIKE_CHRF and (best is None or score > best.score):
-            best = MachineMatch(system, round(score, 1))
+    scores: dict[str, float] = {}
+    for digest in {source_digest(text_) for text_ in texts}:
+        for predicted, system, entry_source in _MACHINE_OUTPUTS.rows(digest=digest):
+            if entry_source not in texts:
+                continue
+            if predicted not in scores:  # outputs many runs share are scored once
+                scores[predicted] = chrf(text, predicted)
+            score = scores[predicted]
+            if score >= MACHINE_LIKE_CHRF and (best is None or score > best.score):
+                best = MachineMatch(system, round(score, 1))
     return best
-
 
 # What the curator sees.
 

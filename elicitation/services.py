@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from common import errors
+from common import compiled, errors
 from common.errors import ApplicationError, Conflict
 from corpus.models import ConsentUse, Dataset, DatasetVersion, Entry, Segment
 from corpus.selectors import has_consent
@@ -45,8 +45,9 @@ from .selectors import (  # noqa: F401 - is_serving is part of what services off
     closest_machine_output,
     current_version,
     is_serving,
+    lock_translating_target,
+    lock_verifying_target,
     qualification_problem,
-    translation_slots_left,
 )
 from .sources import SourceRow, checked_rows
 from .texts import text_key
@@ -63,6 +64,11 @@ class NotAllowed(ElicitationError, errors.NotAllowed):
     """The actor may not do this (a verification of one's own work; not qualified)."""
 
 
+class NotQualified(NotAllowed):
+    """The actor is not among the batch's qualified translators and verifiers (pages answer as if it did not
+    exist)."""
+
+
 class NotServing(ElicitationError, Conflict):
     """The batch is paused, closed, or its community's consent to corpus creation is no longer in force."""
 
@@ -73,17 +79,22 @@ class AlreadyDone(ElicitationError, Conflict):
 
 def ensure_serving(batch: Batch) -> None:
     if not is_serving(batch):
-        if not has_consent(batch.dataset, ConsentUse.CORPUS_CREATION):
-            raise NotServing(_("This batch is paused: its community's consent to corpus creation is no longer in "
-                               "force."))
-        raise NotServing(_("This batch is not taking work at the moment (%(status)s).")
-                         % {"status": batch.get_status_display()})
+        raise not_serving(batch)
+
+
+def not_serving(batch: Batch) -> NotServing:
+    """Why the batch takes no work (its consent, else its status)."""
+    if not has_consent(batch.dataset, ConsentUse.CORPUS_CREATION):
+        return NotServing(_("This batch is paused: its community's consent to corpus creation is no longer in "
+                            "force."))
+    return NotServing(_("This batch is not taking work at the moment (%(status)s).")
+                      % {"status": batch.get_status_display()})
 
 
 def ensure_qualified(actor: User, batch: Batch) -> None:
     problem = qualification_problem(actor, batch)
     if problem:
-        raise NotAllowed(_("You may not work on this batch: %(reason)s.") % {"reason": problem})
+        raise NotQualified(_("You may not work on this batch: %(reason)s.") % {"reason": problem})
 
 
 # Batches and their sources.
@@ -269,27 +280,28 @@ def timed_seconds(actor: User, shown_at: datetime | None) -> float:
 
 def new_version(translation: Translation, *, number: int, text: str, author: User, client_id: uuid.UUID,
                 analysis: str = "", shown_at: datetime | None = None, pasted: bool | None = None,
-                typed: int | None = None) -> TranslationVersion:
+                typed: int | None = None, guideline_version: int | None = None) -> TranslationVersion:
+    """A new version of the translation (its guideline version, when not given, the batch's), compared with the
+    stored machine outputs for its source."""
     match = closest_machine_output(translation.source, text)
-    return TranslationVersion.objects.create(
+    version = TranslationVersion(
         client_id=client_id, translation=translation, number=number, text=text, author=author,
-        guideline_version=translation.source.batch.guideline_version,
+        guideline_version=guideline_version or translation.source.batch.guideline_version,
         morphological_analysis=analysis.strip()[:MAX_TEXT_LENGTH],
         suspected_system=match.system if match else "", suspected_chrf=match.score if match else None,
         pasted=pasted, typed_characters=typed, seconds=timed_seconds(author, shown_at))
+    compiled.insert(version)
+    return version
 
 
 def submit_translation(*, actor: User, source: Source,
                        submission: TranslationSubmission) -> tuple[TranslationVersion, bool]:
     """Store a speaker's translation of `source` once (a first one, or a revision asked for): the stored version and
     whether it is new. It is compared with every stored machine output for the source and flagged when close."""
-    existing = TranslationVersion.objects.filter(client_id=submission.client_id).select_related(
-        "translation").first()
-    if existing is not None:
-        return same_submission(existing, actor, source), False
+    ensure_qualified(actor, source.batch)
     try:
         with transaction.atomic():
-            return store_translation(actor, source, submission), True
+            return store_translation(actor, source, submission)
     except IntegrityError:
         existing = TranslationVersion.objects.filter(client_id=submission.client_id).select_related(
             "translation").first()
@@ -304,31 +316,40 @@ def same_submission(existing: TranslationVersion, actor: User, source: Source) -
     return existing
 
 
-def store_translation(actor: User, source: Source, submission: TranslationSubmission) -> TranslationVersion:
-    source = Source.objects.select_for_update().select_related("batch__dataset").get(pk=source.pk)
-    batch = source.batch
-    ensure_serving(batch)
-    ensure_qualified(actor, batch)
+def store_translation(actor: User, source: Source,
+                      submission: TranslationSubmission) -> tuple[TranslationVersion, bool]:
+    """The translation's transaction: lock the source and read everything that decides (the serving rule, the
+    speaker's own translation or skip, the translations it has, the client id) in one round trip, then store."""
+    checks = lock_translating_target(source.pk, actor.pk, submission.client_id)
+    if checks is None:  # sources are never deleted while translations hold them
+        raise Source.DoesNotExist(source.pk)
+    if checks.sent_for is not None:
+        existing = TranslationVersion.objects.select_related("translation").get(pk=checks.sent_for)
+        return same_submission(existing, actor, source), False
+    if not checks.serving:
+        raise not_serving(Batch.objects.select_related("dataset").get(pk=source.batch_id))
     text = checked_translation_text(submission.text, source)
-    translation = Translation.objects.select_for_update().filter(source=source, translator=actor).first()
-    if translation is not None:
-        if translation.status != Translation.Status.REVISION:
+    if checks.own is not None:
+        if checks.own_status != Translation.Status.REVISION:
             raise AlreadyDone(_("You have already translated this source."))
+        translation = Translation.objects.select_for_update().get(pk=checks.own)
+        translation.source = source
         number = current_version(translation).number + 1
         translation.status = Translation.Status.SUBMITTED
         translation.save(update_fields=["status"])
     else:
-        if source.status != Source.Status.OPEN:
+        if checks.status != Source.Status.OPEN:
             raise AlreadyDone(_("This source is no longer served for translation."))
-        if Skip.objects.filter(source=source, speaker=actor).exists():
+        if checks.skipped:
             raise AlreadyDone(_("You skipped this source."))
-        if translation_slots_left(source) <= 0:
+        if checks.taken >= checks.translations_per_source:
             raise AlreadyDone(_("This source has all the translations it needs."))
-        translation = Translation.objects.create(source=source, translator=actor)
+        translation = Translation(source=source, translator=actor)
+        compiled.insert(translation)
         number = 1
     return new_version(translation, number=number, text=text, author=actor, client_id=submission.client_id,
                        analysis=submission.analysis, shown_at=submission.shown_at, pasted=submission.pasted,
-                       typed=submission.typed_characters)
+                       typed=submission.typed_characters, guideline_version=checks.guideline_version), True
 
 
 def skip_source(*, actor: User, source: Source, client_id: uuid.UUID, reason: str, note: str = "") -> tuple[Skip, bool]:
@@ -362,6 +383,9 @@ def skip_source(*, actor: User, source: Source, client_id: uuid.UUID, reason: st
 # Verifying.
 
 
+DECIDE_TRANSLATION = f"UPDATE {Translation._meta.db_table} SET status = %s, decided_at = %s WHERE id = %s"
+
+
 @dataclass
 class VerificationSubmission:
     client_id: uuid.UUID
@@ -376,46 +400,55 @@ def verify_translation(*, actor: User, translation: Translation,
                        submission: VerificationSubmission) -> tuple[Verification, bool]:
     """Record a verifier's judgement of the translation's current version once. Never by its translator nor by the
     author of the version (NotAllowed), nor by someone who declared a conflict with the translator."""
-    stored = Verification.objects.filter(client_id=submission.client_id).first()
-    if stored is not None:
-        if stored.verifier_id != actor.pk or stored.translation_id != translation.pk:
-            raise ElicitationError(_("This submission id belongs to other work; reload the page."), "client_id")
-        return stored, False
     if submission.outcome not in Verification.Outcome.values:
         raise ElicitationError(_("Choose accept, needs revision, reject or edit."), "outcome")
     if len(submission.comment) > MAX_TEXT_LENGTH:
         raise ElicitationError(_("The comment is limited to %(limit)d characters.") % {"limit": MAX_TEXT_LENGTH},
                                "comment")
+    ensure_qualified(actor, translation.source.batch)
     try:
         with transaction.atomic():
-            return store_verification(actor, translation, submission), True
+            return store_verification(actor, translation, submission)
     except IntegrityError:
         stored = Verification.objects.filter(client_id=submission.client_id).first()
         if stored is None:
             raise AlreadyDone(_("You have already verified this translation.")) from None
-        return stored, False
+        return same_verification(stored, actor, translation), False
 
 
-def store_verification(actor: User, translation: Translation, submission: VerificationSubmission) -> Verification:
-    translation = Translation.objects.select_for_update().select_related("source__batch__dataset").get(
-        pk=translation.pk)
+def same_verification(stored: Verification, actor: User, translation: Translation) -> Verification:
+    if stored.verifier_id != actor.pk or stored.translation_id != translation.pk:
+        raise ElicitationError(_("This submission id belongs to other work; reload the page."), "client_id")
+    return stored
+
+
+def store_verification(actor: User, translation: Translation,
+                       submission: VerificationSubmission) -> tuple[Verification, bool]:
+    """The verification's transaction: lock the translation and read its current version and everything that
+    decides (the serving rule, a declared conflict, the verifier's verdict in force, the client id) in one round
+    trip, then store."""
     source, batch = translation.source, translation.source.batch
     if translation.translator_id == actor.pk:
         raise NotAllowed(_("You translated this: someone else verifies it."))
-    version = current_version(translation)
+    checks = lock_verifying_target(translation.pk, actor.pk, submission.client_id)
+    if checks is None:  # translations are never deleted
+        raise Translation.DoesNotExist(translation.pk)
+    if checks.sent_for is not None:
+        return same_verification(Verification.objects.get(pk=checks.sent_for), actor, translation), False
+    translation.status, translation.revision_rounds, version = checks.status, checks.revision_rounds, checks.version
     if version.author_id == actor.pk:
         raise NotAllowed(_("You wrote this version: someone else verifies it."))
-    if DeclaredConflict.objects.filter(batch=batch, verifier=actor, translator_id=translation.translator_id).exists():
+    if checks.conflicted:
         raise NotAllowed(_("You declared a conflict of interest with this translator."))
-    ensure_serving(batch)
-    ensure_qualified(actor, batch)
+    if not checks.serving:
+        raise not_serving(Batch.objects.select_related("dataset").get(pk=batch.pk))
     if translation.status != Translation.Status.SUBMITTED:
         raise AlreadyDone(_("This translation is not waiting for verification (%(status)s).")
                           % {"status": translation.get_status_display()})
     if submission.version != version.number:
         raise AlreadyDone(_("The translation changed since you opened it; reload the page to verify its new "
                             "version."), "version")
-    if Verification.objects.filter(translation=translation, verifier=actor, stale_at__isnull=True).exists():
+    if checks.judged:
         raise AlreadyDone(_("You have already verified this translation."))
     comment = submission.comment.strip()
     outcome = submission.outcome
@@ -432,9 +465,18 @@ def store_verification(actor: User, translation: Translation, submission: Verifi
     if outcome == Verification.Outcome.EDIT and text == version.text:
         raise ElicitationError(_("The edit is the same text: accept it instead."), "text")
     now = timezone.now()
-    verification = Verification.objects.create(
+    verification = Verification(
         client_id=submission.client_id, translation=translation, version=version, verifier=actor, outcome=outcome,
         comment=comment, flagged=version.suspected, seconds=timed_seconds(actor, submission.shown_at))
+    decided = None
+    if outcome == Verification.Outcome.REJECT:
+        decided = Translation.Status.REJECTED
+    elif outcome == Verification.Outcome.ACCEPT and checks.accepts + 1 >= batch.verifications_needed(source.segment):
+        decided = Translation.Status.ACCEPTED
+    # The verification and the translation's outcome in one statement (the translation's row is locked).
+    compiled.insert(verification, along=[(DECIDE_TRANSLATION, [decided, now, translation.pk])] if decided else ())
+    if decided:
+        translation.status, translation.decided_at = decided, now
     if outcome == Verification.Outcome.EDIT:
         Verification.objects.filter(translation=translation, stale_at__isnull=True).exclude(
             pk=verification.pk).update(stale_at=now)
@@ -445,18 +487,7 @@ def store_verification(actor: User, translation: Translation, submission: Verifi
         translation.revision_rounds += 1
         Verification.objects.filter(translation=translation, stale_at__isnull=True).update(stale_at=now)
         translation.save(update_fields=["status", "revision_rounds"])
-    elif outcome == Verification.Outcome.REJECT:
-        translation.status = Translation.Status.REJECTED
-        translation.decided_at = now
-        translation.save(update_fields=["status", "decided_at"])
-    else:
-        accepts = Verification.objects.filter(translation=translation, version=version, stale_at__isnull=True,
-                                              outcome=Verification.Outcome.ACCEPT).values("verifier").distinct()
-        if accepts.count() >= batch.verifications_needed(source.segment):
-            translation.status = Translation.Status.ACCEPTED
-            translation.decided_at = now
-            translation.save(update_fields=["status", "decided_at"])
-    return verification
+    return verification, True
 
 
 @transaction.atomic

@@ -5,6 +5,7 @@ a queue kept on the device. Thin: every rule is in services and selectors."""
 import csv
 import io
 import uuid
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.contrib import messages
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
 from common.errors import ApplicationError
-from corpus.models import PUBLIC_SEGMENTS, ConsentUse, DatasetVersion
+from corpus.models import ConsentUse, DatasetVersion
 from corpus.selectors import has_consent
 from corpus.validation import CorpusFileError
 from languages.directions import text_direction
@@ -48,8 +49,6 @@ from .forms import (
 )
 from .models import MAX_TEXT_LENGTH, Batch, Source, Translation, TranslationVersion
 from .sources import MAX_UPLOAD_BYTES, SourceFileError, SourceProblem, checked_rows, read_csv, read_json
-
-UPCOMING = 10
 
 
 def private(response):
@@ -320,9 +319,10 @@ def version_card(request, public_id, pk: int):
 
 
 def working_batch(request, public_id) -> Batch:
-    """A batch the person may work in (a member of its organization, qualified); 404 for anyone else."""
-    batch = get_object_or_404(Batch.objects.select_related("dataset", "organization"), public_id=public_id)
-    if selectors.qualification_problem(request.user, batch) is not None:
+    """A batch the person may work in (a member of its organization, qualified), with `serving_when_read`; 404 for
+    anyone else."""
+    batch = selectors.working_batch(public_id)
+    if batch is None or selectors.qualification_problem(request.user, batch) is not None:
         raise Http404(_("No such batch among yours."))
     return batch
 
@@ -341,11 +341,21 @@ def not_serving_message(batch: Batch) -> str:
     return _("This batch is not taking work at the moment.")
 
 
+ANY_ITEM = uuid.UUID(int=0)
+
+
+def address_maker(route: str) -> Callable[[uuid.UUID], str]:
+    """The address of any item of `route` from one `reverse` (the addresses differ only in the item's id): the items
+    ahead need two each."""
+    template, placeholder = reverse(route, args=[ANY_ITEM]), str(ANY_ITEM)
+    return lambda public_id: template.replace(placeholder, str(public_id))
+
+
 @login_required
 def translate_start(request, public_id):
     """The speaker's next source: a revision asked of them first, then the batch's order."""
     batch = working_batch(request, public_id)
-    if not selectors.is_serving(batch):
+    if not batch.serving_when_read:
         return not_serving(request, batch)
     revision = selectors.to_revise(request.user, batch).first()
     source = revision.source if revision else selectors.to_translate(request.user, batch).first()
@@ -354,36 +364,40 @@ def translate_start(request, public_id):
     return redirect("elicitation:translate", public_id=source.public_id)
 
 
-def source_item(source: Source, user, revision: Translation | None = None) -> dict:
+def source_item(source: Source, revision: tuple[str, list[str]] | None = None, *,
+                url: str = "", skip_url: str = "") -> dict:
     """What the translate page and its JSON show of a source: the source, its context, the guideline, and for a
-    revision the translator's own text and the verifier's notes. Never any machine output."""
-    item = {"id": str(source.public_id), "url": reverse("elicitation:translate", args=[source.public_id]),
-            "skip_url": reverse("elicitation:skip", args=[source.public_id]),
+    revision the translator's own text and the verifier's notes (`selectors.revision_details`). Never any machine
+    output."""
+    return {"id": str(source.public_id), "url": url or reverse("elicitation:translate", args=[source.public_id]),
+            "skip_url": skip_url or reverse("elicitation:skip", args=[source.public_id]),
             "source": source.text, "context": source.context, "shown": shown_token(source.public_id),
-            "revision": None}
-    if revision is not None:
-        item["revision"] = {"text": selectors.current_version(revision).text,
-                            "notes": [note.comment for note in selectors.revision_notes(revision)]}
-    return item
+            "revision": None if revision is None else {"text": revision[0], "notes": revision[1]}}
 
 
 def translation_item(user, source: Source) -> tuple[dict | None, Translation | None]:
     translation = Translation.objects.filter(source=source, translator=user).first()
     if translation is not None and translation.status != Translation.Status.REVISION:
         return None, translation
-    return source_item(source, user, translation), translation
+    details = selectors.revision_details([translation]) if translation is not None else {}
+    return source_item(source, details.get(getattr(translation, "pk", None))), translation
+
+
+def working_source(request, public_id) -> Source:
+    """A source of a batch the person may work in, with its batch (`serving_when_read`); 404 for anyone else."""
+    source = selectors.working_source(public_id)
+    if source is None or selectors.qualification_problem(request.user, source.batch) is not None:
+        raise Http404(_("No such source among yours."))
+    return source
 
 
 @login_required
 def translate(request, public_id):
-    source = get_object_or_404(Source.objects.select_related("batch__dataset", "batch__organization"),
-                               public_id=public_id)
-    batch = source.batch
-    if selectors.qualification_problem(request.user, batch) is not None:
-        raise Http404(_("No such source among yours."))
     if request.method == "POST":
-        return translate_post(request, source)
-    if not selectors.is_serving(batch):
+        return translate_post(request, public_id)
+    source = working_source(request, public_id)
+    batch = source.batch
+    if not batch.serving_when_read:
         return not_serving(request, batch)
     item, translation = translation_item(request.user, source)
     if item is None:
@@ -403,17 +417,25 @@ def translate_page(request, source: Source, item: dict, form: TranslationForm, s
         .count()}, status=status))
 
 
-def translate_post(request, source: Source):
+def translate_post(request, public_id):
+    """A translation, stored once: JSON for elicit.js (the next source is the one the phone holds), else a redirect to
+    the next source. The service checks who may translate, in the transaction that stores it."""
     form = TranslationForm(request.POST)
     if not form.is_valid():
+        source = working_source(request, public_id)
         if wants_json(request):
             return JsonResponse({"error": _("The translation was not saved."), "code": "invalid",
                                  "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
         item, _translation = translation_item(request.user, source)
-        return translate_page(request, source, item or source_item(source, request.user), form, 400)
+        return translate_page(request, source, item or source_item(source), form, 400)
+    source = selectors.working_source(public_id)
+    if source is None:
+        raise Http404(_("No such source among yours."))
     try:
         version, created = services.submit_translation(actor=request.user, source=source,
                                                        submission=form.submission(source.public_id))
+    except services.NotQualified:
+        raise Http404(_("No such source among yours.")) from None
     except services.NotServing:
         return not_serving(request, source.batch)
     except ApplicationError as error:
@@ -422,8 +444,7 @@ def translate_post(request, source: Source):
                                 status=error.http_status)
         form.add_error(error.field if error.field in form.fields else None, error.message)
         item, _translation = translation_item(request.user, source)
-        return translate_page(request, source, item or source_item(source, request.user), form,
-                              error.http_status)
+        return translate_page(request, source, item or source_item(source), form, error.http_status)
     if wants_json(request):
         return JsonResponse({"saved": True, "duplicate": not created, "suspected": version.suspected},
                             status=201 if created else 200)
@@ -466,32 +487,37 @@ def upcoming(request, public_id):
     without a connection (a constant number of queries). Only sources of the public segments: a phone never holds a
     gold_standard or held_out source, which is shown by its own page, on the server's answer."""
     batch = working_batch(request, public_id)
-    if not selectors.is_serving(batch):
+    if not batch.serving_when_read:
         return private(not_serving(request, batch))
-    revisions = list(selectors.to_revise(request.user, batch).filter(source__segment__in=PUBLIC_SEGMENTS)[:UPCOMING])
-    sources = list(selectors.to_translate(request.user, batch).filter(segment__in=PUBLIC_SEGMENTS)[:UPCOMING])
-    items = [source_item(t.source, request.user, t) for t in revisions]
-    items += [source_item(source, request.user) for source in sources]
-    return private(JsonResponse({"items": items[:UPCOMING]}))
+    revisions, sources = selectors.upcoming_work(request.user, batch)
+    details = selectors.revision_details(revisions)
+    url, skip_url = address_maker("elicitation:translate"), address_maker("elicitation:skip")
+    items = [source_item(t.source, details[t.pk], url=url(t.source.public_id), skip_url=skip_url(t.source.public_id))
+             for t in revisions]
+    items += [source_item(source, url=url(source.public_id), skip_url=skip_url(source.public_id))
+              for source in sources]
+    return private(JsonResponse({"items": items[:selectors.UPCOMING]}))
 
 
 @login_required
 def verify_start(request, public_id):
     batch = working_batch(request, public_id)
-    if not selectors.is_serving(batch):
+    if not batch.serving_when_read:
         return not_serving(request, batch)
-    items = selectors.verification_items(request.user, batch, 1)
-    if not items:
+    translation = selectors.next_to_verify(request.user, batch)
+    if translation is None:
         return private(render(request, "elicitation/done.html", {"batch": batch, "mode": "verify"}))
-    return redirect("elicitation:verify", public_id=items[0][0].public_id)
+    return redirect("elicitation:verify", public_id=translation.public_id)
 
 
-def verification_item(translation: Translation, version: TranslationVersion) -> dict:
+def verification_item(translation: Translation, version: TranslationVersion, *, url: str = "",
+                      conflict_url: str = "") -> dict:
     """What the verify page shows: the source, its context and the translation's current version, with the flag a
     suspected machine output carries (the system's name, never its text)."""
     source = translation.source
-    return {"id": str(translation.public_id), "url": reverse("elicitation:verify", args=[translation.public_id]),
-            "conflict_url": reverse("elicitation:declare_conflict", args=[translation.public_id]),
+    return {"id": str(translation.public_id),
+            "url": url or reverse("elicitation:verify", args=[translation.public_id]),
+            "conflict_url": conflict_url or reverse("elicitation:declare_conflict", args=[translation.public_id]),
             "source": source.text, "context": source.context, "text": version.text, "version": version.number,
             "analysis": version.morphological_analysis, "suspected": version.suspected_system,
             "suspected_chrf": version.suspected_chrf, "segment": source.segment, "pasted": bool(version.pasted),
@@ -500,17 +526,17 @@ def verification_item(translation: Translation, version: TranslationVersion) -> 
 
 @login_required
 def verify(request, public_id):
-    translation = get_object_or_404(
-        Translation.objects.select_related("source__batch__dataset", "source__batch__organization"),
-        public_id=public_id)
+    translation = selectors.working_translation(public_id)
+    if translation is None:
+        raise Http404(_("No such translation among yours."))
     batch = translation.source.batch
+    if request.method == "POST" and translation.translator_id != request.user.pk:
+        return verify_post(request, translation)
     if selectors.qualification_problem(request.user, batch) is not None:
         raise Http404(_("No such translation among yours."))
     if translation.translator_id == request.user.pk:
         return private(render(request, "elicitation/own_work.html", {"batch": batch}, status=403))
-    if request.method == "POST":
-        return verify_post(request, translation)
-    if not selectors.is_serving(batch):
+    if not batch.serving_when_read:
         return not_serving(request, batch)
     version = selectors.current_version(translation)
     return verify_page(request, translation, version, VerificationForm(initial={"version": version.number,
@@ -532,8 +558,12 @@ def verify_page(request, translation, version, form, status: int = 200):
 
 
 def verify_post(request, translation: Translation):
+    """A verdict, stored once: JSON for elicit.js (the next translation is the one the phone holds), else a redirect
+    to the next translation. The service checks who may verify, in the transaction that stores it."""
     form = VerificationForm(request.POST)
     if not form.is_valid():
+        if selectors.qualification_problem(request.user, translation.source.batch) is not None:
+            raise Http404(_("No such translation among yours."))
         if wants_json(request):
             return JsonResponse({"error": _("The verification was not saved."), "code": "invalid",
                                  "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
@@ -541,6 +571,8 @@ def verify_post(request, translation: Translation):
     try:
         verification, created = services.verify_translation(
             actor=request.user, translation=translation, submission=form.submission(translation.public_id))
+    except services.NotQualified:
+        raise Http404(_("No such translation among yours.")) from None
     except services.NotServing:
         return not_serving(request, translation.source.batch)
     except ApplicationError as error:
@@ -559,10 +591,13 @@ def verify_post(request, translation: Translation):
 @login_required
 def verify_upcoming(request, public_id):
     batch = working_batch(request, public_id)
-    if not selectors.is_serving(batch):
+    if not batch.serving_when_read:
         return private(not_serving(request, batch))
-    items = selectors.verification_items(request.user, batch, UPCOMING, segments=PUBLIC_SEGMENTS)
-    return private(JsonResponse({"items": [verification_item(t, v) for t, v in items]}))
+    url, conflict_url = address_maker("elicitation:verify"), address_maker("elicitation:declare_conflict")
+    return private(JsonResponse({"items": [
+        verification_item(translation, version, url=url(translation.public_id),
+                          conflict_url=conflict_url(translation.public_id))
+        for translation, version in selectors.upcoming_to_verify(request.user, batch)]}))
 
 
 @login_required

@@ -10,6 +10,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common.compiled import CompiledQuery
 from corpus.language_pairs import language_code
 from organizations.models import Membership, Organization, Role
 from organizations.selectors import holding_role, members_with_role
@@ -60,15 +61,32 @@ AttestedLevel = tuple[int, int, str, str, str, int]
 """(user id, organization id, language, script, variety key, effective reading level) of an attestation in force."""
 
 
+LEVEL_COLUMNS = ("skill__user_id", "organization_id", "skill__language", "skill__script", "skill__variety_key",
+                 "effective")
+
+
+def attestations_in_force() -> QuerySet[Attestation]:
+    """Attestations not withdrawn, each at the lower of the speaker's stated and the organization's attested reading
+    level (`effective`)."""
+    return (Attestation.objects.filter(withdrawn_at__isnull=True).annotate(effective=Least("reading", "skill__reading"))
+            .order_by())
+
+
 def attested_levels(organization_ids: Iterable[int], user_ids: Iterable[int],
                     languages: Iterable[str]) -> list[AttestedLevel]:
     """The attestations in force of `user_ids` in `organization_ids` for `languages`, each at the lower of the
     speaker's stated and the organization's attested reading level: one query."""
-    return list(Attestation.objects.filter(organization_id__in=set(organization_ids), withdrawn_at__isnull=True,
-                                           skill__user_id__in=set(user_ids), skill__language__in=set(languages))
-                .annotate(effective=Least("reading", "skill__reading"))
-                .values_list("skill__user_id", "organization_id", "skill__language", "skill__script",
-                             "skill__variety_key", "effective"))
+    return list(attestations_in_force().filter(organization_id__in=set(organization_ids),
+                                               skill__user_id__in=set(user_ids), skill__language__in=set(languages))
+                .values_list(*LEVEL_COLUMNS))
+
+
+# One person's attestations in one organization (every language: `readers` picks), read before each of their
+# translations and verifications in elicitation: compiled once (common.compiled).
+_PERSONS_LEVELS = CompiledQuery(
+    lambda organization, user: attestations_in_force().filter(organization=organization, skill__user_id=user)
+    .values_list(*LEVEL_COLUMNS),
+    organization=int, user=int)
 
 
 def readers(requirement: Requirement, levels: Iterable[AttestedLevel]) -> tuple[set[int], set[int]]:
@@ -110,8 +128,11 @@ def qualification_problems(requirement: Requirement, user_ids: Iterable[int]) ->
     ids = set(user_ids)
     if not ids:
         return {}
-    source_ok, target_ok = readers(requirement, attested_levels([requirement.organization.pk], ids,
-                                                                [requirement.source, requirement.target]))
+    if len(ids) == 1:
+        levels = _PERSONS_LEVELS.rows(organization=requirement.organization.pk, user=next(iter(ids)))
+    else:
+        levels = attested_levels([requirement.organization.pk], ids, [requirement.source, requirement.target])
+    source_ok, target_ok = readers(requirement, levels)
     source = requirement.described(requirement.source, requirement.source_script)
     target = requirement.described(requirement.target, requirement.target_script, requirement.variety)
     problems = {}

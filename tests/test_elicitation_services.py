@@ -151,6 +151,35 @@ def test_a_translation_close_to_a_stored_machine_output_is_flagged_with_its_syst
     assert verification.flagged
 
 
+def test_a_source_typed_by_a_curator_finds_the_outputs_stored_for_that_very_text(client, steward, batch, curator,
+                                                                                governance_user):
+    """The machine-paste check finds an entry by its source text's digest (corpus `entry_source_digest`): a source
+    typed on the batch page equal to an entry's source finds every run's output for it, once per distinct output;
+    an entry whose source differs by a letter or a space is not the same text."""
+    from elicitation.selectors import closest_machine_output
+
+    texts = ["The river is high today", "The river is high today.", "the river is high today",
+             "The river is high  today"]
+    version = import_corpus(data=corpus_bytes([entry(n, source=text, reference="sîpiy") for n, text in
+                                               enumerate(texts, start=1)], id="mt-river"),
+                            organization=steward, actor=None).version
+    grant_all_consents(version.dataset)
+    rows = list(Entry.objects.filter(version=version))
+    for system in ("system-a", "system-b"):
+        submit_run_card(body=body(make_card(version, rows, composite=0.8, model_slug=system, predict=lambda e: (
+            "mistahi sîpiy anohc" if e.source == texts[0] else f"other output {e.entry_id}"))), actor=governance_user)
+    client.force_login(curator)
+    client.post(f"/elicit/b/{batch.public_id}/sources/", {
+        "source": " The river is high today ", "difficulty": "1", "register": "conversational", "domain": "conv",
+        "segment": "development", "origin": "community"})
+    typed = source_of(batch, "The river is high today")
+    match = closest_machine_output(typed, "mistahi sîpiy anohc")
+    assert match is not None and match.system in ("system-a", "system-b") and match.score == 100.0
+    assert closest_machine_output(typed, "other output 2") is None, "the outputs of other texts are not compared"
+    pasted, _ = translate(people(steward, 1)[0], typed, "mistahi sîpiy anohc")
+    assert pasted.suspected and pasted.suspected_chrf == 100.0
+
+
 def test_nobody_verifies_their_own_work_and_an_edit_makes_earlier_accepts_stale(steward, curator, steward_dataset):
     batch = make_batch(curator, steward_dataset, verifications_per_translation=2)
     translator, first, second, third = people(steward, 4)

@@ -18,7 +18,7 @@
   };
   var PREFIX = "champollion-elicit-queue:";
   var TIMEOUT_MS = 15000;
-  var REFILL_BELOW = 3;
+  var REFILL_BELOW = 5;  // the items ahead come twenty at a time (elicitation.selectors.UPCOMING), as rate.js's do
 
   var Device = window.ChampollionDevice;  // static/js/device-store.js: what the page keeps on the device
   var read = Device.readList;
