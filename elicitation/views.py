@@ -4,6 +4,7 @@ a queue kept on the device. Thin: every rule is in services and selectors."""
 
 import csv
 import io
+import re
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
@@ -20,9 +21,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from common import offline
 from common.downloads import as_download
 from common.errors import ApplicationError
-from corpus.models import ConsentUse, DatasetVersion
+from corpus.models import PUBLIC_SEGMENTS, ConsentUse, DatasetVersion
 from corpus.selectors import has_consent
 from corpus.validation import CorpusFileError
 from languages.directions import text_direction
@@ -410,11 +412,42 @@ def translate_page(request, source: Source, item: dict, form: TranslationForm, s
     batch = source.batch
     selectors.record_shown_source(request.user, source, request.path)
     form.fields["shown"].initial = item["shown"]
-    return private(render(request, "elicitation/translate.html", {
-        "batch": batch, "item": item, "form": form, "skip_form": SkipForm(initial={"client_id": uuid.uuid4()}),
-        "target_dir": text_direction(batch.target_language), "source_dir": text_direction(batch.source_language),
-        "limit": MAX_TEXT_LENGTH, "done": Translation.objects.filter(source__batch=batch, translator=request.user)
-        .count()}, status=status))
+    return private(render(request, "elicitation/translate.html", translate_context(request, batch, item, form, {
+        "may_hold": source.segment in PUBLIC_SEGMENTS,
+        "done": Translation.objects.filter(source__batch=batch, translator=request.user).count()}), status=status))
+
+
+def translate_context(request, batch: Batch, item: dict, form: TranslationForm, more: dict) -> dict:
+    return {"batch": batch, "item": item, "form": form, "skip_form": SkipForm(initial={"client_id": uuid.uuid4()}),
+            "target_dir": text_direction(batch.target_language), "source_dir": text_direction(batch.source_language),
+            "limit": MAX_TEXT_LENGTH, **more}
+
+
+OFFLINE_CACHE = "champollion-elicit-v1"  # elicit.js's CACHE
+
+
+def service_worker(request):
+    """elicit.js's service worker (common.offline), served under /elicit/ so that its scope covers the translate
+    pages: a translate page reloaded without a connection is answered with its shell. It holds no data of its own
+    (elicit.js decides what is stored)."""
+    def pattern(route: str, suffix: str = "") -> str:
+        return "^" + re.escape(reverse(route, args=[ANY_ITEM])).replace(re.escape(str(ANY_ITEM)), "[0-9a-f-]+") + suffix
+
+    translate_page_ = pattern("elicitation:translate") + "$"
+    return offline.service_worker(request, cache=OFFLINE_CACHE, item_page=translate_page_, submission="|".join([
+        translate_page_, pattern("elicitation:skip") + "$", pattern("elicitation:verify") + "$"]))
+
+
+@login_required
+def offline_shell(request, public_id):
+    """The translate page without a source: elicit.js stores it under the addresses of the sources it holds, and fills
+    it with the held source when the page is reloaded without a connection (`service_worker`)."""
+    batch = working_batch(request, public_id)
+    if not batch.serving_when_read:
+        return not_serving(request, batch)
+    empty = {"id": "", "url": "", "skip_url": "", "source": "", "context": "", "shown": "", "revision": None}
+    return private(render(request, "elicitation/translate.html", translate_context(
+        request, batch, empty, TranslationForm(initial={"client_id": uuid.uuid4()}), {"shell": True, "done": 0})))
 
 
 def translate_post(request, public_id):

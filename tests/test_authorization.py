@@ -225,6 +225,8 @@ TABLE = {
                                                               STEWARD_STAFF_ONLY),
     "^elicit/b/<uuid:public_id>/translate/": ("/elicit/b/{batch}/translate/", signed_in(404, speaker=302)),
     "^elicit/b/<uuid:public_id>/upcoming/": ("/elicit/b/{batch}/upcoming/", signed_in(404, speaker=200)),
+    "^elicit/b/<uuid:public_id>/shell/": ("/elicit/b/{batch}/shell/", signed_in(404, speaker=200)),
+    "^elicit/sw.js": ("/elicit/sw.js", expect(200)),
     "^elicit/b/<uuid:public_id>/verify/": ("/elicit/b/{batch}/verify/", signed_in(404, speaker=302)),
     "^elicit/b/<uuid:public_id>/verify/upcoming/": ("/elicit/b/{batch}/verify/upcoming/",
                                                     signed_in(404, speaker=200)),

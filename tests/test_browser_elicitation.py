@@ -18,7 +18,7 @@ from ledger.models import WorkClock
 
 from .browser_support import BLOCKING_IMPACTS, axe_violations, describe, screenshot, sign_in
 from .conftest import member, qualify
-from .elicitation_setup import consented_dataset
+from .elicitation_setup import consented_dataset, make_batch
 from .test_browser import (  # noqa: F401 - fixtures
     browser,
     expect,
@@ -198,3 +198,52 @@ def test_elicitation_from_csv_to_a_frozen_version(live_server, page, steward, cu
     violations = [v for v in axe_violations(page) if v["impact"] in BLOCKING_IMPACTS]
     assert not violations, describe(violations)
     screenshot(page, "elicit-dashboard")
+
+
+def test_the_translate_page_reloads_without_a_connection_and_stores_each_translation_once(live_server, page, steward,  # noqa: F811
+                                                                                          curator):
+    """On a 360-pixel phone: the page keeps its shell and the sources it holds on the device; offline, two
+    translations, the page reloaded while still offline (the service worker answers with the shell, filled with the
+    source held for that address), a third translation from the reloaded page, the network back: three
+    translations, each stored once."""
+    batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
+    translator = member("offline@steward.example", steward, "speaker")
+    sign_in(page, live_server.url, translator)
+    page.set_viewport_size(PHONE)
+    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
+        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
+    expect(page.locator("[data-elicit-form][data-offline-ready]")).to_have_count(1)
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+    page.context.set_offline(True)
+    done = [translate_shown(page)]
+    expect(page.locator("[data-text=source]")).not_to_have_text(done[0])
+    done.append(translate_shown(page))
+    expect(page.locator("[data-text=source]")).not_to_have_text(done[1])
+    waiting = "2 submissions wait on this device; they are sent when there is a connection."
+    expect(page.locator("[data-pending]")).to_have_text(waiting)
+    third = page.locator("[data-text=source]").inner_text().strip()
+
+    # Leaving the page with translations unsent asks first; reloaded without a connection, it comes back as it was.
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.accept()))
+    page.reload()
+    assert dialogs == ["beforeunload"]
+    expect(page.locator("[data-item][data-shell]")).to_be_visible()
+    expect(page.locator("[data-text=source]")).to_have_text(third)
+    expect(page.locator("[data-pending]")).to_have_text(waiting)
+    expect(page.locator("[data-progress]")).to_have_text("2 translated in this batch")
+    assert no_sideways_scroll(page, PHONE["width"])
+    screenshot(page, "elicit-translate-offline-reloaded", PHONE)
+    assert not Translation.objects.filter(translator=translator).exists()
+
+    # Translating goes on from the reloaded page; the network back, each translation is stored once.
+    done.append(translate_shown(page))
+    expect(page.locator("[data-pending]")).to_have_text(
+        "3 submissions wait on this device; they are sent when there is a connection.")
+    page.context.set_offline(False)
+    expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
+    stored = Translation.objects.filter(translator=translator).select_related("source")
+    assert sorted(translation.source.text for translation in stored) == sorted(done)
+    assert {version.text for version in TranslationVersion.objects.filter(author=translator)} == {
+        TRANSLATIONS[source] for source in done}

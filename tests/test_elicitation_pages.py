@@ -286,3 +286,38 @@ def test_a_page_showing_a_secret_source_is_audited_and_not_cached(client, stewar
                  .values_list("actor", "details__count", "details__where"))
     assert shown == [(translator.pk, 1, reverse("elicitation:translate", args=[gold.public_id])),
                      (verifier.pk, 1, verify_url)]
+
+
+def test_the_translate_page_offers_its_source_to_the_device_only_when_it_is_public(client, steward, batch):
+    """elicit.js keeps the page's source (its JSON) on the device for a reload without a connection: a
+    gold_standard source is never offered to it."""
+    [speaker] = people(steward, 1)
+    client.force_login(speaker)
+    public = client.get(reverse("elicitation:translate", args=[batch.sources.get(text="dog").public_id]))
+    gold = client.get(reverse("elicitation:translate", args=[batch.sources.get(text="I see the dog").public_id]))
+    assert 'id="elicit-item"' in public.content.decode() and "data-may-hold" in public.content.decode()
+    assert 'id="elicit-item"' not in gold.content.decode() and "data-may-hold" not in gold.content.decode()
+
+
+def test_the_offline_shell_holds_no_source_and_follows_the_serving_rule(client, steward, batch, governance_user):
+    """The translate page without a source, which elicit.js stores for a reload without a connection, and the
+    service worker that answers with it, served under /elicit/ for its scope."""
+    from organizations.audit import seal_secret_views
+    from organizations.models import AuditEvent
+
+    worker = client.get("/elicit/sw.js")
+    assert worker.status_code == 200 and worker["Content-Type"].startswith("text/javascript")
+    assert "no-cache" in worker["Cache-Control"] and b"champollion\\u002Delicit\\u002Dv1" in worker.content
+    [speaker] = people(steward, 1)
+    client.force_login(speaker)
+    shell = client.get(reverse("elicitation:offline_shell", args=[batch.public_id]))
+    html = shell.content.decode()
+    assert shell.status_code == 200 and "data-shell" in html and "no-store" in shell["Cache-Control"]
+    assert 'id="elicit-item"' not in html
+    for source in batch.sources.all():
+        assert source.text not in html
+    seal_secret_views()
+    assert not AuditEvent.objects.filter(action="secret_entries.shown").exists()
+    for record in active_consents(batch.dataset):
+        revoke_consent(actor=governance_user, record=record, reason="Paused by council")
+    assert client.get(reverse("elicitation:offline_shell", args=[batch.public_id])).status_code == 409

@@ -9,11 +9,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.cache import patch_cache_control
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from common import offline
 from languages.directions import text_direction
 from speakers.selectors import practice_due
 
@@ -332,9 +332,11 @@ def offline_shell(request, public_id):
     }))
 
 
+RATING_PAGE = r"^/review/items/[0-9a-f-]+/$"
+
+
 def service_worker(request):
-    """rate.js's service worker, served under /review/ so that its scope covers the rating pages; it holds no data
-    of its own (rate.js decides what is stored)."""
-    response = render(request, "review/service_worker.js", content_type="text/javascript; charset=utf-8")
-    patch_cache_control(response, no_cache=True)
-    return response
+    """rate.js's service worker (common.offline), served under /review/ so that its scope covers the rating pages;
+    it holds no data of its own (rate.js decides what is stored)."""
+    return offline.service_worker(request, cache="champollion-rate-v1", item_page=RATING_PAGE,
+                                  submission=RATING_PAGE)

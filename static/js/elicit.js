@@ -6,7 +6,9 @@
    The page says how many submissions wait. When the server says the batch stopped taking work (paused, closed,
    consent withdrawn), the waiting ones are discarded and the page says so. Keys: Ctrl+Enter saves (translate) or
    accepts (verify). The translate page notes whether text was pasted into the translation and how many characters
-   were typed: weak evidence for the verifier, never a refusal.
+   were typed: weak evidence for the verifier, never a refusal. The translate page also keeps the sources it holds
+   on the device with its shell (device-store.js, answered by the service worker), so that it reloads without a
+   connection and goes on with them.
 
    Without this script the pages work as plain form posts. */
 (function () {
@@ -17,6 +19,8 @@
     return text.replace(/%\((\w+)\)s/g, function (_, name) { return values[name]; });
   };
   var PREFIX = "champollion-elicit-queue:";
+  var HELD_PREFIX = "champollion-elicit-items:";
+  var CACHE = "champollion-elicit-v1";  // shared with the service worker (elicitation.views.OFFLINE_CACHE)
   var TIMEOUT_MS = 15000;
   var REFILL_BELOW = 5;  // the items ahead come twenty at a time (elicitation.selectors.UPCOMING), as rate.js's do
 
@@ -36,6 +40,7 @@
     var wipeKey = PREFIX + wipe.getAttribute("data-user");
     var batchId = wipe.getAttribute("data-batch");
     write(wipeKey, read(wipeKey).filter(function (entry) { return entry.batch !== batchId; }));
+    if (Device.store) { Device.store.removeItem(HELD_PREFIX + wipe.getAttribute("data-user") + ":" + batchId); }
     return;
   }
 
@@ -87,6 +92,7 @@
         persist();
         say(answer.data.error);
         stopped = true;
+        persistHeld();
         return;
       }
       queue = queue.filter(function (other) { return other.id !== entry.id; });
@@ -122,14 +128,58 @@
   var upcomingUrl = form.getAttribute("data-upcoming-url");
   var itemSection = document.querySelector("[data-item]");
   var skipForm = document.querySelector("[data-skip-form]");
+  var skipPanel = document.querySelector("[data-skip-panel]");
   var upcoming = [];
   var fetching = false;
   var stopped = false;
   var waitingForNext = false;
   var nextWhenFetched = false;  // the next item was asked for while the items ahead were on their way
-  var current = { id: itemSection.getAttribute("data-item-id"), url: form.getAttribute("action") };
+  // Served by the service worker without a connection: the translate page without its source, filled from what is
+  // held on this device.
+  var shell = itemSection.hasAttribute("data-shell");
+  var offline = mode === "translate" && form.hasAttribute("data-shell-url") && Boolean(Device.store);
+  var heldKey = HELD_PREFIX + form.getAttribute("data-user") + ":" + batch;
+  var shellHtml = null;
+  var progress = document.querySelector("[data-progress]");
+  var current = shell ? null : pageItem();
   var pasted = false;
   var typed = 0;
+
+  /* The item the page came with: all of it when the device may hold it (a source of the public segments). */
+  function pageItem() {
+    var data = document.getElementById("elicit-item");
+    var item = data ? JSON.parse(data.textContent) : {};
+    item.id = itemSection.getAttribute("data-item-id");
+    item.url = form.getAttribute("action");
+    item.mayHold = Boolean(data) && itemSection.hasAttribute("data-may-hold");
+    return item;
+  }
+
+  function readHeld() {
+    try { return JSON.parse(Device.store.getItem(heldKey) || "null"); } catch (error) { return null; }
+  }
+
+  /* The sources this device holds (the server sends no secret one), with the count the page shows, kept for a
+     reload without a connection; the page's shell is stored under each one's address. */
+  function persistHeld() {
+    if (!offline) { return; }
+    if (stopped) { Device.store.removeItem(heldKey); return; }
+    var items = (current && current.mayHold ? [current] : []).concat(upcoming);
+    try {
+      var done = Number(progress.getAttribute("data-count"));
+      Device.store.setItem(heldKey, JSON.stringify({ items: items, done: done }));
+    } catch (error) { /* storage full: the sources are fetched again */ }
+    Device.storeShell(CACHE, shellHtml, items.map(function (item) { return item.url; })).then(function (stored) {
+      if (stored) { form.setAttribute("data-offline-ready", ""); }
+    });
+  }
+
+  function showProgress(done) {
+    if (!progress || mode !== "translate") { return; }
+    progress.setAttribute("data-count", String(done));
+    progress.textContent = interpolate(ngettext("%(done)s translated in this batch",
+      "%(done)s translated in this batch", done), { done: done }, true);
+  }
 
   function field(name) { return form.querySelector("[name=" + name + "]"); }
 
@@ -150,11 +200,14 @@
       }).then(function (answer) {
         fetching = false;
         if (answer.status === 409) { stopped = true; say(answer.data.error); return; }
-        var known = queuedItems().concat(upcoming.map(function (item) { return item.id; }), [current.id]);
+        var known = queuedItems().concat(upcoming.map(function (item) { return item.id; }),
+          current ? [current.id] : []);
         (answer.data.items || []).forEach(function (item) {
+          item.mayHold = true;
           if (known.indexOf(item.id) === -1) { upcoming.push(item); }
         });
         form.setAttribute("data-held", String(upcoming.length));
+        persistHeld();
         if (nextWhenFetched) { nextWhenFetched = false; next(); }
       }).catch(function () {
         fetching = false;
@@ -169,6 +222,9 @@
 
   function show(item) {
     current = item;
+    itemSection.hidden = false;
+    form.hidden = false;
+    if (skipPanel) { skipPanel.hidden = false; }
     itemSection.setAttribute("data-item-id", item.id);
     setText("[data-text=source]", item.source);
     setText("[data-text=context]", item.context);
@@ -212,6 +268,7 @@
       if (conflict) { conflict.setAttribute("action", item.conflict_url); }
     }
     if (window.history && history.replaceState) { history.replaceState(null, "", item.url); }
+    persistHeld();
     refill();
   }
 
@@ -222,6 +279,7 @@
     if (navigator.onLine === false) {
       itemSection.hidden = true;
       form.hidden = true;
+      if (skipPanel) { skipPanel.hidden = true; }
       say(gettext("No more items are held on this device. Your work is sent when the connection returns."));
       waitingForNext = true;
       return;
@@ -272,13 +330,7 @@
       return;
     }
     enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current.id);
-    var progress = document.querySelector("[data-progress]");
-    if (progress && mode === "translate") {
-      var done = Number(progress.getAttribute("data-count")) + 1;
-      progress.setAttribute("data-count", String(done));
-      progress.textContent = interpolate(ngettext("%(done)s translated in this batch",
-        "%(done)s translated in this batch", done), { done: done }, true);
-    }
+    if (progress) { showProgress(Number(progress.getAttribute("data-count")) + 1); }
     say(gettext("Kept on this device; sending…"));
     next();
   });
@@ -310,5 +362,22 @@
     if (queue.length && navigator.onLine === false) { event.preventDefault(); event.returnValue = ""; }
   });
 
+  if (shell) {
+    // Reloaded without a connection: the held source at this address (else the next one held), as it was.
+    var stored = offline ? readHeld() : null;
+    var taken = queuedItems();
+    var heldHere = ((stored && stored.items) || []).filter(function (item) { return taken.indexOf(item.id) === -1; });
+    var here = heldHere.filter(function (item) { return item.url === window.location.pathname; })[0];
+    upcoming = heldHere.filter(function (item) { return item !== here; });
+    if (stored) { showProgress(stored.done); }
+    if (here) { show(here); } else { next(); }
+  } else if (offline) {
+    Device.prepareOffline(form.getAttribute("data-worker-url"), form.getAttribute("data-shell-url"), CACHE)
+      .then(function (html) {
+        if (!html) { return; }
+        shellHtml = html;
+        persistHeld();
+      });
+  }
   refill();
 }());

@@ -155,35 +155,19 @@
 
   /* Store the page shell under each held item's address, for the service worker to answer a reload with. */
   function storeShell(items) {
-    if (!shellHtml || !window.caches) { return; }
-    caches.open(CACHE).then(function (cache) {
-      return Promise.all(items.map(function (item) {
-        return cache.put(new URL(item.url, window.location.href).href, new Response(shellHtml, {
-          headers: { "Content-Type": "text/html; charset=utf-8" }
-        }));
-      }));
-    }).then(function () { form.setAttribute("data-offline-ready", ""); }).catch(function () { /* no offline reload */ });
+    Device.storeShell(CACHE, shellHtml, items.map(function (item) { return item.url; })).then(function (stored) {
+      if (stored) { form.setAttribute("data-offline-ready", ""); }
+    });
   }
 
   function prepareOffline() {
-    if (shell || !window.caches || !navigator.serviceWorker || !window.Response || !window.URL) { return; }
-    navigator.serviceWorker.register(form.getAttribute("data-worker-url")).then(function () {
-      return caches.open(CACHE);
-    }).then(function (cache) {
-      var assets = Array.prototype.map.call(document.querySelectorAll("link[rel=stylesheet][href], script[src]"),
-        function (element) { return element.href || element.src; });
-      return Promise.all(assets.map(function (url) {
-        return cache.match(url).then(function (hit) { return hit || cache.add(url); });
-      }));
-    }).then(function () {
-      return fetch(form.getAttribute("data-shell-url"), { credentials: "same-origin" });
-    }).then(function (response) {
-      if (!response.ok || response.redirected) { return; }
-      return response.text().then(function (html) {
+    if (shell) { return; }
+    Device.prepareOffline(form.getAttribute("data-worker-url"), form.getAttribute("data-shell-url"), CACHE)
+      .then(function (html) {
+        if (!html) { return; }
         shellHtml = html;
         persistHeld();
       });
-    }).catch(function () { /* without a service worker the queue still survives a reload */ });
   }
 
   function readItem(section) {

@@ -1,0 +1,19 @@
+"""The service worker of the pages that work without a connection (the rating page, the translate page): one script
+(templates/includes/service_worker.js), served by each app under its own part of the site so that its scope covers
+that app's item pages, with the app's cache and addresses. It holds no data of its own: the page's script decides
+what is stored (static/js/device-store.js)."""
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_cache_control
+
+
+def service_worker(request: HttpRequest, *, cache: str, item_page: str, submission: str) -> HttpResponse:
+    """The worker for one kind of page: `cache` is the Cache Storage name the page's script stores the shell and
+    assets in, `item_page` the pattern of the item pages a reload without a connection is answered for (with the
+    shell stored under their address), `submission` the pattern of the addresses the page posts its work to."""
+    response = render(request, "includes/service_worker.js",
+                      {"cache": cache, "item_page": item_page, "submission": submission},
+                      content_type="text/javascript; charset=utf-8")
+    patch_cache_control(response, no_cache=True)
+    return response
