@@ -8,6 +8,8 @@ every comparison in interleaved rounds — prints the goals and the tables, writ
 * HTTP on loopback, gunicorn with production settings: the leaderboard page and API, and the speakers' rating
   loop as speakers do it (GET the item, POST the rating, go to the next item; with and without rate.js) at 10
   and 50 speakers, each against a bare Django view on the same server in the same round; the decision page.
+* The elicitation loops as elicit.js runs them (translate: POST a translation, show the next source held; verify:
+  POST a verdict, show the next translation held) at 50 speakers, against the rating loop in the same round.
 * Aggregation of the 30,000 ratings of a 10,000-item campaign, cached and computed; queries per page.
 * Then, with --gate-check-docs, the gate's calibration suite (scripts/gate_check.py, `make gate-check`): its own
   report, bench/gate_check.json, and the generated table of docs/validation-gate.md.
@@ -287,6 +289,12 @@ def phase_review(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     return bench_review.phase_review()
 
 
+def phase_elicitation(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    import bench_elicitation
+
+    return bench_elicitation.phase_elicitation(scored=args.results)
+
+
 PHASES: dict[str, Callable[[Path, argparse.Namespace], Any]] = {
     "migrate": phase_migrate,
     "files": phase_files,
@@ -295,6 +303,7 @@ PHASES: dict[str, Callable[[Path, argparse.Namespace], Any]] = {
     "import-csv": phase_import_csv,
     "run-cards": phase_run_cards,
     "review": phase_review,
+    "elicitation": phase_elicitation,
 }
 
 
@@ -476,13 +485,21 @@ def wrk_load(url: str, seconds: float, connections: int, *, cookie: str | None =
     return figures
 
 
+ELICITATION_MODES = ("translate", "verify")
+
+
 def loop_script(clients: list[dict[str, str]], mode: str, spread: bool = True) -> str:
-    """The rating-loop script with its speakers (one per wrk thread), mode and spread; JSON strings are Lua strings
-    here (cookies, tokens and paths are ASCII)."""
+    """The rating-loop script (or, for an elicitation mode, bench_elicitation's) with its speakers (one per wrk
+    thread), mode and spread; JSON strings are Lua strings here (cookies, tokens and paths are ASCII)."""
     rows = ",\n".join(f"{{cookie={json.dumps(c['cookie'])}, token={json.dumps(c['token'])}, "
                       f"first={json.dumps(c['first'])}, upcoming={json.dumps(c['upcoming'])}}}" for c in clients)
-    return (f"CLIENTS = {{\n{rows}\n}}\nMODE = {json.dumps(mode)}\nSPREAD = {'true' if spread else 'false'}\n"
-            + LOOP_SCRIPT)
+    head = f"CLIENTS = {{\n{rows}\n}}\nMODE = {json.dumps(mode)}\nSPREAD = {'true' if spread else 'false'}\n"
+    if mode in ELICITATION_MODES:
+        import bench_elicitation
+
+        return (head + f"REFILL_BELOW = {bench_elicitation.REFILL_BELOW}\n" + WRK_REPORT
+                + bench_elicitation.ELICIT_SCRIPT)
+    return head + LOOP_SCRIPT
 
 
 def reset_loop_campaign(database_url: str, campaign_id: int) -> None:
@@ -593,7 +610,7 @@ class Target:
     spread: bool = True  # rate.js loop: speakers' refills spread over their batch (LOOP_SCRIPT), else in lockstep
 
 
-def http_targets(args: argparse.Namespace, review: dict[str, Any]) -> list[Target]:
+def http_targets(args: argparse.Namespace, review: dict[str, Any], elicitation: dict[str, Any]) -> list[Target]:
     """The bare view first: every other target's requests/s is compared with it within the same round."""
     loop = review["loop"]["clients"]
     first = loop[0]["first"]
@@ -614,15 +631,36 @@ def http_targets(args: argparse.Namespace, review: dict[str, Any]) -> list[Targe
     targets.append(Target(f"rating loop, rate.js, {busiest} speakers in lockstep", first, busiest, mode="script",
                           spread=False))
     targets.append(Target(f"rating loop, rate.js, items not held, {busiest} speakers", first, busiest, mode="item"))
+    for mode, noun in (("translate", "translators"), ("verify", "verifiers")):
+        clients = elicitation[f"{mode}_clients"]
+        count = min(args.connections, len(clients))
+        targets.append(Target(f"{mode} loop, elicit.js, {count} {noun}", clients[0]["first"], count, mode=mode))
     return targets
 
 
-def run_target(server: Server, meter: CpuMeter, target: Target, seconds: float, review: dict[str, Any],
-               database_url: str) -> dict[str, Any]:
-    if target.mode:
+def loop_clients(target: Target, review: dict[str, Any], elicitation: dict[str, Any]) -> list[dict[str, str]]:
+    if target.mode in ELICITATION_MODES:
+        return elicitation[f"{target.mode}_clients"][:target.connections]
+    return review["loop"]["clients"][:target.connections]
+
+
+def reset_loop(database_url: str, target: Target, review: dict[str, Any], elicitation: dict[str, Any]) -> None:
+    """Every loop run starts alike: the speakers' items given back (their ratings, or their elicited work, deleted)."""
+    if target.mode in ELICITATION_MODES:
+        import bench_elicitation
+
+        time.sleep(1)  # submissions a finished wrk run left in flight are stored first
+        bench_elicitation.reset(connection_params(database_url), elicitation["translate_batches"],
+                                elicitation["verify_batches"])
+    else:
         reset_loop_campaign(database_url, review["loop"]["campaign_id"])
-        clients = review["loop"]["clients"][:target.connections]
-        script = loop_script(clients, target.mode, target.spread)
+
+
+def run_target(server: Server, meter: CpuMeter, target: Target, seconds: float, review: dict[str, Any],
+               elicitation: dict[str, Any], database_url: str) -> dict[str, Any]:
+    if target.mode:
+        reset_loop(database_url, target, review, elicitation)
+        script = loop_script(loop_clients(target, review, elicitation), target.mode, target.spread)
         with meter:
             figures = wrk_load(server.base + target.path, seconds, target.connections, script=script,
                                threads=target.connections)
@@ -662,14 +700,15 @@ def summary(values: list[float]) -> dict[str, float]:
     return {"min": round(min(values), 3), "median": round(statistics.median(values), 3), "max": round(max(values), 3)}
 
 
-def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, Any]) -> dict[str, Any]:
+def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, Any],
+               elicitation: dict[str, Any]) -> dict[str, Any]:
     """Every target in each of `rounds` interleaved rounds, so that each ratio to a bare view compares loads run
     minutes apart at most; each round runs the targets in the other order than the round before (a target that
     always ran after a heavy one would pay for its leftovers), and each target is warmed for 2 seconds first."""
     print(f"· http (wrk, gunicorn {args.workers} × {args.threads}, {args.rounds} rounds) …", flush=True)
     server = Server(env, args.workers, args.threads)
     meter = CpuMeter(server, env["DATABASE_URL"], env.get("REDIS_CACHE_URL", ""))
-    targets = http_targets(args, review)
+    targets = http_targets(args, review, elicitation)
     runs: dict[str, list[dict[str, Any]]] = {target.name: [] for target in targets}
     try:
         for target in targets:
@@ -680,8 +719,8 @@ def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, 
                 raise SystemExit(f"{target.name}: {target.path} answered {status} without {target.marker!r}")
         for round_number in range(args.rounds):
             for target in (targets if round_number % 2 == 0 else targets[::-1]):
-                run_target(server, meter, target, 2, review, env["DATABASE_URL"])
-                runs[target.name].append(run_target(server, meter, target, args.seconds, review,
+                run_target(server, meter, target, 2, review, elicitation, env["DATABASE_URL"])
+                runs[target.name].append(run_target(server, meter, target, args.seconds, review, elicitation,
                                                      env["DATABASE_URL"]))
         decision = review["decision_page"]
         decision_page = timed_requests(server.base + decision["path"], decision["cookie"], 60,
@@ -691,6 +730,9 @@ def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, 
         server.stop()
     bare = runs[targets[0].name]
     signed_in = runs[targets[1].name]
+    # The elicitation loops are compared with the rating loop (rate.js, speakers spread) at as many clients.
+    rating_loops = {target.connections: runs[target.name] for target in targets
+                    if target.mode == "script" and target.spread}
     measurements = []
     for target in targets:
         mine = runs[target.name]
@@ -710,6 +752,10 @@ def phase_http(args: argparse.Namespace, env: dict[str, str], review: dict[str, 
             "runs": [{key: round(value, 2) if isinstance(value, float) else value for key, value in run.items()}
                      for run in mine],
         })
+        if target.mode in ELICITATION_MODES and target.connections in rating_loops:
+            measurements[-1]["cpu_times_rating_loop"] = summary([
+                m["total_cpu_ms_per_request"] / r["total_cpu_ms_per_request"]
+                for m, r in zip(mine, rating_loops[target.connections], strict=True)])
     return {"load_generator": "wrk",
             "server": {"workers": args.workers, "threads": args.threads,
                        "worker_class": "gthread" if args.threads > 1 else "sync", "settings": "DJANGO_ENV=production "
@@ -827,7 +873,7 @@ def http_section(report: dict[str, Any]) -> str:
              f"{m['p95_ms']:.1f}", f"{m['p99_ms']:.1f}", str(m["errors"]), ratio_text(m["times_slower_than_bare"]),
              f"{m['app_cpu_ms_per_request']:.2f}", f"{m['database_cpu_ms_per_request']:.2f}",
              f"{m['redis_cpu_ms_per_request']:.2f}", ratio_text(m["cpu_times_signed_in_bare"]))
-            for m in http["targets"]]
+            for m in http["targets"] if m["loop_mode"] not in ELICITATION_MODES]
     header = ("target", "req/s", "ratings/s", "p50 ms", "p95 ms", "p99 ms", "errors", "÷ bare req/s (min–max)",
               "app CPU ms", "DB CPU ms", "Redis CPU ms", "CPU ÷ signed-in (min–max)")
     server = http["server"]
@@ -840,6 +886,25 @@ def http_section(report: dict[str, Any]) -> str:
             + f"\n\nDecision page, {campaign_size(report)}, one client, {decision['requests']} views after a "
             f"warm-up: p50 {decision['p50_ms']:.0f} ms, "
             f"p95 {decision['p95_ms']:.0f} ms, max {decision['max_ms']:.0f} ms")
+
+
+def elicitation_section(report: dict[str, Any]) -> str:
+    """The translate and verify loops beside the rating loop (runs before this measurement have none)."""
+    loops = [m for m in report["http"]["targets"] if m["loop_mode"] in ELICITATION_MODES]
+    if not loops:
+        return ""
+    rows = [(m["target"], f"{m['requests_per_second']:,.0f}", f"{m['ratings_per_second']:,.0f}",
+             f"{m['requests_per_rating']:.2f}", f"{m['p50_ms']:.1f}", f"{m['p95_ms']:.1f}", f"{m['p99_ms']:.1f}",
+             str(m["errors"]), f"{m['app_cpu_ms_per_request']:.2f}", f"{m['database_cpu_ms_per_request']:.2f}",
+             f"{m['redis_cpu_ms_per_request']:.2f}", ratio_text(m["cpu_times_rating_loop"]))
+            for m in loops]
+    header = ("target", "req/s", "items/s", "requests/item", "p50 ms", "p95 ms", "p99 ms", "errors", "app CPU ms",
+              "DB CPU ms", "Redis CPU ms", "CPU ÷ rating loop (min–max)")
+    elicitation = report["elicitation"]
+    return (f"Elicitation on the same server, in the same rounds: each client a speaker translating (or verifying) "
+            f"a batch of their own of {elicitation['sources_per_speaker']:,} items, one source in "
+            f"{elicitation['corpus_source_every']} with stored machine outputs to compare with; CPU per request "
+            f"against the rating loop (rate.js, as many speakers) of the same round:\n" + aligned(header, rows))
 
 
 def campaign_size(report: dict[str, Any]) -> str:
@@ -856,8 +921,21 @@ def aggregation_section(report: dict[str, Any]) -> str:
 
 
 def queries_section(report: dict[str, Any]) -> str:
+    counts = report["review"]["query_counts"] + report.get("elicitation", {}).get("query_counts", [])
     return ("Queries per page (Django's test client in the review phase; each bounded by a test whatever the data):\n"
-            + aligned(("page", "queries"), [(q["page"], str(q["queries"])) for q in report["review"]["query_counts"]]))
+            + aligned(("page", "queries"), [(q["page"], str(q["queries"])) for q in counts]))
+
+
+def elicitation_goals(report: dict[str, Any]) -> list[tuple]:
+    """The translate and verify pages meet the rating loop's budget: CPU per request within 1.5× of the rating loop's
+    in the same round, and one request per item with elicit.js (runs before this measurement have no such loop)."""
+    found: list[tuple] = []
+    for loop in (m for m in report["http"]["targets"] if m["loop_mode"] in ELICITATION_MODES):
+        found.append((f"{loop['target']}: CPU per request (app + database + Redis) ÷ the rating loop's (rate.js)",
+                      "≤ 1.5", loop["cpu_times_rating_loop"]["median"], lambda v: v <= 1.5, "{:.2f}"))
+        found.append((f"{loop['target']}: requests per item", "1 POST (+ 1 fetch of 20 items ahead per ~15)",
+                      loop["requests_per_rating"], lambda v: v <= 1.1, "{:.2f}"))
+    return found
 
 
 def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -889,6 +967,7 @@ def goals(report: dict[str, Any]) -> list[dict[str, Any]]:
         (f"{not_held['target']}: requests per rating", "1", not_held["requests_per_rating"], lambda v: v <= 1.05,
          "{:.2f}"),
         (f"{plain['target']}: requests per rating", "2", plain["requests_per_rating"], lambda v: v <= 2.05, "{:.2f}"),
+        *elicitation_goals(report),
         ("GET /leaderboard/: bare view's req/s ÷ its req/s", "≤ 4",
          http["GET /leaderboard/"]["times_slower_than_bare"]["median"], lambda v: v <= 4, "{:.2f}"),
         ("GET /api/v1/leaderboard/: bare view's req/s ÷ its req/s", "≤ 4",
@@ -966,12 +1045,15 @@ def assemble(parts: dict[str, Any], phases: list[dict[str, Any]], args: argparse
         "review": review,
         "phases": phases,
     }
+    if "elicitation" in parts:
+        report["elicitation"] = {key: value for key, value in parts["elicitation"].items()
+                                 if not key.endswith("_clients")}  # no session key or CSRF token kept
     report["goals"] = goals(report)
     return report
 
 
-SECTIONS = (goals_section, http_section, cold_leaderboard_section, queries_section, aggregation_section,
-            ingest_section, import_section)
+SECTIONS = (goals_section, http_section, elicitation_section, cold_leaderboard_section, queries_section,
+            aggregation_section, ingest_section, import_section)
 
 
 def report_text(report: dict[str, Any]) -> str:
@@ -1037,10 +1119,10 @@ def main() -> None:
                 result, phase = run_child(name, args, Path(tmp), env)
                 parts.setdefault(name, []).append(result)
                 phases.append(phase)
-        for name in ("run-cards", "review"):
+        for name in ("run-cards", "review", "elicitation"):
             parts[name], phase = run_child(name, args, Path(tmp), env)
             phases.append(phase)
-        parts["http"] = phase_http(args, env, parts["review"])
+        parts["http"] = phase_http(args, env, parts["review"], parts["elicitation"])
     report = assemble(parts, phases, args)
     report["total_seconds"] = round(time.perf_counter() - started, 1)
     print()
