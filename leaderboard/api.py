@@ -219,13 +219,15 @@ class LeaderboardView(APIView):
             raise ValidationError(query.errors)
         stamp = selectors.public_stamp(request.user)
         view = selectors.ranking_view(request.user, query, stamp)
-        counts = selectors.ranking_counts(request.user, view, stamp)
+        number = request.query_params.get("page") or 1
+        counted = selectors.ranking_counts(request.user, view, number, per_page=api_settings.PAGE_SIZE, stamp=stamp)
+        counts = counted.counts
         shown = view.query
         if not shown.ranking:
             shown = shown.but(ranking="official" if counts[("official", shown.standard)] else "open")
         try:
-            ranking = selectors.leaderboard_page(request.user, shown, request.query_params.get("page") or 1,
-                                                 per_page=api_settings.PAGE_SIZE, strict=True, stamp=stamp)
+            ranking = selectors.leaderboard_page(request.user, shown, number, per_page=api_settings.PAGE_SIZE,
+                                                 strict=True, stamp=stamp, counts=counted)
         except InvalidPage as error:
             raise NotFound(f"Invalid page: {error}") from error
         page, url = ranking.page, request.build_absolute_uri()

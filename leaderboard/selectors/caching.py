@@ -50,6 +50,23 @@ def cached_under(stamp: str | None, name: str, compute: Callable[[], Any]) -> An
     return value
 
 
+def cached_many(stamp: str | None, names: dict[Any, str]) -> dict[Any, Any]:
+    """What the cache holds of `names` (anything → its name under the state stamp), by the same keys; nothing when
+    there is no stamp."""
+    if stamp is None:
+        return {}
+    found = cache.get_many([f"leaderboard:{stamp}:{name}" for name in names.values()])
+    return {what: found[f"leaderboard:{stamp}:{name}"] for what, name in names.items()
+            if f"leaderboard:{stamp}:{name}" in found}
+
+
+def store_many(stamp: str | None, values: dict[str, Any]) -> None:
+    """Cache `values` (name → value) under the state stamp (never when there is none)."""
+    if stamp is not None and values:
+        cache.set_many({f"leaderboard:{stamp}:{name}": value for name, value in values.items()},
+                       LEADERBOARD_CACHE_SECONDS)
+
+
 def public_stamp(user) -> str | None:
     """The state stamp answers are cached under for `user` (None: nothing is cached for them); read once per
     request and handed to each ranking a page shows."""

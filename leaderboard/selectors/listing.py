@@ -40,8 +40,13 @@ def listed_cards(user) -> QuerySet[RunCard]:
     # once: checked card by card, they cost more than the ranking itself at 10,000 cards.
     versions = DatasetVersion.objects.filter(dataset__in=visible_datasets(user)).filter(
         evaluation_consented(user, "dataset")).values("pk")
-    cards = RunCard.objects.filter(status__in=LISTED_STATUSES, dataset_version_id__in=versions).exclude(
-        method_id__in=Method.objects.filter(dependency_class="X").values("pk"))
+    return marked_withdrawn(user, RunCard.objects.filter(status__in=LISTED_STATUSES, dataset_version_id__in=versions)
+                            .exclude(method_id__in=Method.objects.filter(dependency_class="X").values("pk")))
+
+
+def marked_withdrawn(user, cards: QuerySet[RunCard]) -> QuerySet[RunCard]:
+    """`cards` each marked `evaluation_withdrawn` when its community revoked consent to evaluation, for governance
+    staff, the only ones listed such cards (`evaluation_consented`)."""
     if governance_org_ids(user):
         cards = cards.annotate(evaluation_withdrawn=ExpressionWrapper(
             ~consent_filter(ConsentUse.EVALUATION, "dataset_version__dataset"), output_field=BooleanField()))
