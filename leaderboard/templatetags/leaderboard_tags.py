@@ -4,6 +4,8 @@ and served by the API as they are); pages translate them when they show them."""
 from django import template
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
+from ..selectors.query import STANDARDS, LeaderboardQuery
+from ..selectors.rankings import clustered
 from ..verification import DEFAULT_TIER_BANDS, DEPLOYABLE_THRESHOLD
 
 register = template.Library()
@@ -36,6 +38,18 @@ def default_tier_bands() -> dict[str, float]:
 def tier_label(name: str | None) -> str:
     """A quality or verification tier's name as the page shows it; an unknown name as it is."""
     return str(TIER_LABELS.get(name, name)) if name else ""
+
+
+@register.filter
+def has_rank_clusters(query: LeaderboardQuery) -> bool:
+    """Whether a ranking's rows carry rank clusters (`selectors.rankings.clustered`)."""
+    return clustered(query)
+
+
+@register.filter
+def sorted_column(query: LeaderboardQuery) -> str:
+    """The column a ranking is ordered by: the standard's primary metric, or the cost-adjusted score."""
+    return "cost_adjusted" if query.sort == "cost_adjusted" else STANDARDS[query.standard]
 
 
 @register.filter
