@@ -151,24 +151,33 @@ def active_translations(source_path: str = "pk") -> Subquery:
                     .order_by().values("source").annotate(n=Count("pk")).values("n"))
 
 
-def sources_to_translate(batch: int, speaker: int) -> QuerySet[Source]:
-    """Sources of the batch the speaker may translate now, in the batch's order: open, not translated nor skipped by
-    them, still short of the batch's translations per source. Read in position order until enough are found, never
-    the whole batch."""
-    return (Source.objects.filter(batch=batch, status=Source.Status.OPEN)
+def translatable_sources(speaker: int) -> QuerySet[Source]:
+    """Sources the speaker may translate now, in any batch: open, not translated nor skipped by them, still short of
+    their batch's translations per source (the rule; `sources_to_translate` takes one batch's in order)."""
+    return (Source.objects.filter(status=Source.Status.OPEN)
             .exclude(Exists(Translation.objects.filter(source=OuterRef("pk"), translator=speaker)))
             .exclude(Exists(Skip.objects.filter(source=OuterRef("pk"), speaker=speaker)))
-            .alias(taken=Coalesce(active_translations(), 0)).filter(taken__lt=F("batch__translations_per_source"))
-            .order_by("position"))
+            .alias(taken=Coalesce(active_translations(), 0)).filter(taken__lt=F("batch__translations_per_source")))
+
+
+def sources_to_translate(batch: int, speaker: int) -> QuerySet[Source]:
+    """The batch's `translatable_sources` in the batch's order: read in position order until enough are found,
+    never the whole batch."""
+    return translatable_sources(speaker).filter(batch=batch).order_by("position")
 
 
 def to_translate(user, batch: Batch) -> QuerySet[Source]:
     return sources_to_translate(batch.pk, user.pk)
 
 
+def translations_to_revise(user) -> QuerySet[Translation]:
+    """The person's translations sent back to them for revision, in any batch."""
+    return Translation.objects.filter(translator=user, status=Translation.Status.REVISION)
+
+
 def to_revise(user, batch: Batch) -> QuerySet[Translation]:
-    return (Translation.objects.filter(source__batch=batch, translator=user, status=Translation.Status.REVISION)
-            .select_related("source").order_by("source__position"))
+    return (translations_to_revise(user).filter(source__batch=batch).select_related("source")
+            .order_by("source__position"))
 
 
 def revision_details(translations: Sequence[Translation]) -> dict[int, tuple[str, list[str]]]:
@@ -206,16 +215,21 @@ def upcoming_work(user, batch: Batch) -> tuple[list[Translation], list[Source]]:
             _UPCOMING_SOURCES.objects(batch=batch.pk, speaker=user.pk))
 
 
-def translations_to_verify(batch: int, verifier: int) -> QuerySet[Translation]:
-    """Translations of the batch waiting for verification that the verifier may verify: not theirs, not of a
-    translator they declared a conflict with, not already judged by them in their current version."""
-    return (Translation.objects.filter(source__batch=batch, status=Translation.Status.SUBMITTED)
+def verifiable_translations(verifier: int) -> QuerySet[Translation]:
+    """Translations waiting for verification that the verifier may verify, in any batch: not theirs, not of a
+    translator they declared a conflict with in that batch, not already judged by them in their current version."""
+    return (Translation.objects.filter(status=Translation.Status.SUBMITTED)
             .exclude(translator=verifier)
-            .exclude(Exists(DeclaredConflict.objects.filter(batch=batch, verifier=verifier,
+            .exclude(Exists(DeclaredConflict.objects.filter(batch=OuterRef("source__batch_id"), verifier=verifier,
                                                             translator=OuterRef("translator_id"))))
             .exclude(Exists(Verification.objects.filter(translation=OuterRef("pk"), verifier=verifier,
-                                                        stale_at__isnull=True)))
-            .select_related("source").order_by("source__position", "created_at"))
+                                                        stale_at__isnull=True))))
+
+
+def translations_to_verify(batch: int, verifier: int) -> QuerySet[Translation]:
+    """The batch's `verifiable_translations` in the order of its sources."""
+    return (verifiable_translations(verifier).filter(source__batch=batch).select_related("source")
+            .order_by("source__position", "created_at"))
 
 
 def to_verify(user, batch: Batch) -> QuerySet[Translation]:
@@ -245,6 +259,24 @@ _UPCOMING_TO_VERIFY = CompiledQuery(
     lambda batch, verifier: current_versions_to_verify(batch, verifier)
     .filter(translation__source__segment__in=PUBLIC_SEGMENTS)[:UPCOMING],
     batch=int, verifier=int)
+
+
+def work_counts(user, batches: Sequence[Batch]) -> dict[int, dict[str, int]]:
+    """Per batch, what the person may do now: sources to translate, their translations to revise, translations to
+    verify — the same rules as the queues, in three grouped queries however many batches."""
+    ids = [batch.pk for batch in batches]
+    if not ids:
+        return {}
+
+    def per_batch(queryset: QuerySet, path: str) -> dict[int, int]:
+        return dict(queryset.filter(**{f"{path}__in": ids}).order_by().values(path).annotate(n=Count("pk"))
+                    .values_list(path, "n"))
+
+    translate = per_batch(translatable_sources(user.pk), "batch")
+    revise = per_batch(translations_to_revise(user), "source__batch")
+    verify = per_batch(verifiable_translations(user.pk), "source__batch")
+    return {pk: {"to_translate": translate.get(pk, 0), "to_revise": revise.get(pk, 0), "to_verify": verify.get(pk, 0)}
+            for pk in ids}
 
 
 def verification_items(user, batch: Batch, limit: int,

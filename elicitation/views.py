@@ -83,11 +83,9 @@ def home(request):
     """Elicitation's start page: the batches the person translates and verifies in, and the ones they curate."""
     curated = Batch.objects.filter(dataset__in=curated_datasets(request)).select_related("dataset").annotate(
         source_count=Count("sources", distinct=True))
-    rows = []
-    for batch in selectors.batches_for(request.user):
-        rows.append({"batch": batch, "to_translate": selectors.to_translate(request.user, batch).count(),
-                     "to_revise": selectors.to_revise(request.user, batch).count(),
-                     "to_verify": selectors.to_verify(request.user, batch).count()})
+    batches = selectors.batches_for(request.user)
+    counts = selectors.work_counts(request.user, batches)
+    rows = [{"batch": batch, **counts[batch.pk]} for batch in batches]
     return private(render(request, "elicitation/home.html", {
         "rows": rows, "curated": [batch for batch in curated if permitted(request.user, "dataset.curate",
                                                                          batch.dataset)],

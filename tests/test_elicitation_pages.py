@@ -321,3 +321,33 @@ def test_the_offline_shell_holds_no_source_and_follows_the_serving_rule(client, 
     for record in active_consents(batch.dataset):
         revoke_consent(actor=governance_user, record=record, reason="Paused by council")
     assert client.get(reverse("elicitation:offline_shell", args=[batch.public_id])).status_code == 409
+
+
+def test_the_speakers_home_counts_each_batch_as_its_queues_do_in_a_fixed_number_of_queries(
+        client, steward, curator, batch, django_assert_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from elicitation.selectors import to_revise, to_translate, to_verify, work_counts
+
+    translator, verifier, other = people(steward, 3)
+    version, _ = translate(translator, batch.sources.get(text="dog"), "atim")
+    translate(other, batch.sources.get(text="hello"), "tânisi")
+    client.force_login(verifier)
+    client.post(reverse("elicitation:declare_conflict", args=[version.translation.public_id]),
+                {"reason": "She is my sister."})
+    counts = work_counts(verifier, [batch])[batch.pk]
+    assert counts == {"to_translate": to_translate(verifier, batch).count(),
+                      "to_revise": to_revise(verifier, batch).count(), "to_verify": to_verify(verifier, batch).count()}
+    assert counts["to_verify"] == 1, "the conflicted translator's work is not counted"
+
+    with CaptureQueriesContext(connection) as one_batch:
+        page = client.get(reverse("elicitation:home"))
+    assert page.status_code == 200 and page.content.decode().count('data-count="translate"') == 1
+    dataset = batch.dataset
+    for number in range(3):
+        make_batch(curator, dataset, csv_text="source,difficulty,register,domain,segment,origin\n"
+                                              f"water {number},1,conversational,conv,development,community\n")
+    with django_assert_num_queries(len(one_batch.captured_queries)):
+        page = client.get(reverse("elicitation:home"))
+    assert page.status_code == 200 and page.content.decode().count('data-count="translate"') == 4
