@@ -16,7 +16,7 @@ from organizations.models import AuditAction
 
 from ..label_selectors import LabelReleaseRequired, release_block
 from ..models import CONSENT_DOCUMENT_EXTENSIONS, ConsentRecord, ConsentUse, Dataset
-from ..selectors import has_consent
+from ..selectors.consent import has_consent
 from ..validation import too_large
 from .errors import ConsentRequired
 

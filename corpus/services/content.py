@@ -12,7 +12,8 @@ from django.utils.crypto import salted_hmac
 from ..file_writer import file_chunks
 from ..label_selectors import sovereignty_block, with_sovereignty
 from ..models import SECRET_SEGMENTS, DatasetVersion, FileLayout, Sha256Source
-from ..selectors import compute_public_download_hash, segment_counts
+from ..selectors.exports import compute_public_download_hash
+from ..selectors.versions import segment_counts
 from ..validation import ValidCorpus
 
 # The salt of the key (derived from SECRET_KEY) of public hashes; migrations 0006 and 0008 use the same recipe.

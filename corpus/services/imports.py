@@ -14,7 +14,7 @@ from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 
 from ..models import SECRET_SEGMENTS, Dataset, DatasetVersion, Sha256Source
-from ..selectors import compute_public_download_hash
+from ..selectors.exports import compute_public_download_hash
 from ..validation import CorpusFileError, Problem, read_corpus, unavailable_dataset_id
 from .content import canonical_sha256, content_details, exported_hashes, public_sha256
 from .entries import insert_entries

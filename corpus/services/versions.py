@@ -17,7 +17,7 @@ from organizations.models import AuditAction
 from organizations.permissions import require
 
 from ..models import DatasetVersion, Entry, FileLayout, Segment
-from ..selectors import ROTATION_NOTE
+from ..selectors.versions import ROTATION_NOTE
 from ..validation import VERSION
 from .content import content_details, refresh_version_content
 from .errors import FrozenVersionError, VersionRefused
