@@ -288,8 +288,9 @@ def test_a_restrictive_label_blocks_publication_until_its_release_decision(stewa
     assert dataset.is_public is True
     with pytest.raises(PermissionError):
         release.delete()
-    with connection.cursor() as cursor, pytest.raises(IntegrityError), transaction.atomic():
-        cursor.execute("UPDATE corpus_labelrelease SET label_set_sha256 = %s", ["0" * 64])
+    if connection.vendor == "postgresql":  # the append-only trigger (common.append_only) exists there only
+        with connection.cursor() as cursor, pytest.raises(IntegrityError), transaction.atomic():
+            cursor.execute("UPDATE corpus_labelrelease SET label_set_sha256 = %s", ["0" * 64])
 
 
 def test_an_export_opens_once_the_release_of_exactly_those_labels_executes_and_any_change_reopens_it(
