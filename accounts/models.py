@@ -2,10 +2,10 @@
 
 import hashlib
 import secrets
+import unicodedata
 
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
-from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy
@@ -48,6 +48,9 @@ class User(AbstractUser):
     public_name = models.CharField(
         max_length=PUBLIC_NAME_MAX_LENGTH, blank=True,
         help_text="The name published with what the account publishes through the harness; empty: its pseudonym.")
+    public_name_key = models.CharField(
+        max_length=PUBLIC_NAME_MAX_LENGTH * 3, blank=True, editable=False,
+        help_text="The public name case-folded (public_name_key): what no other account's may equal.")
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: list[str] = []
@@ -56,8 +59,8 @@ class User(AbstractUser):
 
     class Meta(AbstractUser.Meta):
         constraints = [
-            models.UniqueConstraint(Lower("public_name"), condition=~models.Q(public_name=""),
-                                    name="user_public_name_unique"),
+            models.UniqueConstraint(fields=["public_name_key"], condition=~models.Q(public_name_key=""),
+                                    name="user_public_name_key_unique"),
         ]
 
     def __str__(self) -> str:
@@ -68,6 +71,13 @@ class User(AbstractUser):
         """How the public may name the account: the public name it chose, else its pseudonym — never its e-mail
         address."""
         return self.public_name or pseudonym(self.pk)
+
+
+def public_name_key(name: str) -> str:
+    """`name` as public names are compared, case aside: Unicode's canonical caseless form (NFD, case folding), kept
+    composed (NFC). Folded here, not by the database: SQLite's LOWER() folds ASCII letters only, so "Kîsik" and
+    "KÎSIK" would be two names there. Folding can write a character as up to three (ß → ss, ﬃ → ffi)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
 
 
 def pseudonym(pk: int | None) -> str:

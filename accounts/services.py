@@ -18,6 +18,7 @@ from .models import (
     TokenScope,
     User,
     hash_token_key,
+    public_name_key,
 )
 from .second_factor import account_authenticators, second_factor_proven
 
@@ -58,14 +59,15 @@ def set_public_name(*, actor: User, name: str) -> User:
         raise PublicNameRefused(_("This name is kept for accounts that chose none; choose another."), "public_name")
     taken = PublicNameRefused(_("Another account uses this public name; choose another."), "public_name",
                               kind=ErrorKind.CONFLICT)
-    if name and User.objects.filter(public_name__iexact=name).exclude(pk=actor.pk).exists():
+    key = public_name_key(name)
+    if key and User.objects.filter(public_name_key=key).exclude(pk=actor.pk).exists():
         raise taken
     try:
         with transaction.atomic():
-            User.objects.filter(pk=actor.pk).update(public_name=name)
+            User.objects.filter(pk=actor.pk).update(public_name=name, public_name_key=key)
     except IntegrityError:  # the same name chosen by another account at the same moment
         raise taken from None
-    actor.public_name = name
+    actor.public_name, actor.public_name_key = name, key
     return actor
 
 
@@ -150,7 +152,7 @@ def anonymise_user(user: User) -> None:
     EmailAddress.objects.filter(user=user).delete()
     Authenticator.objects.filter(user=user).delete()
     user.email = f"deleted-{user.pk}@deleted.invalid"
-    user.first_name = user.last_name = user.interface_language = user.public_name = ""
+    user.first_name = user.last_name = user.interface_language = user.public_name = user.public_name_key = ""
     user.is_active = user.is_staff = user.is_superuser = False
     user.set_unusable_password()
     user.save()

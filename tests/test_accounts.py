@@ -167,3 +167,34 @@ def test_inviting_twice_reuses_the_open_invitation_and_survives_a_broker_outage(
         )
     assert first.pk == second.pk and Invitation.objects.count() == 1
     assert first.email == "speaker@example.org"
+
+
+def test_public_names_are_compared_by_unicode_case_folding_on_every_database():
+    """Folded in Python, not by the database's LOWER() (ASCII letters only on SQLite): a name in other capitals, with
+    its accents typed as separate marks, or with ß written ss is the name another account already uses."""
+    from accounts.services import PublicNameRefused, set_public_name
+
+    first, second = User.objects.create_user("first@example.org"), User.objects.create_user("second@example.org")
+    set_public_name(actor=first, name="Kîsik Straße")
+    for name in ("KÎSIK STRASSE", "ki\u0302sik strasse"):
+        with pytest.raises(PublicNameRefused):
+            set_public_name(actor=second, name=name)
+    assert set_public_name(actor=first, name="KÎSIK STRASSE").public_name == "KÎSIK STRASSE"  # one's own, recapitalised
+    assert User.objects.get(pk=first.pk).public_name_key == "kîsik strasse"
+    set_public_name(actor=first, name="")
+    assert set_public_name(actor=second, name="Kîsik").public_name_key == "kîsik"
+
+
+def test_the_migration_keys_chosen_names_and_gives_a_duplicate_back_its_pseudonym():
+    """Names stored before the key, which SQLite's LOWER() let two accounts share: the first chooser keeps it."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("accounts.migrations.0006_user_public_name_key")
+    for local, name in (("a", "Kîsik"), ("b", "KÎSIK"), ("c", "Other")):
+        User.objects.create_user(f"{local}@example.org", public_name=name)
+    migration.fill_public_name_keys(apps, None)
+    stored = {user.email: (user.public_name, user.public_name_key) for user in User.objects.all()}
+    assert stored == {"a@example.org": ("Kîsik", "kîsik"), "b@example.org": ("", ""),
+                      "c@example.org": ("Other", "other")}
