@@ -60,12 +60,11 @@ def corpus_entries(run_card: RunCard) -> tuple[list[int], list[verification.Stor
     return pks, entries
 
 
-RESULT_SCORE_COLUMNS = ("chrf_score", "exact_match")
-
-
 def record_entry_scores(run_card: RunCard, scored: list[dict], statistics: list) -> None:
     """Each row's exact match and sentence chrF++ against its stored reference (what its page shows; the row as
-    sent keeps the card's own claims). One statement on PostgreSQL."""
+    sent keeps the card's own claims). One statement on PostgreSQL; elsewhere (SQLite) one UPDATE by primary key
+    prepared once and run for every row (executemany), where bulk_update's CASE per row took longer than the
+    rest of the verification."""
     positions = list(range(len(scored)))
     chrf = [None if result.get("error") else verification.sentence_chrf(stats)
             for result, stats in zip(scored, statistics, strict=True)]
@@ -79,10 +78,10 @@ def record_entry_scores(run_card: RunCard, scored: list[dict], statistics: list)
                 "WHERE result.run_card_id = %s AND result.position = given.position",
                 [positions, chrf, exact, run_card.pk])
         return
-    rows = list(run_card.results.order_by("position").only("pk", "position"))
-    for row in rows:
-        row.chrf_score, row.exact_match = chrf[row.position], exact[row.position]
-    RunCardResult.objects.bulk_update(rows, RESULT_SCORE_COLUMNS, batch_size=500)
+    rows = run_card.results.values_list("pk", "position")
+    with connection.cursor() as cursor:
+        cursor.executemany("UPDATE leaderboard_runcardresult SET chrf_score = %s, exact_match = %s WHERE id = %s",
+                           [(chrf[position], exact[position], pk) for pk, position in rows])
 
 
 @transaction.atomic
