@@ -3,6 +3,7 @@ role question, secret entries are shown only through the selectors that record t
 type and name no HTTP status, and the audit log knows its actions."""
 
 import ast
+import functools
 import os
 import shutil
 import subprocess
@@ -33,7 +34,13 @@ def sources(*apps: str):
     for app in apps or APPS:
         for path in sorted((ROOT / app).rglob("*.py")):
             if "migrations" not in path.parts:
-                yield path, ast.parse(path.read_text(), filename=str(path))
+                yield path, parsed(path)
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """Each source file parsed once per test process: the checks walk the trees and never change them."""
+    return ast.parse(path.read_text(), filename=str(path))
 
 
 def is_services(path: Path) -> bool:
@@ -45,9 +52,20 @@ def is_selectors(path: Path) -> bool:
     return path.name == "selectors.py" or path.parent.name == "selectors"
 
 
-def calls_to(tree: ast.AST, name: str) -> list[int]:
-    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and (
-        getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name)]
+def calls_to(tree: ast.AST, name: str) -> tuple[int, ...]:
+    return calls_by_name(tree).get(name, ())
+
+
+@functools.cache
+def calls_by_name(tree: ast.AST) -> dict[str, tuple[int, ...]]:
+    """The lines of the calls in `tree` by the name called (a function's or a method's), gathered once per tree."""
+    lines: dict[str, list[int]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name is not None:
+                lines.setdefault(name, []).append(node.lineno)
+    return {name: tuple(found) for name, found in lines.items()}
 
 
 # The layers.

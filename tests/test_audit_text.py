@@ -3,6 +3,7 @@ phrases (lists joined, yes/no), never a code or a Python repr on a page; the CSV
 
 import ast
 import csv
+import functools
 import io
 import json
 from pathlib import Path
@@ -28,7 +29,8 @@ def string_keys(node: ast.AST) -> set[str]:
             and isinstance(key.value, str)}
 
 
-def written_detail_keys() -> set[str]:
+@functools.cache
+def written_detail_keys() -> frozenset[str]:
     """Every key the code writes into an event's details: the literal dicts passed to record_event, assigned to a
     `details` variable or subscript, returned by the `*_details` / `*_target` helpers they spread, and the field
     lists written by comprehension."""
@@ -57,7 +59,7 @@ def written_detail_keys() -> set[str]:
                     for returned in ast.walk(node):
                         if isinstance(returned, ast.Return) and returned.value is not None:
                             keys |= string_keys(returned.value)
-    return keys
+    return frozenset(keys)
 
 
 def test_the_walk_finds_the_keys_the_code_writes():
