@@ -196,6 +196,7 @@ def check_answer(case, response, role: str) -> None:
     assert says_what_was_wrong(payload), f"{where} with {payload!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ROLES)
 def test_every_operation_holds_up_as(role, world):
     headers = {} if role == "anonymous" else {"Authorization": f"Token {world['tokens'][role]}"}

@@ -29,6 +29,7 @@ def test_the_model_hits_the_true_share_asked_for():
         assert true_share(mean_quality(0.70, ratings), ratings) == pytest.approx(0.70, abs=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [
     Design(items=60, ratings_per_item=3, speakers=3, populations=(1000,)),
     Design(items=150, ratings_per_item=3, speakers=6, populations=(500, 250, 130, 80, 40)),
@@ -40,6 +41,7 @@ def test_a_method_exactly_at_the_threshold_rarely_passes_and_the_interval_covers
     assert sum(outcome.low <= 0.70 <= outcome.high for outcome in outcomes) / RUNS >= 0.90
 
 
+@pytest.mark.slow
 def test_wilson_alone_would_pass_a_method_at_the_threshold_far_more_often():
     # The same campaigns judged on the items alone (Wilson's interval, which ignores who rated): speakers whose
     # leniency differs by half a step make that interval pass methods at the threshold several times too often.

@@ -89,6 +89,7 @@ def test_database_refuses_values_below_the_floors(steward, fields):
         GatePolicy.objects.create(organization=steward, **fields)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_migration_raises_stored_minimums_to_30(steward):
     executor = MigrationExecutor(connection)
@@ -101,6 +102,7 @@ def test_migration_raises_stored_minimums_to_30(steward):
     assert GatePolicy.objects.get(organization=steward).min_rated_items == 30
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_migration_brings_stored_thresholds_into_their_ranges(steward):
     executor = MigrationExecutor(connection)

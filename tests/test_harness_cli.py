@@ -22,7 +22,7 @@ from leaderboard.models import Method, RunCard
 
 from .conftest import publish
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 MT_EVAL = Path(sys.executable).with_name("mt-eval")
 HARNESS_KEY = "sb_publishable_bV6CFNFnzxhQI0wlBx2J0A_5Vm5gFBp"

@@ -7,8 +7,11 @@ import sqlite3
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from .scratch import manage, scratch_database  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.slow  # a dozen `manage.py migrate` processes
 
 BEFORE = [("corpus", "0011"), ("languages", "0001"), ("leaderboard", "0007"), ("organizations", "0006"),
           ("review", "0012"), ("submissions", "0002")]

@@ -17,6 +17,7 @@ FORTY = Design(items=40, ratings_per_item=3, speakers=4, populations=(20, 20, 10
 LARGE = Design(items=300, ratings_per_item=3, speakers=10, populations=(200, 200, 100, 50, 50))
 
 
+@pytest.mark.slow
 def test_the_plan_shows_the_false_pass_risk_at_the_threshold_then_the_chance_above_it():
     plan = simulate_plan(LARGE, GatePolicy(), runs=40)
     assert [row.share for row in plan.rows] == [0.70, *PLANNED_SHARES]

@@ -429,6 +429,7 @@ def walk_as(client, world, steward, governance_user):
     return as_persona
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", ["sign_up_session", "email_confirmation_session"])
 def test_walk_sessions_that_never_gave_the_code(walk_as, world, persona):
     client = walk_as(persona)
@@ -439,6 +440,7 @@ def test_walk_sessions_that_never_gave_the_code(walk_as, world, persona):
     assert checked > 50
 
 
+@pytest.mark.slow
 def test_walk_a_token_created_before_two_factor(client, world, steward):
     """A publish token made while the account had no authenticator; the account then becomes a curator with
     one. Through the token: nothing secret, anywhere."""
@@ -454,6 +456,7 @@ def test_walk_a_token_created_before_two_factor(client, world, steward):
     assert checked > 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["paused", "closed", "withdrawn"])
 def test_walk_a_speaker_of_a_campaign_that_stopped_serving(client, world, speaker, governance_user, how):
     campaign = Campaign.objects.get()
@@ -467,6 +470,7 @@ def test_walk_a_speaker_of_a_campaign_that_stopped_serving(client, world, speake
         assert SECRET_MARK.encode() not in content, f"speaker of a {how} campaign saw secret text at {url}"
 
 
+@pytest.mark.slow
 def test_walk_a_superuser_using_changelist_lookups(client, world, maintainer):
     from django.contrib import admin
 

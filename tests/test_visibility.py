@@ -135,6 +135,7 @@ def developer(db):
     return User.objects.create_user("developer@methods.example", "correct horse battery staple 42")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", ["anonymous", "developer", "speaker", "outsider", "maintainer"])
 def test_no_secret_text_reaches_anyone_but_the_steward(client, world, persona, request):
     user = None if persona == "anonymous" else request.getfixturevalue(persona)
@@ -155,6 +156,7 @@ def test_no_secret_text_reaches_anyone_but_the_steward(client, world, persona, r
     assert seen_own == allowed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", ["curator_without_mfa", "governance_user_without_mfa"])
 def test_steward_staff_without_two_factor_see_no_secret_text(client, world, persona, request):
     """The steward's own curators and governance staff, before they set up two-factor authentication: every
@@ -174,6 +176,7 @@ def test_steward_staff_without_two_factor_see_no_secret_text(client, world, pers
         assert any(url.startswith("/orgs/steward/audit/") for url in told)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("persona", ["curator", "governance_user"])
 def test_steward_staff_see_secret_segments(client, world, persona, request):
     """The same staff with two-factor authentication (the fixtures' default) see their secrets."""
