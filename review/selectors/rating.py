@@ -19,7 +19,7 @@ from django.db.models import (
 
 from common.compiled import CompiledQuery, loaded, rows_together
 from corpus.selectors import document_neighbours
-from ledger.models import WorkClock
+from ledger.worktime import LOCKED_WORK_CLOCK
 from organizations.audit import record_secret_access
 from organizations.models import Organization
 
@@ -173,11 +173,6 @@ _RATING_CHECKS = CompiledQuery(
         sent_for=Subquery(Rating.objects.filter(client_id=client_id).order_by().values("assignment_id")[:1]),
     ).values_list("may_rate", "serving", "rated_before", "sent_for"),
     item=uuid.UUID, speaker=int, client_id=uuid.UUID)
-# The speaker's work clock (ledger.worktime), locked after the assignment: their ratings sent at once share its time.
-_WORK_CLOCK = CompiledQuery(
-    lambda speaker: WorkClock.objects.select_for_update().filter(speaker=speaker).order_by()
-    .values_list("counted_until"),
-    speaker=int)
 _NEXT_ASSIGNMENT_ID = CompiledQuery(
     lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker,
                                                          state=Assignment.State.OPEN)
@@ -204,7 +199,7 @@ def lock_rating_target(speaker_id: int, item: uuid.UUID,
     targets, checks, clock = rows_together((_RATING_TARGET, {"item": item, "speaker": speaker_id}),
                                            (_RATING_CHECKS, {"item": item, "speaker": speaker_id,
                                                              "client_id": client_id}),
-                                           (_WORK_CLOCK, {"speaker": speaker_id}))
+                                           (LOCKED_WORK_CLOCK, {"speaker": speaker_id}))
     if not targets or not checks:
         return None
     pk, state, is_repeat, item_id, campaign_id, campaign_public_id = targets[0]

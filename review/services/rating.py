@@ -12,8 +12,7 @@ from accounts.models import User
 from common import compiled
 from corpus.models import ConsentUse
 from corpus.selectors import has_consent
-from ledger.models import WorkClock
-from ledger.worktime import paid_seconds
+from ledger.worktime import SET_WORK_CLOCK, paid_seconds
 
 from ..models import (
     FLAG_FIELDS,
@@ -67,8 +66,6 @@ def check_submission(submission: Submission) -> None:
 # A rating's two updates, run as prepared statements (common.compiled): the ORM rebuilt them for every rating.
 RETIRE_CURRENT_RATING = f"UPDATE {Rating._meta.db_table} SET is_current = false WHERE assignment_id = %s AND is_current"
 SET_ASSIGNMENT_STATE = f"UPDATE {Assignment._meta.db_table} SET state = %s WHERE id = %s"
-SET_WORK_CLOCK = (f"INSERT INTO {WorkClock._meta.db_table} (speaker_id, counted_until) VALUES (%s, %s) "
-                  "ON CONFLICT (speaker_id) DO UPDATE SET counted_until = EXCLUDED.counted_until")
 
 
 def record_rating(*, actor: User, item: uuid.UUID, submission: Submission) -> tuple[Rating, bool]:
