@@ -29,7 +29,9 @@ from .models import (
     SubmissionState,
     TermsAcceptance,
 )
-from .services import TRANSITIONS, current_sign_offs, latest_terms, manifest_digest
+from .services.dependencies import current_sign_offs, manifest_digest
+from .services.states import TRANSITIONS
+from .services.terms import latest_terms
 
 # What each dependency class means for a submission, shown beside the derived class.
 CLASS_EXPLANATIONS = {

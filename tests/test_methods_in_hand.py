@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
-from common.errors import ErrorKind
+from common.errors import ApplicationError, ErrorKind
 from corpus.models import ConsentUse, Entry
 from corpus.services import grant_consent, import_corpus
 from governance import services as governance
@@ -462,7 +462,7 @@ def test_an_a1_run_is_approved_only_under_the_communitys_consent_to_gateway_disc
         a1_submission, governance_user, secret_version, steward):
     record = consent(secret_version, governance_user, uses=[ConsentUse.EVALUATION])
     audited(a1_submission, governance_user)
-    with pytest.raises(services.ApplicationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         submission_decisions.propose_a1_run(actor=governance_user, submission=a1_submission,
                                             dataset_version=secret_version, segments=["gold_standard"])
     assert refused.value.kind == ErrorKind.CONFLICT and "no active consent to A1 gateway disclosure" in str(
@@ -486,11 +486,11 @@ def test_an_a1_run_is_approved_only_under_the_communitys_consent_to_gateway_disc
 def test_a_bad_a1_run_proposal_names_its_field(a1_submission, governance_user, secret_version, segments, field):
     consent(secret_version, governance_user)
     audited(a1_submission, governance_user)
-    with pytest.raises(services.ApplicationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         submission_decisions.propose_a1_run(actor=governance_user, submission=a1_submission,
                                             dataset_version=secret_version, segments=segments)
     assert refused.value.field == field
-    with pytest.raises(services.ApplicationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         submission_decisions.propose_a1_run(actor=governance_user, submission=a1_submission, dataset_version=None,
                                             segments=["gold_standard"])
     assert refused.value.field == "dataset_version"
