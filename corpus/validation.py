@@ -1,7 +1,6 @@
 """Parse and validate a corpus file (SPEC §3.1–3.2), collecting every problem before anything is stored. An
 import reads the file an entry at a time (read_corpus), a whole parse words and locates what it cannot read."""
 
-import codecs
 import json
 import re
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from common.errors import ApplicationError
+from common.json_reader import JsonObjectReader, NotStreamed
 
 from .language_pairs import pair_key
 from .models import Context, Domain, FileLayout, Register, Segment
@@ -34,9 +34,6 @@ CHOICE_LISTS = {name: ", ".join(choices.values) for name, choices in CHOICE_FIEL
 MAX_ID_LENGTH = 200
 MAX_PROBLEMS_KEPT = 1000
 UNSTORABLE_ESCAPE = re.compile(r"\\u(0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
-# Bytes decoded at a time by the streaming reader (JsonObjectReader), whose text then stays near a MiB.
-READ_CHUNK = 1 << 18
-JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")  # as json.decoder skips it
 
 
 @dataclass(frozen=True)
@@ -786,138 +783,6 @@ CORPUS_DECODER = json.JSONDecoder(parse_constant=refuse_constant, object_pairs_h
 PLAIN_DECODER = json.JSONDecoder()
 
 
-class NotStreamed(Exception):
-    """The streaming reader leaves the file to a whole parse (decode_corpus_bytes), which words and locates its
-    problem: an encoding or JSON error, what the decoder refuses (a repeated key, NaN), a repeated member name,
-    trailing data."""
-
-
-class JsonObjectReader:
-    """Reads the JSON object that UTF-8 `data` holds without decoding it whole: READ_CHUNK bytes at a time, of
-    which only the text not yet read is kept. `names()` gives each member's name with the reader at its value,
-    which the caller reads whole (`value()`), steps over (`skip()`) or, when it is an array (`at("[")`), reads
-    one element at a time (`elements()`). Values are read by `decoder`, so each is what json.loads with its
-    settings gives, and the grammar between them is JSON's; anything else raises NotStreamed."""
-
-    def __init__(self, data: bytes, decoder: json.JSONDecoder = CORPUS_DECODER):
-        self._data = memoryview(data)
-        self._json = decoder
-        self._utf8 = codecs.getincrementaldecoder("utf-8-sig")()
-        self._decoded = 0
-        self._text = ""
-        self._pos = 0
-        self._span = (0, 0)
-
-    def _extend(self) -> bool:
-        """Drop the text before the reader and decode more, at least as much as is kept, so that a value longer
-        than READ_CHUNK is read again only a few times; False at the end of the data."""
-        if self._decoded == len(self._data):
-            return False
-        kept = self._text[self._pos:]
-        chunk = self._data[self._decoded:self._decoded + max(READ_CHUNK, len(kept))]
-        self._decoded += len(chunk)
-        try:
-            self._text = kept + self._utf8.decode(chunk, final=self._decoded == len(self._data))
-        except UnicodeDecodeError:
-            raise NotStreamed from None
-        self._pos = 0
-        return True
-
-    def _next(self) -> str:
-        """The next character after whitespace, the reader on it; "" at the end of the data."""
-        while True:
-            self._pos = JSON_WHITESPACE.match(self._text, self._pos).end()
-            if self._pos < len(self._text):
-                return self._text[self._pos]
-            if not self._extend():
-                return ""
-
-    def _expect(self, character: str) -> None:
-        if self._next() != character:
-            raise NotStreamed
-        self._pos += 1
-
-    def _after(self, end: str) -> bool:
-        """Step over the comma after a member or element (True) or the `end` that closes them (False)."""
-        found = self._next()
-        if found not in (",", end):
-            raise NotStreamed
-        self._pos += 1
-        return found == ","
-
-    def at(self, character: str) -> bool:
-        return self._next() == character
-
-    def value(self) -> Any:
-        """The value at the reader, whole. One that ends where the decoded text ends may go on (a number, or
-        an error only because the rest is not decoded yet): it is read again with more text."""
-        self._next()
-        while True:
-            try:
-                value, end = self._json.raw_decode(self._text, self._pos)
-            except json.JSONDecodeError:
-                pass
-            except (ValueError, RecursionError):
-                raise NotStreamed from None
-            else:
-                if end < len(self._text) or self._decoded == len(self._data):
-                    self._span = (self._pos, end)
-                    self._pos = end
-                    return value
-            if not self._extend():
-                raise NotStreamed
-
-    def holds(self, pattern: re.Pattern[str]) -> bool:
-        """Whether the text of the value just read matches `pattern`."""
-        return pattern.search(self._text, *self._span) is not None
-
-    def value_text(self) -> str:
-        """The text of the value at the reader, verbatim."""
-        self.value()
-        return self._text[self._span[0]:self._span[1]]
-
-    def skip(self) -> None:
-        """Step over the value at the reader, an array one element at a time."""
-        if self.at("["):
-            for _ in self.elements():
-                pass
-        else:
-            self.value()
-
-    def names(self) -> Iterator[str]:
-        """The object's member names, in order, each given with the reader at its value; a repeated name, or
-        anything but whitespace after the object, raises NotStreamed."""
-        self._expect("{")
-        seen: set[str] = set()
-        if self.at("}"):
-            self._pos += 1
-        else:
-            while True:
-                if not self.at('"'):
-                    raise NotStreamed
-                name = self.value()
-                if name in seen:
-                    raise NotStreamed
-                seen.add(name)
-                self._expect(":")
-                yield name
-                if not self._after("}"):
-                    break
-        if self._next():
-            raise NotStreamed
-
-    def elements(self) -> Iterator[Any]:
-        """The elements of the array at the reader, one at a time."""
-        self._expect("[")
-        if self.at("]"):
-            self._pos += 1
-            return
-        while True:
-            yield self.value()
-            if not self._after("]"):
-                return
-
-
 class StreamedEntries:
     """The entries of a valid corpus file, read from its bytes again each time they are iterated: by a plain
     decoder, quicker than CORPUS_DECODER's, which refused any repeated key on the first reading."""
@@ -956,7 +821,7 @@ def read_corpus(data: bytes, max_bytes: int, supplied: dict[str, Any] | None = N
 
 def _check_streamed_entries(data: bytes, checks: EntryChecks) -> None:
     """Check the entries of `data` again, the other members stepped over (_read_streamed)."""
-    reader = JsonObjectReader(data)
+    reader = JsonObjectReader(data, CORPUS_DECODER)
     for name in reader.names():
         if name == "entries" and reader.at("["):
             for raw in reader.elements():
@@ -970,7 +835,7 @@ def _read_streamed(data: bytes, supplied: dict[str, Any] | None = None) -> Valid
     for unstorable text when its own text holds one (decode_corpus_bytes asks the whole file). A bare list of
     entries is left to the whole parse (NotStreamed). Entries are checked as the members read before them say
     (CorpusMode); when a member after them says otherwise (a `dataset` after the entries), they are read again."""
-    reader = JsonObjectReader(data)
+    reader = JsonObjectReader(data, CORPUS_DECODER)
     checks: EntryChecks | None = None
     document: dict[str, Any] = {}
     segment_map = segment_map_of(supplied, [])

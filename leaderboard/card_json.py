@@ -12,7 +12,7 @@
   and the method-config download serves `method_config` as sent: METHOD_CONFIG_MAX_BYTES for the one,
   HEAD_MAX_BYTES for all the card's members but results[] together (`size_problems`).
 * **The text is not held whole.** A card is read member by member, results[] an element at a time, from a window of
-  the body (corpus.validation.JsonObjectReader): the decoded text of a body takes up to four bytes a character.
+  the body (common.json_reader.JsonObjectReader): the decoded text of a body takes up to four bytes a character.
 """
 
 import codecs
@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from common.json_reader import JsonObjectReader, NotStreamed
 from common.problems import FieldProblem, ProblemList, listed
-from corpus.validation import JsonObjectReader, NotStreamed, refuse_constant
+from corpus.validation import refuse_constant
 
 from .cards import top_level_value_text
 

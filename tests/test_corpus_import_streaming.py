@@ -7,6 +7,7 @@ import tracemalloc
 
 import pytest
 
+from common import json_reader
 from corpus import validation
 from corpus.services import import_corpus
 from corpus.validation import (
@@ -135,12 +136,12 @@ PARSED_WHOLE = {
 }
 
 
-@pytest.mark.parametrize("chunk", [1, 2, 7, 64, validation.READ_CHUNK])
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64, json_reader.READ_CHUNK])
 @pytest.mark.parametrize("name", list(CASES))
 def test_streamed_reading_gives_what_the_whole_parse_gives(name, chunk, monkeypatch):
     data = CASES[name]
     expected = outcome(whole, data)
-    monkeypatch.setattr(validation, "READ_CHUNK", chunk)
+    monkeypatch.setattr(json_reader, "READ_CHUNK", chunk)
     parsed_whole = []
     monkeypatch.setattr(validation, "decode_corpus_bytes", lambda *args: parsed_whole.append(1) or whole_parse(*args))
     assert outcome(streamed, data) == expected

@@ -19,6 +19,7 @@ from django.utils import timezone
 from accounts.models import User
 from common.bulk_insert import bulk_insert
 from common.errors import ErrorKind
+from common.json_reader import JsonObjectReader, NotStreamed
 from common.problems import FieldProblem
 from corpus.models import SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry, Segment
 from corpus.selectors import (
@@ -33,8 +34,6 @@ from corpus.selectors import (
 from corpus.services import freeze_version
 from corpus.validation import (
     UNSTORABLE_ESCAPE,
-    JsonObjectReader,
-    NotStreamed,
     describe,
     refuse_constant,
     unstorable_string,

@@ -15,9 +15,9 @@ from django.core.cache import cache
 from django.db.models import BooleanField, Case, CharField, F, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
+from common.json_reader import JsonObjectReader, NotStreamed
 from corpus.language_pairs import ISO_639_1_TO_3, language_code, pair_key, version_pair_key
 from corpus.selectors import public_download_hash, version_hash, visible_datasets, visible_versions
-from corpus.validation import JsonObjectReader, NotStreamed
 from languages.models import InterfaceLanguage
 from leaderboard.card_json import unambiguous
 from leaderboard.models import RunCard
