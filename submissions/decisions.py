@@ -17,10 +17,10 @@ from organizations.models import Organization
 
 from . import services
 from .models import DEVELOPER_KEEPS, GOVERNANCE_GETS, MethodSubmission
+from .selectors import A1_RUN
 
 APPROVE = "submissions.approve"
 TRANSFER = "submissions.transfer"
-A1_RUN = "submissions.a1_run"
 
 
 def _submission(organization: Organization, payload: dict) -> MethodSubmission:

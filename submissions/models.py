@@ -85,7 +85,7 @@ class TermsAcceptance(AppendOnlyModel):
 
 
 class SubmissionState(models.TextChoices):
-    """The workflow of docs/submissions.md; `submissions.services.TRANSITIONS` says which moves exist."""
+    """The workflow of docs/submissions.md; TRANSITIONS (below) says which moves exist."""
 
     SUBMITTED = "submitted", gettext_lazy("Submitted")
     MANIFEST_AUDITED = "manifest_audited", gettext_lazy("Manifest audited")
@@ -95,6 +95,24 @@ class SubmissionState(models.TextChoices):
     APPROVED = "approved", gettext_lazy("Approved")
     REJECTED = "rejected", gettext_lazy("Rejected")
     OWNERSHIP_TRANSFERRED = "ownership_transferred", gettext_lazy("Ownership transferred")
+
+
+# Who may move a submission where. The move to manifest_audited is governance staff's once a reviewer signed off
+# every dependency the manifest declares (`submit_method` makes it at once for a manifest that declares none);
+# every other move is governance staff's too. Rejection is possible at every step before approval: before
+# community review with a written reason (governance declines to evaluate), from review on only when the decision
+# in force rejects (or revokes the approval). Rejected and ownership_transferred are terminal: a corrected method
+# is a new submission.
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    SubmissionState.SUBMITTED: (SubmissionState.MANIFEST_AUDITED, SubmissionState.REJECTED),
+    SubmissionState.MANIFEST_AUDITED: (SubmissionState.AWAITING_SANDBOX, SubmissionState.REJECTED),
+    SubmissionState.AWAITING_SANDBOX: (SubmissionState.EVALUATED, SubmissionState.REJECTED),
+    SubmissionState.EVALUATED: (SubmissionState.IN_REVIEW, SubmissionState.REJECTED),
+    SubmissionState.IN_REVIEW: (SubmissionState.APPROVED, SubmissionState.REJECTED),
+    SubmissionState.APPROVED: (SubmissionState.OWNERSHIP_TRANSFERRED, SubmissionState.REJECTED),
+    SubmissionState.REJECTED: (),
+    SubmissionState.OWNERSHIP_TRANSFERRED: (),
+}
 
 
 # States in which the gold run card produced by the sandbox is attached.
@@ -273,7 +291,7 @@ class HarnessIntakeEntry(models.Model):
 class DependencySignOff(AppendOnlyModel):
     """A reviewer's sign-off on one dependency the submission's manifest declares: its licence and its source were
     checked. It holds for the manifest it was given on (`manifest_sha256`); once the manifest changes it is stale and
-    counts for nothing (`submissions.services.manifest_digest`). The move to "manifest audited" needs a current
+    counts for nothing (`submissions.selectors.manifest_digest`). The move to "manifest audited" needs a current
     sign-off of every declared dependency."""
 
     # Indexed as the first column of signoff_once_per_manifest.

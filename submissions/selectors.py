@@ -7,6 +7,10 @@ never a gold source, reference or output (SPEC §2 principle 3). The upstream ha
 submissions/harness/selectors.py.
 """
 
+import hashlib
+import json
+from typing import Any
+
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy
 
@@ -20,8 +24,9 @@ from organizations.models import Organization
 from organizations.permissions import organization_manage
 from organizations.selectors import governance_org_ids
 
-from .decisions import A1_RUN
 from .models import (
+    TRANSITIONS,
+    DependencySignOff,
     MethodSubmission,
     OwnershipTransfer,
     ParticipationTerms,
@@ -29,9 +34,9 @@ from .models import (
     SubmissionState,
     TermsAcceptance,
 )
-from .services.dependencies import current_sign_offs, manifest_digest
-from .services.states import TRANSITIONS
-from .services.terms import latest_terms
+
+# The kind of decision approving one A1 run (registered in submissions.decisions), which a1_runs lists while open.
+A1_RUN = "submissions.a1_run"
 
 # What each dependency class means for a submission, shown beside the derived class.
 CLASS_EXPLANATIONS = {
@@ -51,7 +56,8 @@ def published_terms(organization: Organization) -> QuerySet[ParticipationTerms]:
 
 
 def current_terms(organization: Organization) -> ParticipationTerms | None:
-    return latest_terms(organization)
+    """The version in force, the latest published: the one a submitter must have accepted."""
+    return ParticipationTerms.objects.filter(organization=organization).order_by("-published_at", "-pk").first()
 
 
 def acceptance_of(user, terms: ParticipationTerms | None) -> TermsAcceptance | None:
@@ -140,6 +146,18 @@ def submission_scores(submission: MethodSubmission) -> dict | None:
         "avg_latency_seconds": card.avg_latency_seconds,
         "verification_tier": card.verification_tier,
     }
+
+
+def manifest_digest(manifest: Any) -> str:
+    """SHA-256 of the manifest in canonical JSON (sorted keys, no spaces, UTF-8): what a sign-off was given on."""
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                          .encode("utf-8")).hexdigest()
+
+
+def current_sign_offs(submission: MethodSubmission) -> dict[str, DependencySignOff]:
+    """The sign-offs given on the manifest as it is now, by dependency id (earlier ones are stale)."""
+    return {sign_off.dependency_id: sign_off for sign_off in DependencySignOff.objects.filter(
+        submission=submission, manifest_sha256=manifest_digest(submission.manifest)).select_related("reviewer")}
 
 
 def dependency_rows(submission: MethodSubmission) -> list[dict]:

@@ -79,19 +79,33 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
 def test_the_layers_hold():
     done = lint_imports(ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Contracts: 2 kept, 0 broken." in done.stdout
+    assert "Contracts: 3 kept, 0 broken." in done.stdout
+
+
+def copy_of_the_apps(tmp_path: Path) -> Path:
+    for name in APPS:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
 
 
 def test_an_import_from_a_lower_layer_to_a_higher_one_breaks_the_contract(tmp_path):
     """The check is not vacuous: a corpus module importing review (a layer above it) fails it."""
-    for name in APPS:
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "corpus" / "upward.py").write_text("from review.selectors import governed_campaigns  # noqa\n")
+    (copy_of_the_apps(tmp_path) / "corpus" / "upward.py").write_text(
+        "from review.selectors import governed_campaigns  # noqa\n")
     done = lint_imports(tmp_path)
     assert done.returncode != 0
     assert "corpus is not allowed to import review" in done.stdout
     assert "corpus.upward -> review.selectors" in done.stdout
+
+
+def test_a_selector_importing_its_apps_services_breaks_the_contract(tmp_path):
+    """Reads sit below writes inside an app: a corpus selector importing corpus's services fails the check."""
+    (copy_of_the_apps(tmp_path) / "corpus" / "selectors" / "upward.py").write_text(
+        "from corpus.services import import_corpus  # noqa\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0
+    assert "corpus.selectors is not allowed to import corpus.services" in done.stdout
 
 
 # One permission module.

@@ -20,6 +20,7 @@ from organizations.models import AuditEvent
 from submissions import decisions as submission_decisions
 from submissions import services
 from submissions.models import DependencySignOff, MethodSubmission, RightsHolderPermission, SubmissionState
+from submissions.selectors import manifest_digest
 
 from .cards import body, make_card
 from .conftest import activate_held_out, corpus_bytes, member, password_only_login, proven
@@ -132,7 +133,7 @@ def test_manifest_audited_waits_for_a_sign_off_of_every_declared_dependency(a1_s
     sign_off = services.sign_off_dependency(actor=governance_user, submission=a1_submission, dependency_id="fst",
                                             license_checked=True, source_checked=True, comment="AGPL, pinned tag.")
     assert (sign_off.reviewer, sign_off.comment, sign_off.manifest_sha256) == (
-        governance_user, "AGPL, pinned tag.", services.manifest_digest(a1_submission.manifest))
+        governance_user, "AGPL, pinned tag.", manifest_digest(a1_submission.manifest))
     with pytest.raises(services.TransitionRefused, match=r"missing: gpt-gateway\. Allowed next"):
         advance(a1_submission, governance_user, State.MANIFEST_AUDITED)
 

@@ -2,9 +2,6 @@
 reviewers' sign-offs on the manifest as it is, A2 rights holders' permissions, and downloads of the package by
 governance staff with the second factor proven."""
 
-import hashlib
-import json
-from typing import Any
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
@@ -21,17 +18,12 @@ from organizations.permissions import require
 from organizations.selectors import mfa_enabled
 
 from ..models import DependencySignOff, MethodSubmission, RightsHolderPermission
+from ..selectors import current_sign_offs, manifest_digest
 from .errors import NotAllowed, SubmissionError, TransitionRefused
 from .states import State, refuse, state_label
 
 # A sign-off's comment and a permission's notes are kept whole up to this length.
 COMMENT_MAX_LENGTH = 4000
-
-
-def manifest_digest(manifest: Any) -> str:
-    """SHA-256 of the manifest in canonical JSON (sorted keys, no spaces, UTF-8): what a sign-off was given on."""
-    return hashlib.sha256(json.dumps(manifest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-                          .encode("utf-8")).hexdigest()
 
 
 def _dependencies(submission: MethodSubmission) -> list[dict]:
@@ -48,12 +40,6 @@ def a2_dependency_ids(submission: MethodSubmission) -> list[str]:
     """The non-substitutable external dependencies (class A2): each needs its rights holder's permission."""
     return [str(dependency.get("id")) for dependency in _dependencies(submission)
             if dependency_class_of(dependency) == "A2"]
-
-
-def current_sign_offs(submission: MethodSubmission) -> dict[str, DependencySignOff]:
-    """The sign-offs given on the manifest as it is now, by dependency id (earlier ones are stale)."""
-    return {sign_off.dependency_id: sign_off for sign_off in DependencySignOff.objects.filter(
-        submission=submission, manifest_sha256=manifest_digest(submission.manifest)).select_related("reviewer")}
 
 
 def missing_sign_offs(submission: MethodSubmission) -> list[str]:

@@ -1,33 +1,16 @@
-"""The workflow's table (SPEC §5, §6): which moves exist, how a refused move is worded, and how a move is
-recorded, in the submission's history (`SubmissionEvent`) and the audit log (`submission.state_changed`)."""
+"""A submission's moves as the workflow words and records them (SPEC §5, §6): the refusal of a move that
+TRANSITIONS (submissions.models) does not allow, and each move, in the submission's history (`SubmissionEvent`) and
+the audit log (`submission.state_changed`)."""
 
 from django.utils.translation import gettext as _
 
 from organizations.audit import record_event
 from organizations.models import AuditAction
 
-from ..models import MethodSubmission, SubmissionEvent, SubmissionState
+from ..models import TRANSITIONS, MethodSubmission, SubmissionEvent, SubmissionState
 from .errors import TransitionRefused
 
 State = SubmissionState
-
-
-# Who may move a submission where. The move to manifest_audited is governance staff's once a reviewer signed off
-# every dependency the manifest declares (`submit_method` makes it at once for a manifest that declares none);
-# every other move is governance staff's too. Rejection is possible at every step before approval: before
-# community review with a written reason (governance declines to evaluate), from review on only when the decision
-# in force rejects (or revokes the approval). Rejected and ownership_transferred are terminal: a corrected method
-# is a new submission.
-TRANSITIONS: dict[str, tuple[str, ...]] = {
-    State.SUBMITTED: (State.MANIFEST_AUDITED, State.REJECTED),
-    State.MANIFEST_AUDITED: (State.AWAITING_SANDBOX, State.REJECTED),
-    State.AWAITING_SANDBOX: (State.EVALUATED, State.REJECTED),
-    State.EVALUATED: (State.IN_REVIEW, State.REJECTED),
-    State.IN_REVIEW: (State.APPROVED, State.REJECTED),
-    State.APPROVED: (State.OWNERSHIP_TRANSFERRED, State.REJECTED),
-    State.REJECTED: (),
-    State.OWNERSHIP_TRANSFERRED: (),
-}
 
 
 # States from which a rejection mirrors the review decision instead of needing a reason of its own.

@@ -24,7 +24,8 @@ from organizations.models import AuditAction, Organization
 
 from ..models import DependencySignOff, MethodSubmission, TermsAcceptance
 from ..packages import PackageLimits, PackageReport, inspect_package, parse_cost_report
-from .dependencies import declared_dependency_ids, manifest_digest
+from ..selectors import manifest_digest
+from .dependencies import declared_dependency_ids
 from .errors import NotAllowed, TransitionRefused
 from .states import State, record_change, state_label
 from .terms import check_terms

@@ -13,13 +13,10 @@ from organizations.models import AuditAction, Organization
 from organizations.permissions import require
 
 from ..models import ParticipationTerms, TermsAcceptance
+from ..selectors import current_terms
 from .errors import NotAllowed, SubmissionError
 
 VERSION_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
-
-
-def latest_terms(organization: Organization) -> ParticipationTerms | None:
-    return ParticipationTerms.objects.filter(organization=organization).order_by("-published_at", "-pk").first()
 
 
 @transaction.atomic
@@ -60,7 +57,7 @@ def accept_terms(*, actor: User, terms: ParticipationTerms) -> TermsAcceptance:
 
 def check_terms(organization: Organization, submitter, acceptance: TermsAcceptance | None) -> list[FieldProblem]:
     """The submitter must have accepted the organization's current terms version."""
-    current = latest_terms(organization)
+    current = current_terms(organization)
     if current is None:
         return [FieldProblem("terms", _("%(organization)s has not published participation terms yet; submissions "
                                         "open once it does") % {"organization": organization.name})]

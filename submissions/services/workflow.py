@@ -12,10 +12,10 @@ from organizations.permissions import require
 from review.models import Campaign, Decision
 from review.selectors import decision_in_force
 
-from ..models import MethodSubmission
+from ..models import TRANSITIONS, MethodSubmission
 from .dependencies import missing_sign_offs, refuse_without_rights_permissions
 from .errors import NotAllowed, SubmissionError
-from .states import REVIEWED_STATES, TRANSITIONS, State, record_change, refuse
+from .states import REVIEWED_STATES, State, record_change, refuse
 
 
 def latest_campaign(run_card: RunCard):
