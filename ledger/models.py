@@ -76,11 +76,6 @@ class Payment(AppendOnlyModel):
 
     append_only_message = "Payments are never edited or deleted; record a correction."
 
-    @property
-    def work(self) -> models.Model:
-        """The campaign or batch the payment is for."""
-        return self.campaign if self.campaign_id is not None else self.batch
-
 
 class SpeakerCredit(models.Model):
     """How a speaker is credited by one organization: by their name, by a name they chose, or not at all. No row

@@ -143,7 +143,7 @@ def record_payment(*, actor: User, work_done: models.Model, speaker: User, amoun
     if len(reference) > 200:
         raise LedgerError(_("The reference is limited to 200 characters."), "reference")
     if corrects is not None:
-        if corrects.work != work_done or corrects.speaker_id != speaker.pk:
+        if getattr(corrects, f"{kind.payment_field}_id") != work_done.pk or corrects.speaker_id != speaker.pk:
             raise LedgerError(_("A correction corrects a payment to the same speaker for the same work."),
                               "corrects")
         if not note:

@@ -1,6 +1,6 @@
 """Pay for elicited work in a real headless Chromium on a 360-pixel phone: governance staff record a payment and
-its correction on a batch's pay page (errors named at their field, nothing stored); the translator sees what is
-owed and paid on their own page. Screenshots: screenshots/elicit-pay-*.png.
+its correction on a batch's pay page, reached from its dashboard (errors named at their field, nothing stored); the
+translator sees what is owed and paid on their own page, and follows it to choose how they are credited. Screenshots: screenshots/elicit-pay-*.png.
 
 Skipped like tests/test_browser.py when Chromium or Playwright is missing, unless REQUIRE_BROWSER=1."""
 
@@ -36,7 +36,8 @@ def test_governance_pays_a_translator_who_sees_it(live_server, page, steward, cu
 
     page.set_viewport_size(PHONE)
     sign_in(page, live_server.url, governance_user)
-    page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/pay/")
+    page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/dashboard/")
+    page.get_by_role("link", name="Time and pay").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Translators' and verifiers' time and pay")
     form = page.locator("form.card")
     form.get_by_label("Speaker").select_option(label="Anonymous speaker 1")
@@ -71,3 +72,6 @@ def test_governance_pays_a_translator_who_sees_it(live_server, page, steward, cu
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "'Your translations' overflows"
     screenshot(page, "elicit-pay-translator", PHONE)
     accessible(page, "the translator's own pay")
+    page.set_viewport_size(PHONE)
+    page.get_by_role("link", name="How each organization credits you").click()
+    expect(page.get_by_role("heading", name="How you are credited")).to_be_visible()

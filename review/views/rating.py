@@ -273,7 +273,7 @@ def unchanging_parts_key(campaign: Campaign, examples: dict) -> str:
     rate.html caches them in the memory of each process (`{% cache %}`, the `template_fragments` cache), so showing
     an item renders little but its texts. Whatever they show is in the key: changed instructions or examples make a
     new key, never a stale page."""
-    shown = repr((campaign.instructions, sorted(examples.items(), key=str))).encode()
+    shown = repr((campaign.instructions, campaign.organization.name, sorted(examples.items(), key=str))).encode()
     return f"{campaign.pk}:{get_language()}:{hashlib.blake2b(shown, digest_size=12).hexdigest()}"
 
 
