@@ -1,6 +1,7 @@
 """Pay for elicited work in a real headless Chromium on a 360-pixel phone: governance staff record a payment and
 its correction on a batch's pay page, reached from its dashboard (errors named at their field, nothing stored); the
-translator sees what is owed and paid on their own page, and follows it to choose how they are credited. Screenshots: screenshots/elicit-pay-*.png.
+translator sees what is owed and paid on their own page, and follows it to choose how they are credited.
+Screenshots: screenshots/elicit-pay-*.png.
 
 Skipped like tests/test_browser.py when Chromium or Playwright is missing, unless REQUIRE_BROWSER=1."""
 
