@@ -22,7 +22,6 @@ from corpus.models import (
     ConsentUse,
     Domain,
     Register,
-    Segment,
     source_digest,
     source_digest_of,
 )
@@ -277,15 +276,6 @@ def work_counts(user, batches: Sequence[Batch]) -> dict[int, dict[str, int]]:
     verify = per_batch(verifiable_translations(user.pk), "source__batch")
     return {pk: {"to_translate": translate.get(pk, 0), "to_revise": revise.get(pk, 0), "to_verify": verify.get(pk, 0)}
             for pk in ids}
-
-
-def verification_items(user, batch: Batch, limit: int,
-                       segments: Sequence[str] = ()) -> list[tuple[Translation, TranslationVersion]]:
-    """The user's next translations to verify with their current version, of sources in `segments` when given."""
-    versions = current_versions_to_verify(batch.pk, user.pk)
-    if segments:
-        versions = versions.filter(translation__source__segment__in=segments)
-    return [(version.translation, version) for version in versions[:limit]]
 
 
 def next_to_verify(user, batch: Batch) -> Translation | None:
@@ -641,16 +631,6 @@ def batch_cost(figures: list[SpeakerFigures]) -> Decimal | None:
 def skip_counts(batch: Batch) -> dict[str, int]:
     counts = dict(Skip.objects.filter(source__batch=batch).values_list("reason").annotate(n=Count("pk")))
     return {reason: counts.get(reason, 0) for reason in SkipReason.values}
-
-
-def segment_choices() -> list[str]:
-    return list(Segment.values)
-
-
-def speaker_work(user) -> dict:
-    """What a speaker has done in elicitation, for their own page: translations per status, verifications, time."""
-    statuses = dict(Translation.objects.filter(translator=user).values_list("status").annotate(n=Count("pk")))
-    return {"statuses": statuses, "verified": Verification.objects.filter(verifier=user).count()}
 
 
 def withdrawable_work(user) -> dict[str, int]:
