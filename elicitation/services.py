@@ -41,14 +41,10 @@ from .models import (
     TranslationVersion,
     Verification,
 )
-from .selectors import (  # noqa: F401 - is_serving is part of what services offer
-    closest_machine_output,
-    current_version,
-    is_serving,
-    lock_translating_target,
-    lock_verifying_target,
-    qualification_problem,
-)
+from .selectors.access import is_serving, qualification_problem  # noqa: F401 - services offer is_serving
+from .selectors.machine_output import closest_machine_output
+from .selectors.translating import current_version, lock_translating_target
+from .selectors.verifying import lock_verifying_target
 from .sources import SourceRow, checked_rows
 from .texts import text_key
 

@@ -36,7 +36,7 @@ from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
 from organizations.selectors import org_ids_with_roles
 
-from . import selectors, services
+from . import services
 from .card import dataset_card
 from .forms import (
     AnalysisCheckForm,
@@ -50,6 +50,27 @@ from .forms import (
     shown_token,
 )
 from .models import MAX_TEXT_LENGTH, Batch, Source, Translation, TranslationVersion
+from .selectors.access import (
+    batches_for,
+    is_serving,
+    qualification_problem,
+    record_shown_source,
+    working_batch,
+    working_source,
+    working_translation,
+)
+from .selectors.curation import batch_progress, coverage_matrix, held_sources
+from .selectors.figures import (
+    batch_cost,
+    batch_rate,
+    flagged_versions,
+    repeatedly_flagged,
+    skip_counts,
+    speaker_figures,
+)
+from .selectors.own_work import speaker_batch_pay, work_counts
+from .selectors.translating import UPCOMING, current_version, revision_details, to_revise, to_translate, upcoming_work
+from .selectors.verifying import next_to_verify, upcoming_to_verify
 from .sources import MAX_UPLOAD_BYTES, SourceFileError, SourceProblem, checked_rows, read_csv, read_json
 
 
@@ -83,8 +104,8 @@ def home(request):
     """Elicitation's start page: the batches the person translates and verifies in, and the ones they curate."""
     curated = Batch.objects.filter(dataset__in=curated_datasets(request)).select_related("dataset").annotate(
         source_count=Count("sources", distinct=True))
-    batches = selectors.batches_for(request.user)
-    counts = selectors.work_counts(request.user, batches)
+    batches = batches_for(request.user)
+    counts = work_counts(request.user, batches)
     rows = [{"batch": batch, **counts[batch.pk]} for batch in batches]
     return private(render(request, "elicitation/home.html", {
         "rows": rows, "curated": [batch for batch in curated if permitted(request.user, "dataset.curate",
@@ -139,8 +160,8 @@ def batch_detail(request, public_id):
 def batch_page(request, batch, *, file_form=None, source_form=None, problems=None, corpus_form=None, status=200):
     drafts = batch.dataset.versions.filter(frozen_at__isnull=True).order_by("-imported_at")
     return private(render(request, "elicitation/batch_detail.html", {
-        "batch": batch, "matrix": selectors.coverage_matrix(batch), "held": selectors.held_sources(batch),
-        "progress": selectors.batch_progress(batch), "serving": selectors.is_serving(batch),
+        "batch": batch, "matrix": coverage_matrix(batch), "held": held_sources(batch),
+        "progress": batch_progress(batch), "serving": is_serving(batch),
         "consented": has_consent(batch.dataset, ConsentUse.CORPUS_CREATION),
         "file_form": file_form or SourcesFileForm(), "source_form": source_form or SourceForm(),
         "problems": problems or [],
@@ -243,12 +264,12 @@ def batch_into_corpus(request, public_id):
 @secret_holder_required(*SECRET_READER_ROLES)
 def dashboard(request, public_id):
     batch = curated_batch(request, public_id)
-    rate = selectors.batch_rate(batch)
-    figures = selectors.speaker_figures(batch, rate)
+    rate = batch_rate(batch)
+    figures = speaker_figures(batch, rate)
     return private(render(request, "elicitation/dashboard.html", {
-        "batch": batch, "rate": rate, "progress": selectors.batch_progress(batch), "figures": figures,
-        "flagged_people": selectors.repeatedly_flagged(figures), "flagged": selectors.flagged_versions(batch)[:50],
-        "cost": selectors.batch_cost(figures), "skips": selectors.skip_counts(batch),
+        "batch": batch, "rate": rate, "progress": batch_progress(batch), "figures": figures,
+        "flagged_people": repeatedly_flagged(figures), "flagged": flagged_versions(batch)[:50],
+        "cost": batch_cost(figures), "skips": skip_counts(batch),
         "can_pay": permitted(request.user, "organization.govern", batch.organization)}))
 
 
@@ -261,8 +282,8 @@ def dashboard_export(request, public_id):
     writer = csv.writer(buffer)
     writer.writerow(["person", "translated", "accepted", "rejected", "flagged_machine_like", "verified",
                      "verification_agreement", "seconds", "owed", "paid", "currency"])
-    rate = selectors.batch_rate(batch)
-    for row in selectors.speaker_figures(batch, rate):
+    rate = batch_rate(batch)
+    for row in speaker_figures(batch, rate):
         writer.writerow([row.label, row.translated, row.accepted, row.rejected, row.flagged, row.verified,
                          "" if row.agreement is None else f"{row.agreement:.2f}", row.seconds,
                          "" if row.owed is None else row.owed, row.paid, rate.currency])
@@ -278,8 +299,8 @@ def batch_pay(request, public_id):
     batch = get_object_or_404(Batch.objects.select_related("organization", "dataset"), public_id=public_id)
     if not permitted(request.user, "organization.govern", batch.organization):
         raise Http404(_("No such batch in your organizations."))
-    rate = selectors.batch_rate(batch)
-    figures = selectors.speaker_figures(batch, rate)
+    rate = batch_rate(batch)
+    figures = speaker_figures(batch, rate)
     payments = list(payments_for(batch))
     labels = {row.user_id: row.label for row in figures}
     form = PaymentForm(request.POST or None, speakers=[(row.user_id, row.label) for row in figures], payments=[
@@ -300,7 +321,7 @@ def batch_pay(request, public_id):
     return private(render(request, "elicitation/pay.html", {
         "batch": batch, "rate": rate, "figures": figures, "form": form,
         "payments": [(payment, labels.get(payment.speaker_id, "")) for payment in payments],
-        "cost": selectors.batch_cost(figures), "paid": sum((row.paid for row in figures), start=Decimal("0.00")),
+        "cost": batch_cost(figures), "paid": sum((row.paid for row in figures), start=Decimal("0.00")),
     }, status=400 if form.errors else 200))
 
 
@@ -318,11 +339,11 @@ def version_card(request, public_id, pk: int):
 # Translators and verifiers.
 
 
-def working_batch(request, public_id) -> Batch:
+def working_batch_or_404(request, public_id) -> Batch:
     """A batch the person may work in (a member of its organization, qualified), with `serving_when_read`; 404 for
     anyone else."""
-    batch = selectors.working_batch(public_id)
-    if batch is None or selectors.qualification_problem(request.user, batch) is not None:
+    batch = working_batch(public_id)
+    if batch is None or qualification_problem(request.user, batch) is not None:
         raise Http404(_("No such batch among yours."))
     return batch
 
@@ -354,11 +375,11 @@ def address_maker(route: str) -> Callable[[uuid.UUID], str]:
 @login_required
 def translate_start(request, public_id):
     """The speaker's next source: a revision asked of them first, then the batch's order."""
-    batch = working_batch(request, public_id)
+    batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return not_serving(request, batch)
-    revision = selectors.to_revise(request.user, batch).first()
-    source = revision.source if revision else selectors.to_translate(request.user, batch).first()
+    revision = to_revise(request.user, batch).first()
+    source = revision.source if revision else to_translate(request.user, batch).first()
     if source is None:
         return private(render(request, "elicitation/done.html", {"batch": batch, "mode": "translate"}))
     return redirect("elicitation:translate", public_id=source.public_id)
@@ -367,7 +388,7 @@ def translate_start(request, public_id):
 def source_item(source: Source, revision: tuple[str, list[str]] | None = None, *,
                 url: str = "", skip_url: str = "") -> dict:
     """What the translate page and its JSON show of a source: the source, its context, the guideline, and for a
-    revision the translator's own text and the verifier's notes (`selectors.revision_details`). Never any machine
+    revision the translator's own text and the verifier's notes (`revision_details`). Never any machine
     output."""
     return {"id": str(source.public_id), "url": url or reverse("elicitation:translate", args=[source.public_id]),
             "skip_url": skip_url or reverse("elicitation:skip", args=[source.public_id]),
@@ -379,14 +400,14 @@ def translation_item(user, source: Source) -> tuple[dict | None, Translation | N
     translation = Translation.objects.filter(source=source, translator=user).first()
     if translation is not None and translation.status != Translation.Status.REVISION:
         return None, translation
-    details = selectors.revision_details([translation]) if translation is not None else {}
+    details = revision_details([translation]) if translation is not None else {}
     return source_item(source, details.get(getattr(translation, "pk", None))), translation
 
 
-def working_source(request, public_id) -> Source:
+def working_source_or_404(request, public_id) -> Source:
     """A source of a batch the person may work in, with its batch (`serving_when_read`); 404 for anyone else."""
-    source = selectors.working_source(public_id)
-    if source is None or selectors.qualification_problem(request.user, source.batch) is not None:
+    source = working_source(public_id)
+    if source is None or qualification_problem(request.user, source.batch) is not None:
         raise Http404(_("No such source among yours."))
     return source
 
@@ -395,7 +416,7 @@ def working_source(request, public_id) -> Source:
 def translate(request, public_id):
     if request.method == "POST":
         return translate_post(request, public_id)
-    source = working_source(request, public_id)
+    source = working_source_or_404(request, public_id)
     batch = source.batch
     if not batch.serving_when_read:
         return not_serving(request, batch)
@@ -408,7 +429,7 @@ def translate(request, public_id):
 
 def translate_page(request, source: Source, item: dict, form: TranslationForm, status: int = 200):
     batch = source.batch
-    selectors.record_shown_source(request.user, source, request.path)
+    record_shown_source(request.user, source, request.path)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/translate.html", translate_context(request, batch, item, form, {
         "may_hold": source.segment in PUBLIC_SEGMENTS,
@@ -440,7 +461,7 @@ def service_worker(request):
 def offline_shell(request, public_id):
     """The translate page without a source: elicit.js stores it under the addresses of the sources it holds, and fills
     it with the held source when the page is reloaded without a connection (`service_worker`)."""
-    batch = working_batch(request, public_id)
+    batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return not_serving(request, batch)
     empty = {"id": "", "url": "", "skip_url": "", "source": "", "context": "", "shown": "", "revision": None}
@@ -453,13 +474,13 @@ def translate_post(request, public_id):
     the next source. The service checks who may translate, in the transaction that stores it."""
     form = TranslationForm(request.POST)
     if not form.is_valid():
-        source = working_source(request, public_id)
+        source = working_source_or_404(request, public_id)
         if wants_json(request):
             return JsonResponse({"error": _("The translation was not saved."), "code": "invalid",
                                  "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
         item, _translation = translation_item(request.user, source)
         return translate_page(request, source, item or source_item(source), form, 400)
-    source = selectors.working_source(public_id)
+    source = working_source(public_id)
     if source is None:
         raise Http404(_("No such source among yours."))
     try:
@@ -488,7 +509,7 @@ def translate_post(request, public_id):
 def skip(request, public_id):
     source = get_object_or_404(Source.objects.select_related("batch__dataset", "batch__organization"),
                                public_id=public_id)
-    if selectors.qualification_problem(request.user, source.batch) is not None:
+    if qualification_problem(request.user, source.batch) is not None:
         raise Http404(_("No such source among yours."))
     form = SkipForm(request.POST)
     if not form.is_valid():
@@ -517,25 +538,25 @@ def upcoming(request, public_id):
     """The speaker's next sources as data, for elicit.js to show the next one at once and to keep translating
     without a connection (a constant number of queries). Only sources of the public segments: a phone never holds a
     gold_standard or held_out source, which is shown by its own page, on the server's answer."""
-    batch = working_batch(request, public_id)
+    batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return private(not_serving(request, batch))
-    revisions, sources = selectors.upcoming_work(request.user, batch)
-    details = selectors.revision_details(revisions)
+    revisions, sources = upcoming_work(request.user, batch)
+    details = revision_details(revisions)
     url, skip_url = address_maker("elicitation:translate"), address_maker("elicitation:skip")
     items = [source_item(t.source, details[t.pk], url=url(t.source.public_id), skip_url=skip_url(t.source.public_id))
              for t in revisions]
     items += [source_item(source, url=url(source.public_id), skip_url=skip_url(source.public_id))
               for source in sources]
-    return private(JsonResponse({"items": items[:selectors.UPCOMING]}))
+    return private(JsonResponse({"items": items[:UPCOMING]}))
 
 
 @login_required
 def verify_start(request, public_id):
-    batch = working_batch(request, public_id)
+    batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return not_serving(request, batch)
-    translation = selectors.next_to_verify(request.user, batch)
+    translation = next_to_verify(request.user, batch)
     if translation is None:
         return private(render(request, "elicitation/done.html", {"batch": batch, "mode": "verify"}))
     return redirect("elicitation:verify", public_id=translation.public_id)
@@ -557,26 +578,26 @@ def verification_item(translation: Translation, version: TranslationVersion, *, 
 
 @login_required
 def verify(request, public_id):
-    translation = selectors.working_translation(public_id)
+    translation = working_translation(public_id)
     if translation is None:
         raise Http404(_("No such translation among yours."))
     batch = translation.source.batch
     if request.method == "POST" and translation.translator_id != request.user.pk:
         return verify_post(request, translation)
-    if selectors.qualification_problem(request.user, batch) is not None:
+    if qualification_problem(request.user, batch) is not None:
         raise Http404(_("No such translation among yours."))
     if translation.translator_id == request.user.pk:
         return private(render(request, "elicitation/own_work.html", {"batch": batch}, status=403))
     if not batch.serving_when_read:
         return not_serving(request, batch)
-    version = selectors.current_version(translation)
+    version = current_version(translation)
     return verify_page(request, translation, version, VerificationForm(initial={"version": version.number,
                                                                                 "client_id": uuid.uuid4()}))
 
 
 def verify_page(request, translation, version, form, status: int = 200):
     batch = translation.source.batch
-    selectors.record_shown_source(request.user, translation.source, request.path)
+    record_shown_source(request.user, translation.source, request.path)
     item = verification_item(translation, version)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/verify.html", {
@@ -593,12 +614,12 @@ def verify_post(request, translation: Translation):
     to the next translation. The service checks who may verify, in the transaction that stores it."""
     form = VerificationForm(request.POST)
     if not form.is_valid():
-        if selectors.qualification_problem(request.user, translation.source.batch) is not None:
+        if qualification_problem(request.user, translation.source.batch) is not None:
             raise Http404(_("No such translation among yours."))
         if wants_json(request):
             return JsonResponse({"error": _("The verification was not saved."), "code": "invalid",
                                  "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
-        return verify_page(request, translation, selectors.current_version(translation), form, 400)
+        return verify_page(request, translation, current_version(translation), form, 400)
     try:
         verification, created = services.verify_translation(
             actor=request.user, translation=translation, submission=form.submission(translation.public_id))
@@ -611,7 +632,7 @@ def verify_post(request, translation: Translation):
             return JsonResponse({"error": error.message, "field": error.field, "code": error.kind},
                                 status=error.http_status)
         form.add_error(error.field if error.field in form.fields else None, error.message)
-        return verify_page(request, translation, selectors.current_version(translation), form, error.http_status)
+        return verify_page(request, translation, current_version(translation), form, error.http_status)
     if wants_json(request):
         return JsonResponse({"saved": True, "duplicate": not created, "outcome": verification.outcome},
                             status=201 if created else 200)
@@ -621,14 +642,14 @@ def verify_post(request, translation: Translation):
 
 @login_required
 def verify_upcoming(request, public_id):
-    batch = working_batch(request, public_id)
+    batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return private(not_serving(request, batch))
     url, conflict_url = address_maker("elicitation:verify"), address_maker("elicitation:declare_conflict")
     return private(JsonResponse({"items": [
         verification_item(translation, version, url=url(translation.public_id),
                           conflict_url=conflict_url(translation.public_id))
-        for translation, version in selectors.upcoming_to_verify(request.user, batch)]}))
+        for translation, version in upcoming_to_verify(request.user, batch)]}))
 
 
 @login_required
@@ -654,7 +675,7 @@ def declare_conflict(request, public_id):
     translation = get_object_or_404(Translation.objects.select_related("source__batch__organization"),
                                     public_id=public_id)
     batch = translation.source.batch
-    if selectors.qualification_problem(request.user, batch) is not None:
+    if qualification_problem(request.user, batch) is not None:
         raise Http404(_("No such translation among yours."))
     try:
         services.declare_verification_conflict(actor=request.user, translation=translation,
@@ -673,7 +694,7 @@ def my_work(request):
                     .annotate(frozen=Count("entries", filter=Q(entries__version__frozen_at__isnull=False)))
                     .order_by("-created_at")[:200])
     return private(render(request, "elicitation/my_work.html", {
-        "translations": translations, "pay": selectors.speaker_batch_pay(request.user)}))
+        "translations": translations, "pay": speaker_batch_pay(request.user)}))
 
 
 @login_required
