@@ -13,8 +13,8 @@ from common.limits import read_capped_body
 from corpus.api import UnparsedBody
 from organizations.permissions import Permitted
 
-from . import services
 from .models import Batch
+from .services.batches import add_sources
 from .sources import MAX_UPLOAD_BYTES, SourceFileError, read_csv, read_json
 
 
@@ -42,7 +42,7 @@ class BatchSourcesView(APIView):
         data = read_capped_body(request, MAX_UPLOAD_BYTES, "The sources")
         try:
             rows = read_csv(data) if request.content_type.startswith("text/csv") else read_json(data)
-            added = services.add_sources(actor=request.user, batch=self._batch, raw_rows=rows)
+            added = add_sources(actor=request.user, batch=self._batch, raw_rows=rows)
         except SourceFileError as error:
             return Response({"detail": f"{len(error.problems)} problem(s); nothing was stored.", "problems": [
                 {"where": problem.where, "field": problem.field, "message": problem.message}

@@ -7,7 +7,7 @@ from corpus.models import ConsentUse, DatasetVersion
 from corpus.selectors import has_consent
 
 from .models import Batch
-from .services import BatchSettings, create_batch
+from .services.batches import BatchSettings, create_batch
 from .sources import checked_rows
 
 DEMO_TITLE = "Demo batch: the specification's tier examples (demo data)"

@@ -13,7 +13,9 @@ from corpus.labels import DOMAIN_LABELS, REGISTER_LABELS, SEGMENT_LABELS
 from corpus.models import Dataset, DatasetVersion, Domain, Register, Segment
 
 from .models import MAX_TEXT_LENGTH, Origin, SkipReason, Verification
-from .services import BatchSettings, TranslationSubmission, VerificationSubmission
+from .services.batches import BatchSettings
+from .services.translating import TranslationSubmission
+from .services.verifying import VerificationSubmission
 
 SHOWN_SALT = "elicitation.shown"
 

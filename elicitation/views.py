@@ -36,7 +36,6 @@ from organizations.models import SECRET_READER_ROLES, Role
 from organizations.permissions import permitted
 from organizations.selectors import org_ids_with_roles
 
-from . import services
 from .card import dataset_card
 from .forms import (
     AnalysisCheckForm,
@@ -71,6 +70,12 @@ from .selectors.figures import (
 from .selectors.own_work import speaker_batch_pay, work_counts
 from .selectors.translating import UPCOMING, current_version, revision_details, to_revise, to_translate, upcoming_work
 from .selectors.verifying import next_to_verify, upcoming_to_verify
+from .services.batches import add_sources, create_batch, release_source, set_batch_status, update_guideline
+from .services.errors import NotQualified, NotServing
+from .services.into_corpus import add_accepted_to_version
+from .services.own_work import withdraw_elicited_work
+from .services.translating import skip_source, submit_translation
+from .services.verifying import check_analysis, declare_verification_conflict, verify_translation
 from .sources import MAX_UPLOAD_BYTES, SourceFileError, SourceProblem, checked_rows, read_csv, read_json
 
 
@@ -135,8 +140,8 @@ def batch_new(request):
             rows = None
             if form.cleaned_data["sources"]:
                 rows = checked_rows(read_sources_file(form.cleaned_data["sources"]), set())
-            batch = services.create_batch(actor=request.user, dataset=form.cleaned_data["dataset"],
-                                          values=form.values(), rows=rows)
+            batch = create_batch(actor=request.user, dataset=form.cleaned_data["dataset"], values=form.values(),
+                                 rows=rows)
         except SourceFileError as error:
             problems = error.problems
         except ApplicationError as error:
@@ -188,7 +193,7 @@ def batch_sources(request, public_id):
             if not source_form.is_valid():
                 return batch_page(request, batch, source_form=source_form, status=400)
             rows = [(_("this source"), {name: source_form.cleaned_data[name] for name in source_form.fields})]
-        added = services.add_sources(actor=request.user, batch=batch, raw_rows=rows)
+        added = add_sources(actor=request.user, batch=batch, raw_rows=rows)
     except SourceFileError as error:
         return batch_page(request, batch, file_form=file_form, source_form=source_form, problems=error.problems,
                           status=400)
@@ -206,7 +211,7 @@ def batch_sources(request, public_id):
 def batch_status(request, public_id):
     batch = curated_batch(request, public_id)
     try:
-        services.set_batch_status(actor=request.user, batch=batch, status=request.POST.get("status", ""))
+        set_batch_status(actor=request.user, batch=batch, status=request.POST.get("status", ""))
     except ApplicationError as error:
         messages.error(request, error.message)
     return redirect("elicitation:batch", public_id=batch.public_id)
@@ -218,7 +223,7 @@ def batch_status(request, public_id):
 def batch_guideline(request, public_id):
     batch = curated_batch(request, public_id)
     try:
-        batch = services.update_guideline(actor=request.user, batch=batch, guideline=request.POST.get("guideline", ""))
+        batch = update_guideline(actor=request.user, batch=batch, guideline=request.POST.get("guideline", ""))
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
@@ -234,7 +239,7 @@ def source_release(request, public_id):
     source = get_object_or_404(Source.objects.select_related("batch__dataset"), public_id=public_id)
     if not permitted(request.user, "dataset.curate", source.batch.dataset):
         raise Http404(_("No such source among yours."))
-    services.release_source(actor=request.user, source=source, retire=request.POST.get("action") == "retire")
+    release_source(actor=request.user, source=source, retire=request.POST.get("action") == "retire")
     return redirect("elicitation:batch", public_id=source.batch.public_id)
 
 
@@ -248,9 +253,8 @@ def batch_into_corpus(request, public_id):
     if not form.is_valid():
         return batch_page(request, batch, corpus_form=form, status=400)
     try:
-        links = services.add_accepted_to_version(actor=request.user, batch=batch,
-                                                 version=form.cleaned_data["version"],
-                                                 segment=form.cleaned_data["segment"])
+        links = add_accepted_to_version(actor=request.user, batch=batch, version=form.cleaned_data["version"],
+                                        segment=form.cleaned_data["segment"])
     except (ApplicationError, CorpusFileError) as error:
         form.add_error(None, str(error))
         return batch_page(request, batch, corpus_form=form, status=409)
@@ -484,11 +488,11 @@ def translate_post(request, public_id):
     if source is None:
         raise Http404(_("No such source among yours."))
     try:
-        version, created = services.submit_translation(actor=request.user, source=source,
-                                                       submission=form.submission(source.public_id))
-    except services.NotQualified:
+        version, created = submit_translation(actor=request.user, source=source,
+                                              submission=form.submission(source.public_id))
+    except NotQualified:
         raise Http404(_("No such source among yours.")) from None
-    except services.NotServing:
+    except NotServing:
         return not_serving(request, source.batch)
     except ApplicationError as error:
         if wants_json(request):
@@ -518,10 +522,9 @@ def skip(request, public_id):
         messages.error(request, _("Choose why you skip it."))
         return redirect("elicitation:translate", public_id=source.public_id)
     try:
-        _skip, created = services.skip_source(actor=request.user, source=source,
-                                              client_id=form.cleaned_data["client_id"],
-                                              reason=form.cleaned_data["reason"], note=form.cleaned_data["note"])
-    except services.NotServing:
+        _skip, created = skip_source(actor=request.user, source=source, client_id=form.cleaned_data["client_id"],
+                                     reason=form.cleaned_data["reason"], note=form.cleaned_data["note"])
+    except NotServing:
         return not_serving(request, source.batch)
     except ApplicationError as error:
         if wants_json(request):
@@ -621,11 +624,11 @@ def verify_post(request, translation: Translation):
                                  "fields": {k: [str(e) for e in v] for k, v in form.errors.items()}}, status=400)
         return verify_page(request, translation, current_version(translation), form, 400)
     try:
-        verification, created = services.verify_translation(
+        verification, created = verify_translation(
             actor=request.user, translation=translation, submission=form.submission(translation.public_id))
-    except services.NotQualified:
+    except NotQualified:
         raise Http404(_("No such translation among yours.")) from None
-    except services.NotServing:
+    except NotServing:
         return not_serving(request, translation.source.batch)
     except ApplicationError as error:
         if wants_json(request):
@@ -661,7 +664,7 @@ def analysis_check(request, pk: int):
         messages.error(request, _("Confirm or dispute it, and say how you checked it."))
     else:
         try:
-            services.check_analysis(actor=request.user, version=version, **form.cleaned_data)
+            check_analysis(actor=request.user, version=version, **form.cleaned_data)
         except ApplicationError as error:
             messages.error(request, error.message)
         else:
@@ -678,8 +681,8 @@ def declare_conflict(request, public_id):
     if qualification_problem(request.user, batch) is not None:
         raise Http404(_("No such translation among yours."))
     try:
-        services.declare_verification_conflict(actor=request.user, translation=translation,
-                                  reason=request.POST.get("reason", ""))
+        declare_verification_conflict(actor=request.user, translation=translation,
+                                      reason=request.POST.get("reason", ""))
     except ApplicationError as error:
         messages.error(request, error.message)
         return redirect("elicitation:verify", public_id=translation.public_id)
@@ -700,7 +703,7 @@ def my_work(request):
 @login_required
 @require_POST
 def withdraw(request):
-    outcome = services.withdraw_elicited_work(actor=request.user)
+    outcome = withdraw_elicited_work(actor=request.user)
     messages.success(request, ngettext(
         "%(withdrawn)d translation withdrawn and %(removed)d entries taken out of draft versions; %(kept)d stay in "
         "frozen versions, which never change.",

@@ -13,7 +13,7 @@ from corpus.selectors import active_consents
 from corpus.services import freeze_version, import_corpus, revoke_consent
 from elicitation import services
 from elicitation.models import Batch, ElicitedEntry, Source, Translation, TranslationVersion, Verification
-from elicitation.selectors import coverage_matrix, speaker_figures, to_translate, to_verify
+from elicitation.selectors import coverage_matrix, is_serving, speaker_figures, to_translate, to_verify
 from elicitation.sources import SourceFileError, checked_rows, read_csv, read_json
 from leaderboard.services import submit_run_card
 
@@ -128,7 +128,7 @@ def test_revoking_consent_pauses_the_batch_at_once(steward, batch, governance_us
         revoke_consent(actor=governance_user, record=record, reason="Council paused corpus work")
     with pytest.raises(services.NotServing, match="consent"):
         translate(speaker, source_of(batch, "dog"), "atim")
-    assert not services.is_serving(Batch.objects.get(pk=batch.pk))
+    assert not is_serving(Batch.objects.get(pk=batch.pk))
 
 
 def test_a_translation_close_to_a_stored_machine_output_is_flagged_with_its_system(steward, batch, governance_user):
