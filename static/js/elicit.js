@@ -20,7 +20,7 @@
   };
   var PREFIX = "champollion-elicit-queue:";
   var HELD_PREFIX = "champollion-elicit-items:";
-  var CACHE = "champollion-elicit-v1";  // shared with the service worker (elicitation.views.OFFLINE_CACHE)
+  var CACHE = "champollion-elicit-v1";  // shared with the service worker (elicitation.views.translating.OFFLINE_CACHE)
   var TIMEOUT_MS = 15000;
   var REFILL_BELOW = 5;  // the items ahead come twenty at a time (elicitation.selectors.UPCOMING), as rate.js's do
 

@@ -1,0 +1,74 @@
+"""What the elicitation pages share: private responses, JSON wanted, the curated batch or dataset, the
+batch a person works in and the answer when it takes no work, the addresses of the items ahead."""
+
+import uuid
+from collections.abc import Callable
+
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
+
+from corpus.models import ConsentUse, Dataset
+from corpus.selectors import has_consent
+from organizations.models import SECRET_READER_ROLES
+from organizations.permissions import permitted
+from organizations.selectors import org_ids_with_roles
+
+from ..models import Batch
+from ..selectors.access import qualification_problem, working_batch
+
+
+def private(response):
+    """Pages with a source's or a person's texts stay out of shared and back-button caches."""
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+def wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def curated_batch(request, public_id) -> Batch:
+    batch = get_object_or_404(Batch.objects.select_related("dataset", "organization"), public_id=public_id)
+    if not permitted(request.user, "dataset.curate", batch.dataset):
+        raise Http404(_("No such batch among yours."))
+    return batch
+
+
+def curated_datasets(request):
+    return Dataset.objects.filter(organization_id__in=org_ids_with_roles(request.user, SECRET_READER_ROLES))
+
+
+def working_batch_or_404(request, public_id) -> Batch:
+    """A batch the person may work in (a member of its organization, qualified), with `serving_when_read`; 404 for
+    anyone else."""
+    batch = working_batch(public_id)
+    if batch is None or qualification_problem(request.user, batch) is not None:
+        raise Http404(_("No such batch among yours."))
+    return batch
+
+
+def not_serving(request, batch: Batch):
+    if wants_json(request):
+        return JsonResponse({"error": not_serving_message(batch), "code": "not_serving"}, status=409)
+    return render(request, "elicitation/not_serving.html", {"batch": batch, "message": not_serving_message(batch)},
+                  status=409)
+
+
+def not_serving_message(batch: Batch) -> str:
+    if not has_consent(batch.dataset, ConsentUse.CORPUS_CREATION):
+        return _("This batch is paused: its community's consent to corpus creation is no longer in force. Nothing "
+                 "more is taken; what waits on this device is discarded.")
+    return _("This batch is not taking work at the moment.")
+
+
+ANY_ITEM = uuid.UUID(int=0)
+
+
+def address_maker(route: str) -> Callable[[uuid.UUID], str]:
+    """The address of any item of `route` from one `reverse` (the addresses differ only in the item's id): the items
+    ahead need two each."""
+    template, placeholder = reverse(route, args=[ANY_ITEM]), str(ANY_ITEM)
+    return lambda public_id: template.replace(placeholder, str(public_id))
