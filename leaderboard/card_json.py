@@ -193,6 +193,12 @@ def read_card(body: bytes) -> tuple[Any, dict[str, str]]:
     return card, members
 
 
+# json.loads's reading of a card (read_json: NaN and Infinity refused), for reading a stored card a value at a time
+# (common.json_reader.JsonObjectReader): its members' text at intake, its members as the harness's install read
+# serves them.
+CARD_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
+
+
 def size_problems(members: dict[str, str]) -> list[FieldProblem]:
     """`method_config` over METHOD_CONFIG_MAX_BYTES, and the members but results[] over HEAD_MAX_BYTES together."""
     sizes = {name: len(text.encode("utf-8")) for name, text in members.items()}

@@ -20,7 +20,6 @@ from .errors import (  # noqa: F401 - the package's interface
     written_reason,
 )
 from .intake import (  # noqa: F401 - the package's interface
-    CARD_DECODER,
     accept_card_without_entries,
     accept_run_card,
     member_text,

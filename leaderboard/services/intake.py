@@ -2,7 +2,6 @@
 version, secret text, A1 approval), store it whole with its rows, publish its method card."""
 
 import itertools
-import json
 import math
 import re
 from collections.abc import Callable
@@ -35,7 +34,6 @@ from corpus.services import freeze_version
 from corpus.validation import (
     UNSTORABLE_ESCAPE,
     describe,
-    refuse_constant,
     unstorable_string,
 )
 from organizations.audit import record_event
@@ -110,16 +108,12 @@ def read_bounded(read: Callable[[bytes], tuple[Any, Any]], body: bytes) -> tuple
         raise RunCardRejected(ErrorKind.INVALID, error.problems) from None
 
 
-# json.loads's reading of a card (parse_card), applied value by value.
-CARD_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
-
-
 def member_text(body: bytes, text: str, name: str) -> str | None:
     """The verbatim text of the top-level member `name` (cards.top_level_value_text), stepping over results[]
     an element at a time: top_level_value_text reads every member whole, which held the results a second time
     beside the parsed card (17 MiB for a 9 MiB card). A card that repeats a member name, whose last value
     counts, is left to top_level_value_text."""
-    reader = JsonObjectReader(body, CARD_DECODER)
+    reader = JsonObjectReader(body, card_json.CARD_DECODER)
     found = None
     try:
         for member in reader.names():

@@ -19,10 +19,9 @@ from common.json_reader import JsonObjectReader, NotStreamed
 from corpus.language_pairs import ISO_639_1_TO_3, language_code, pair_key, version_pair_key
 from corpus.selectors import public_download_hash, version_hash, visible_datasets, visible_versions
 from languages.models import InterfaceLanguage
-from leaderboard.card_json import unambiguous
+from leaderboard.card_json import CARD_DECODER, unambiguous
 from leaderboard.models import RunCard
 from leaderboard.selectors import disqualified, listed_cards, setup_key, unverified_last, versions_of_pair
-from leaderboard.services import CARD_DECODER
 from organizations.models import Organization
 
 from . import query
