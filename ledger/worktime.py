@@ -1,13 +1,10 @@
 """The one rule for a speaker's paid working time: what a piece of work claims is paid only from the later of its
-showing and the speaker's `WorkClock`, and the clock moves on by what was paid. Review's rating post applies it in
-its own two round trips (review.services.rating: `LOCKED_WORK_CLOCK` among its locked checks, `SET_WORK_CLOCK` with
-its insert); every other kind of work calls `claim_working_time`, two prepared statements."""
+showing and the speaker's `WorkClock`, and the clock moves on by what was paid. Every kind of paid work applies it
+without a round trip of its own: `LOCKED_WORK_CLOCK` is read among the work's locked checks (review.selectors.rating,
+elicitation.selectors), `paid_seconds` decides, and `SET_WORK_CLOCK` is sent with the work's insert."""
 
 from datetime import datetime, timedelta
 
-from django.db import transaction
-
-from accounts.models import User
 from common import compiled
 
 from .models import WorkClock
@@ -32,13 +29,3 @@ def paid_seconds(claimed: float, *, shown_at: datetime, counted_until: datetime 
     available = (now - start).total_seconds() + CLOCK_SLACK_SECONDS
     paid = max(0.0, min(claimed, available))
     return paid, start + timedelta(seconds=paid)
-
-
-@transaction.atomic
-def claim_working_time(*, speaker: User, claimed: float, shown_at: datetime, now: datetime) -> float:
-    """Pay `claimed` seconds of work shown to the speaker at `shown_at`, as far as their clock allows, and move the
-    clock on; the speaker's clock row is locked, so two pieces of work sent at once share the wall time."""
-    row = LOCKED_WORK_CLOCK.first(speaker=speaker.pk)
-    paid, until = paid_seconds(claimed, shown_at=shown_at, counted_until=row[0] if row else None, now=now)
-    compiled.execute(SET_WORK_CLOCK, [speaker.pk, until])
-    return paid

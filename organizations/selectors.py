@@ -7,6 +7,8 @@ answer [] until then; the plain role lookups (`org_ids_with_roles`, `has_role`) 
 and curator pages can tell such a user how to set it up instead of pretending they have no role.
 """
 
+from typing import Any
+
 from allauth.mfa.models import Authenticator
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet, Subquery
@@ -62,11 +64,21 @@ def _memberships(user) -> list[tuple[int, str, str, str]]:
     recovery-code authenticators for role holders (the only users `mfa_enabled` matters for), so
     two-factor authentication costs no extra query."""
     if "_memberships" not in user.__dict__:
-        rows = _MEMBERSHIPS.rows(user=user.pk)
-        user.__dict__["_memberships"] = [row[:4] for row in rows]
-        if rows:
-            user.__dict__.setdefault("_authenticators", (rows[0][4], rows[0][5]))
+        remember_memberships(user, _MEMBERSHIPS.rows(user=user.pk))
     return user.__dict__["_memberships"]
+
+
+def remember_memberships(user, rows: list[tuple]) -> None:
+    user.__dict__["_memberships"] = [row[:4] for row in rows]
+    if rows:
+        user.__dict__.setdefault("_authenticators", (rows[0][4], rows[0][5]))
+
+
+def memberships_unread(user) -> tuple[CompiledQuery, dict[str, Any]] | None:
+    """The read of `user`'s memberships as a run of `common.compiled.rows_together`, for a hot path that sends it
+    with its other checks in one round trip (then `remember_memberships` with its rows); None when this request
+    has read them already."""
+    return None if "_memberships" in user.__dict__ else (_MEMBERSHIPS, {"user": user.pk})
 
 
 def org_ids_with_roles(user, roles) -> list[int]:

@@ -4,6 +4,7 @@ organization, whose practice round is due, what a speaker and governance staff s
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.db.models.functions import Least
@@ -81,12 +82,19 @@ def attested_levels(organization_ids: Iterable[int], user_ids: Iterable[int],
                 .values_list(*LEVEL_COLUMNS))
 
 
-# One person's attestations in one organization (every language: `readers` picks), read before each of their
-# translations and verifications in elicitation: compiled once (common.compiled).
+# One person's attestations in one organization (every language: `readers` picks), read with the checks of each of
+# their translations and verifications in elicitation: compiled once (common.compiled).
 _PERSONS_LEVELS = CompiledQuery(
     lambda organization, user: attestations_in_force().filter(organization=organization, skill__user_id=user)
     .values_list(*LEVEL_COLUMNS),
     organization=int, user=int)
+
+
+def persons_levels(organization_id: int, user_id: int) -> tuple[CompiledQuery, dict[str, Any]]:
+    """The read of one person's attested levels in one organization as a run of `common.compiled.rows_together`,
+    for a hot path that sends it with its other checks in one round trip; its rows are `qualification_problems`'s
+    `levels`."""
+    return _PERSONS_LEVELS, {"organization": organization_id, "user": user_id}
 
 
 def readers(requirement: Requirement, levels: Iterable[AttestedLevel]) -> tuple[set[int], set[int]]:
@@ -122,15 +130,17 @@ def qualified_for_each(user_id: int, requirements: Sequence[Requirement]) -> lis
     return answers
 
 
-def qualification_problems(requirement: Requirement, user_ids: Iterable[int]) -> dict[int, str]:
+def qualification_problems(requirement: Requirement, user_ids: Iterable[int],
+                           levels: Iterable[AttestedLevel] | None = None) -> dict[int, str]:
     """Why each of `user_ids` is not qualified for `requirement` (the users qualified are absent), from the
-    attestations in force in the requirement's organization: one query however many users."""
+    attestations in force in the requirement's organization: one query however many users, none when their
+    `levels` were read already (`persons_levels`)."""
     ids = set(user_ids)
     if not ids:
         return {}
-    if len(ids) == 1:
+    if levels is None and len(ids) == 1:
         levels = _PERSONS_LEVELS.rows(organization=requirement.organization.pk, user=next(iter(ids)))
-    else:
+    elif levels is None:
         levels = attested_levels([requirement.organization.pk], ids, [requirement.source, requirement.target])
     source_ok, target_ok = readers(requirement, levels)
     source = requirement.described(requirement.source, requirement.source_script)

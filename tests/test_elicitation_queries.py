@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 HEADER = "source,difficulty,register,domain,segment\n"
 JSON = {"HTTP_ACCEPT": "application/json"}
 # The loops' requests and their bounds (the rating post reads 8: docs/performance.md's "Queries per page"; a
-# submission's include the work clock's, ledger.worktime.claim_working_time).
+# submission's read their person's qualification and work clock and the machine outputs with their checks).
 BOUNDS = {"translate page": 6, "upcoming sources": 8, "translate post": 11, "translate post, no JavaScript": 11,
           "verify page": 5, "upcoming translations": 5, "verify post": 11}
 
@@ -132,3 +132,39 @@ def test_the_machine_paste_check_finds_entries_through_the_index_of_their_texts(
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "entry_source_digest" in plan, plan
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="counts PostgreSQL's round trips")
+def test_a_timed_submission_reads_its_sender_with_its_checks_and_moves_the_clock_with_its_insert(
+        client, steward, curator):
+    """A translation and a verdict, each timed by its page's stamp: the user and the item, then in the transaction
+    one round trip of reads (the lock, the checks, the sender's qualification and work clock, a translation's
+    machine outputs) and the writes, the clock's carried by the work's insert (docs/performance.md)."""
+    from django.test.utils import CaptureQueriesContext
+
+    from elicitation.forms import shown_token
+    from ledger.models import WorkClock
+
+    batch = make_batch(curator, consented_dataset(steward).dataset, sources_csv(1, 4), verifications_per_translation=2)
+    translator, verifier = people(steward, 2)
+    source = to_translate(translator, batch)[0]
+
+    def statements(user, url: str, data: dict) -> list[str]:
+        client.force_login(user)
+        with CaptureQueriesContext(connection) as captured:
+            answer = client.post(url, {**data, "client_id": str(uuid.uuid4())}, **JSON)
+        assert answer.status_code == 201, answer.content
+        return [query["sql"].split()[0] for query in captured.captured_queries]
+
+    translated = statements(translator, reverse("elicitation:translate", args=[source.public_id]), {
+        "text": "tânisi", "shown": shown_token(source.public_id)})
+    # The user, the source; the lock, the checks, the levels, the clock, the memberships, the outputs; the
+    # translation, then its version with the clock (one statement: `WITH` …).
+    assert translated == ["SELECT", "SELECT", "SAVEPOINT", *["SELECT"] * 6, "INSERT", "WITH", "RELEASE"]
+    translation = Translation.objects.get(source=source)
+    verified = statements(verifier, reverse("elicitation:verify", args=[translation.public_id]), {
+        "version": "1", "outcome": "accept", "shown": shown_token(translation.public_id)})
+    # The user, the translation; the lock, the checks, the current version, the levels, the clock, the memberships;
+    # the verdict with the clock.
+    assert verified == ["SELECT", "SELECT", "SAVEPOINT", *["SELECT"] * 6, "WITH", "RELEASE"]
+    assert WorkClock.objects.filter(speaker__in=[translator, verifier]).count() == 2, "each moved their clock"

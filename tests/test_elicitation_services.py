@@ -16,6 +16,7 @@ from elicitation.models import Batch, ElicitedEntry, Source, Translation, Transl
 from elicitation.selectors import coverage_matrix, is_serving, speaker_figures, to_translate, to_verify
 from elicitation.sources import SourceFileError, checked_rows, read_csv, read_json
 from leaderboard.services import submit_run_card
+from ledger.worktime import CLOCK_SLACK_SECONDS
 
 from .cards import body, make_card
 from .conftest import corpus_bytes, entry, grant_all_consents, proven
@@ -313,6 +314,29 @@ def test_time_is_measured_by_the_server_and_held_items_share_the_wall_time(stewa
     assert 40 <= total <= 46, "three items shown together 40 s ago are paid about 40 s, not 120 s"
     untimed, _ = translate(translator, source_of(batch, "The clinic opens at nine"), "kîkisêpâ")
     assert untimed.seconds == 0
+
+
+def test_translations_and_verifications_claim_their_time_on_the_clock_ratings_use(steward, batch):
+    """Review and elicitation pay from one work clock per person (ledger.worktime): time a rating was paid for is
+    not paid again to a translation or a verification shown before it, and each moves the clock on."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ledger.models import WorkClock
+
+    translator, verifier = people(steward, 2)
+    now = timezone.now()
+    # A rating paid until ten seconds ago, as review's rating post leaves the clock.
+    WorkClock.objects.create(speaker=translator, counted_until=now - timedelta(seconds=10))
+    WorkClock.objects.create(speaker=verifier, counted_until=now - timedelta(seconds=10))
+    version, _ = translate(translator, source_of(batch, "dog"), "atim", shown_at=now - timedelta(seconds=60))
+    assert 10 <= version.seconds <= 10 + CLOCK_SLACK_SECONDS + 1, "only the time since the rating's end"
+    assert WorkClock.objects.get(speaker=translator).counted_until > now - timedelta(seconds=10)
+    verification, _ = verify(verifier, version.translation, "accept", shown_at=now - timedelta(seconds=60))
+    assert 10 <= verification.seconds <= 10 + CLOCK_SLACK_SECONDS + 1
+    again, _ = translate(translator, source_of(batch, "hello"), "tânisi", shown_at=now - timedelta(seconds=60))
+    assert again.seconds <= CLOCK_SLACK_SECONDS + 1, "the first translation used up the time since the rating"
 
 
 def test_withdraw_everything_covers_elicited_work_and_says_what_stays(client, steward, curator, batch):

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from ledger.models import WorkClock
-from ledger.worktime import CLOCK_SLACK_SECONDS, claim_working_time, paid_seconds
+from ledger.worktime import CLOCK_SLACK_SECONDS, paid_seconds
 from review import services
 from review.forms import SHOWN_SALT
 from review.models import Assignment, Rating
@@ -139,17 +139,6 @@ def test_ratings_sent_at_the_same_moment_share_the_wall_time(steward, governance
     assert Rating.objects.filter(speaker=speaker).count() == 4
     wall = 20 + 1 + time.monotonic() - started
     assert 20 <= paid(speaker) <= wall + CLOCK_SLACK_SECONDS
-
-
-def test_other_work_claims_through_the_same_clock(pool):
-    """What elicitation and any other paid work call: the same rule, the same clock as ratings."""
-    speaker = pool[0]
-    now = timezone.now()
-    first = claim_working_time(speaker=speaker, claimed=30, shown_at=now - timedelta(seconds=40), now=now)
-    second = claim_working_time(speaker=speaker, claimed=30, shown_at=now - timedelta(seconds=40), now=now)
-    assert first == 30 and second == pytest.approx(10 + CLOCK_SLACK_SECONDS)
-    later = now + timedelta(minutes=5)
-    assert claim_working_time(speaker=speaker, claimed=12, shown_at=later - timedelta(seconds=20), now=later) == 12
 
 
 @pytest.mark.parametrize(("claimed", "clock_ago", "expected"), [

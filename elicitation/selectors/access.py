@@ -7,16 +7,19 @@ The item with its batch is read by a compiled query (common.compiled), as the ra
 ORM more than PostgreSQL spent running it, on every item."""
 
 import uuid
+from collections.abc import Iterable
+from datetime import datetime
 
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from common.compiled import CompiledQuery
 from corpus.models import SECRET_SEGMENTS, ConsentUse
 from corpus.selectors import consent_filter, has_consent
+from ledger.worktime import LOCKED_WORK_CLOCK
 from organizations.audit import record_secret_access
 from organizations.models import Role
-from organizations.selectors import org_ids_with_roles
-from speakers.selectors import Requirement, qualification_problems, qualified_for_each
+from organizations.selectors import memberships_unread, org_ids_with_roles, remember_memberships
+from speakers.selectors import AttestedLevel, Requirement, persons_levels, qualification_problems, qualified_for_each
 
 from ..models import Batch, Source, Translation
 
@@ -45,11 +48,34 @@ def requirement(batch: Batch) -> Requirement:
     return Requirement.of(batch.organization, batch.source_language, batch.target_language, batch.variety)
 
 
-def qualification_problem(user, batch: Batch) -> str | None:
-    """Why `user` may not translate or verify in the batch, or None."""
+def qualification_problem(user, batch: Batch, levels: Iterable[AttestedLevel] | None = None) -> str | None:
+    """Why `user` may not translate or verify in the batch, or None (from their attested `levels` in the batch's
+    organization when they were read already)."""
     if batch.organization_id not in org_ids_with_roles(user, WORKING_ROLES):
         return str(batch.organization)
-    return qualification_problems(requirement(batch), [user.pk]).get(user.pk)
+    return qualification_problems(requirement(batch), [user.pk], levels).get(user.pk)
+
+
+class PersonsChecks:
+    """What a submission reads of the person who sends it, sent with its item's checks in one round trip: their
+    attested levels and memberships (whether they are qualified: `qualification_problem`) and, when the work is
+    timed, their work clock's row, locked (ledger.worktime)."""
+
+    def __init__(self, user, batch: Batch, *, timed: bool) -> None:
+        self.user, self.batch, self.timed = user, batch, timed
+        self.memberships = memberships_unread(user)
+        self.runs = [persons_levels(batch.organization_id, user.pk)]
+        if timed:
+            self.runs.append((LOCKED_WORK_CLOCK, {"speaker": user.pk}))
+        if self.memberships:
+            self.runs.append(self.memberships)
+
+    def read(self, found: list[list[tuple]]) -> tuple[str | None, datetime | None]:
+        """(why the person may not do the work or None, where their work clock stands) from the runs' rows."""
+        if self.memberships:
+            remember_memberships(self.user, found[-1])
+        clock = found[1] if self.timed else []
+        return qualification_problem(self.user, self.batch, found[0]), clock[0][0] if clock else None
 
 
 def batches_for(user) -> list[Batch]:

@@ -2,7 +2,9 @@
 translation, read on the server after it is submitted. Translating pages never read machine output."""
 
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from common.compiled import CompiledQuery
 from corpus.models import source_digest, source_digest_of
@@ -30,15 +32,25 @@ _MACHINE_OUTPUTS = CompiledQuery(
     digest=uuid.UUID)
 
 
-def closest_machine_output(source: Source, text: str) -> MachineMatch | None:
+def machine_output_reads(source: Source) -> list[tuple[CompiledQuery, dict[str, Any]]]:
+    """The reads of the stored machine outputs for the source's text, as runs of `common.compiled.rows_together`
+    (their rows are `closest_machine_output`'s `outputs`)."""
+    return [(_MACHINE_OUTPUTS, {"digest": digest})
+            for digest in sorted({source_digest(text) for text in (source.text, source.text.strip())})]
+
+
+def closest_machine_output(source: Source, text: str,
+                           outputs: Iterable[list[tuple]] | None = None) -> MachineMatch | None:
     """The stored machine output (a leaderboard run's prediction for an entry with this very source text) closest to
-    `text` by chrF++, when at least MACHINE_LIKE_CHRF. Read on the server after a translation is submitted, never
-    to build a page."""
+    `text` by chrF++, when at least MACHINE_LIKE_CHRF, from the `outputs` read already (else read now). Read on the
+    server after a translation is submitted, never to build a page."""
     texts = {source.text, source.text.strip()}
     best: MachineMatch | None = None
     scores: dict[str, float] = {}
-    for digest in {source_digest(text_) for text_ in texts}:
-        for predicted, system, entry_source in _MACHINE_OUTPUTS.rows(digest=digest):
+    if outputs is None:
+        outputs = [query.rows(**values) for query, values in machine_output_reads(source)]
+    for rows in outputs:
+        for predicted, system, entry_source in rows:
             if entry_source not in texts:
                 continue
             if predicted not in scores:  # outputs many runs share are scored once

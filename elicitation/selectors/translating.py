@@ -9,6 +9,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Count, Exists, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -17,7 +18,8 @@ from common.compiled import CompiledQuery, rows_together
 from corpus.models import PUBLIC_SEGMENTS
 
 from ..models import Batch, Skip, Source, Translation, TranslationVersion, Verification
-from .access import serving_batches
+from .access import PersonsChecks, serving_batches
+from .machine_output import machine_output_reads
 
 ACTIVE_TRANSLATION = [Translation.Status.SUBMITTED, Translation.Status.REVISION, Translation.Status.ACCEPTED]
 UPCOMING = 20
@@ -130,13 +132,24 @@ class TranslatingChecks:
     sent_for: int | None  # the version a submission with this client id stored already
     translations_per_source: int
     guideline_version: int
+    problem: str | None  # why the speaker may not translate in the batch (`qualification_problem`)
+    counted_until: datetime | None  # where the speaker's work clock stands (locked)
+    machine_outputs: list[list[tuple]]  # the stored outputs for the source's text (`closest_machine_output`)
 
 
-def lock_translating_target(source: int, speaker: int, client_id: uuid.UUID) -> TranslatingChecks | None:
+def lock_translating_target(source: Source, speaker, client_id: uuid.UUID, *, timed: bool) -> TranslatingChecks | None:
     """Lock the source's row (inside the caller's transaction: translations of one source are stored one at a time)
-    and read what decides whether the speaker's translation is stored, in one round trip; None when there is no
-    such source."""
-    locked, checks = rows_together((_SOURCE_LOCK, {"source": source}),
-                                   (_TRANSLATING_CHECKS, {"source": source, "speaker": speaker,
-                                                          "client_id": client_id}))
-    return TranslatingChecks(*checks[0]) if locked and checks else None
+    and read what decides whether the speaker's translation is stored, the speaker's qualification and work clock
+    (`PersonsChecks`) and the machine outputs it is compared with, in one round trip; None when there is no such
+    source."""
+    person, outputs = PersonsChecks(speaker, source.batch, timed=timed), machine_output_reads(source)
+    locked, checks, *found = rows_together(
+        (_SOURCE_LOCK, {"source": source.pk}),
+        (_TRANSLATING_CHECKS, {"source": source.pk, "speaker": speaker.pk, "client_id": client_id}),
+        *person.runs, *outputs)
+    if not locked or not checks:
+        return None
+    problem, counted_until = person.read(found[:len(person.runs)])
+    status, serving, skipped, taken, own, own_status, sent_for, per_source, guideline_version = checks[0]
+    return TranslatingChecks(status, serving, skipped, taken, own, own_status, sent_for, per_source, guideline_version,
+                             problem, counted_until, found[len(person.runs):])

@@ -8,6 +8,7 @@ are."""
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -16,7 +17,7 @@ from common.compiled import CompiledQuery, loaded, rows_together
 from corpus.models import PUBLIC_SEGMENTS
 
 from ..models import Batch, DeclaredConflict, Translation, TranslationVersion, Verification
-from .access import serving_batches
+from .access import PersonsChecks, serving_batches
 from .translating import UPCOMING
 
 
@@ -116,18 +117,23 @@ class VerifyingChecks:
     conflicted: bool  # the verifier declared a conflict of interest with the translator
     judged: bool  # the verifier has a verification of the translation in force
     sent_for: int | None  # the verification a submission with this client id stored already
+    problem: str | None  # why the verifier may not verify in the batch (`qualification_problem`)
+    counted_until: datetime | None  # where the verifier's work clock stands (locked)
 
 
-def lock_verifying_target(translation: int, verifier: int, client_id: uuid.UUID) -> VerifyingChecks | None:
-    """Lock the translation's row (inside the caller's transaction) and read its current version and what decides
-    whether the verifier's verdict is stored, in one round trip; None when there is no such translation."""
-    locked, checks, versions = rows_together(
-        (_TRANSLATION_LOCK, {"translation": translation}),
-        (_VERIFYING_CHECKS, {"translation": translation, "verifier": verifier, "client_id": client_id}),
-        (_CURRENT_VERSION, {"translation": translation}))
+def lock_verifying_target(translation: Translation, verifier, client_id: uuid.UUID, *,
+                          timed: bool) -> VerifyingChecks | None:
+    """Lock the translation's row (inside the caller's transaction) and read its current version, what decides
+    whether the verifier's verdict is stored and the verifier's qualification and work clock (`PersonsChecks`), in
+    one round trip; None when there is no such translation."""
+    person = PersonsChecks(verifier, translation.source.batch, timed=timed)
+    locked, checks, versions, *found = rows_together(
+        (_TRANSLATION_LOCK, {"translation": translation.pk}),
+        (_VERIFYING_CHECKS, {"translation": translation.pk, "verifier": verifier.pk, "client_id": client_id}),
+        (_CURRENT_VERSION, {"translation": translation.pk}), *person.runs)
     if not locked or not checks or not versions:
         return None
     (status, revision_rounds), (serving, conflicted, judged, sent_for) = locked[0], checks[0]
     *version, accepts = versions[0]
     return VerifyingChecks(status, revision_rounds, loaded(TranslationVersion, VERSION_FIELDS, version), accepts,
-                           serving, conflicted, judged, sent_for)
+                           serving, conflicted, judged, sent_for, *person.read(found))

@@ -50,6 +50,10 @@ def not_serving(batch: Batch) -> NotServing:
 
 
 def ensure_qualified(actor: User, batch: Batch) -> None:
-    problem = qualification_problem(actor, batch)
+    refuse_unqualified(qualification_problem(actor, batch))
+
+
+def refuse_unqualified(problem: str | None) -> None:
+    """Refuse the work of someone not qualified for its batch (`problem`: why, from `qualification_problem`)."""
     if problem:
         raise NotQualified(_("You may not work on this batch: %(reason)s.") % {"reason": problem})

@@ -3,6 +3,7 @@ nothing new and returns what was stored. A translation is timed by the server (`
 stored machine outputs for its source (`new_version`), as a verifier's edit is."""
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,7 +14,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from common import compiled
 from ledger.models import MAX_RATING_SECONDS
-from ledger.worktime import claim_working_time
+from ledger.worktime import SET_WORK_CLOCK, paid_seconds
 
 from ..models import (
     MAX_TEXT_LENGTH,
@@ -28,7 +29,7 @@ from ..models import (
 from ..selectors.machine_output import closest_machine_output
 from ..selectors.translating import current_version, lock_translating_target
 from ..texts import text_key
-from .errors import AlreadyDone, ElicitationError, ensure_qualified, ensure_serving, not_serving
+from .errors import AlreadyDone, ElicitationError, ensure_qualified, ensure_serving, not_serving, refuse_unqualified
 
 MAX_ITEM_SECONDS = MAX_RATING_SECONDS
 """The most one translation or verification's working time may count, whatever happened in between."""
@@ -57,30 +58,35 @@ def checked_translation_text(text: str, source: Source, field: str = "text") -> 
     return text
 
 
-def timed_seconds(actor: User, shown_at: datetime | None) -> float:
+def timed_seconds(actor: User, shown_at: datetime | None,
+                  counted_until: datetime | None) -> tuple[float, list[tuple[str, list]]]:
     """The server's measure of the work's time: from when it showed the item, capped, and paid only as far as the
-    person's work clock allows (ledger.worktime), so that items held together on a phone, or rated in review
-    meanwhile, never count more than the wall time between them."""
+    person's work clock allows (ledger.worktime: `counted_until`, read locked with the submission's checks), so that
+    items held together on a phone, or rated in review meanwhile, never count more than the wall time between them;
+    with the statement that moves the clock on, sent with the work's insert."""
     if shown_at is None:
-        return 0.0
+        return 0.0, []
     now = timezone.now()
     claimed = min(MAX_ITEM_SECONDS, max(0.0, (now - shown_at).total_seconds()))
-    return claim_working_time(speaker=actor, claimed=claimed, shown_at=shown_at, now=now)
+    paid, until = paid_seconds(claimed, shown_at=shown_at, counted_until=counted_until, now=now)
+    return paid, [(SET_WORK_CLOCK, [actor.pk, until])]
 
 
 def new_version(translation: Translation, *, number: int, text: str, author: User, client_id: uuid.UUID,
-                analysis: str = "", shown_at: datetime | None = None, pasted: bool | None = None,
-                typed: int | None = None, guideline_version: int | None = None) -> TranslationVersion:
+                analysis: str = "", pasted: bool | None = None, typed: int | None = None,
+                guideline_version: int | None = None, machine_outputs: list[list[tuple]] | None = None,
+                seconds: float = 0.0, along: Sequence[tuple[str, Sequence]] = ()) -> TranslationVersion:
     """A new version of the translation (its guideline version, when not given, the batch's), compared with the
-    stored machine outputs for its source."""
-    match = closest_machine_output(translation.source, text)
+    stored machine outputs for its source (`machine_outputs` when read with the submission's checks), stored with
+    the statements `along` it (the work clock's)."""
+    match = closest_machine_output(translation.source, text, machine_outputs)
     version = TranslationVersion(
         client_id=client_id, translation=translation, number=number, text=text, author=author,
         guideline_version=guideline_version or translation.source.batch.guideline_version,
         morphological_analysis=analysis.strip()[:MAX_TEXT_LENGTH],
         suspected_system=match.system if match else "", suspected_chrf=match.score if match else None,
-        pasted=pasted, typed_characters=typed, seconds=timed_seconds(author, shown_at))
-    compiled.insert(version)
+        pasted=pasted, typed_characters=typed, seconds=seconds)
+    compiled.insert(version, along=along)
     return version
 
 
@@ -88,7 +94,6 @@ def submit_translation(*, actor: User, source: Source,
                        submission: TranslationSubmission) -> tuple[TranslationVersion, bool]:
     """Store a speaker's translation of `source` once (a first one, or a revision asked for): the stored version and
     whether it is new. It is compared with every stored machine output for the source and flagged when close."""
-    ensure_qualified(actor, source.batch)
     try:
         with transaction.atomic():
             return store_translation(actor, source, submission)
@@ -109,10 +114,12 @@ def same_submission(existing: TranslationVersion, actor: User, source: Source) -
 def store_translation(actor: User, source: Source,
                       submission: TranslationSubmission) -> tuple[TranslationVersion, bool]:
     """The translation's transaction: lock the source and read everything that decides (the serving rule, the
-    speaker's own translation or skip, the translations it has, the client id) in one round trip, then store."""
-    checks = lock_translating_target(source.pk, actor.pk, submission.client_id)
+    speaker's own translation or skip, the translations it has, the client id, the speaker's qualification and work
+    clock, the machine outputs to compare with) in one round trip, then store."""
+    checks = lock_translating_target(source, actor, submission.client_id, timed=submission.shown_at is not None)
     if checks is None:  # sources are never deleted while translations hold them
         raise Source.DoesNotExist(source.pk)
+    refuse_unqualified(checks.problem)
     if checks.sent_for is not None:
         existing = TranslationVersion.objects.select_related("translation").get(pk=checks.sent_for)
         return same_submission(existing, actor, source), False
@@ -137,9 +144,11 @@ def store_translation(actor: User, source: Source,
         translation = Translation(source=source, translator=actor)
         compiled.insert(translation)
         number = 1
+    seconds, clock = timed_seconds(actor, submission.shown_at, checks.counted_until)
     return new_version(translation, number=number, text=text, author=actor, client_id=submission.client_id,
-                       analysis=submission.analysis, shown_at=submission.shown_at, pasted=submission.pasted,
-                       typed=submission.typed_characters, guideline_version=checks.guideline_version), True
+                       analysis=submission.analysis, pasted=submission.pasted, typed=submission.typed_characters,
+                       guideline_version=checks.guideline_version, machine_outputs=checks.machine_outputs,
+                       seconds=seconds, along=clock), True
 
 
 def skip_source(*, actor: User, source: Source, client_id: uuid.UUID, reason: str, note: str = "") -> tuple[Skip, bool]:

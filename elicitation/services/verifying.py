@@ -24,7 +24,7 @@ from ..models import (
     Verification,
 )
 from ..selectors.verifying import lock_verifying_target
-from .errors import AlreadyDone, ElicitationError, NotAllowed, ensure_qualified, not_serving
+from .errors import AlreadyDone, ElicitationError, NotAllowed, ensure_qualified, not_serving, refuse_unqualified
 from .translating import checked_translation_text, new_version, timed_seconds
 
 DECIDE_TRANSLATION = f"UPDATE {Translation._meta.db_table} SET status = %s, decided_at = %s WHERE id = %s"
@@ -49,7 +49,6 @@ def verify_translation(*, actor: User, translation: Translation,
     if len(submission.comment) > MAX_TEXT_LENGTH:
         raise ElicitationError(_("The comment is limited to %(limit)d characters.") % {"limit": MAX_TEXT_LENGTH},
                                "comment")
-    ensure_qualified(actor, translation.source.batch)
     try:
         with transaction.atomic():
             return store_verification(actor, translation, submission)
@@ -69,14 +68,15 @@ def same_verification(stored: Verification, actor: User, translation: Translatio
 def store_verification(actor: User, translation: Translation,
                        submission: VerificationSubmission) -> tuple[Verification, bool]:
     """The verification's transaction: lock the translation and read its current version and everything that
-    decides (the serving rule, a declared conflict, the verifier's verdict in force, the client id) in one round
-    trip, then store."""
+    decides (the serving rule, a declared conflict, the verifier's verdict in force, the client id, the verifier's
+    qualification and work clock) in one round trip, then store."""
     source, batch = translation.source, translation.source.batch
-    if translation.translator_id == actor.pk:
-        raise NotAllowed(_("You translated this: someone else verifies it."))
-    checks = lock_verifying_target(translation.pk, actor.pk, submission.client_id)
+    checks = lock_verifying_target(translation, actor, submission.client_id, timed=submission.shown_at is not None)
     if checks is None:  # translations are never deleted
         raise Translation.DoesNotExist(translation.pk)
+    refuse_unqualified(checks.problem)
+    if translation.translator_id == actor.pk:
+        raise NotAllowed(_("You translated this: someone else verifies it."))
     if checks.sent_for is not None:
         return same_verification(Verification.objects.get(pk=checks.sent_for), actor, translation), False
     translation.status, translation.revision_rounds, version = checks.status, checks.revision_rounds, checks.version
@@ -109,16 +109,19 @@ def store_verification(actor: User, translation: Translation,
     if outcome == Verification.Outcome.EDIT and text == version.text:
         raise ElicitationError(_("The edit is the same text: accept it instead."), "text")
     now = timezone.now()
+    seconds, clock = timed_seconds(actor, submission.shown_at, checks.counted_until)
     verification = Verification(
         client_id=submission.client_id, translation=translation, version=version, verifier=actor, outcome=outcome,
-        comment=comment, flagged=version.suspected, seconds=timed_seconds(actor, submission.shown_at))
+        comment=comment, flagged=version.suspected, seconds=seconds)
     decided = None
     if outcome == Verification.Outcome.REJECT:
         decided = Translation.Status.REJECTED
     elif outcome == Verification.Outcome.ACCEPT and checks.accepts + 1 >= batch.verifications_needed(source.segment):
         decided = Translation.Status.ACCEPTED
-    # The verification and the translation's outcome in one statement (the translation's row is locked).
-    compiled.insert(verification, along=[(DECIDE_TRANSLATION, [decided, now, translation.pk])] if decided else ())
+    # The verification, the translation's outcome and the verifier's work clock in one statement (the translation's
+    # and the clock's rows are locked).
+    along = [(DECIDE_TRANSLATION, [decided, now, translation.pk])] if decided else []
+    compiled.insert(verification, along=along + clock)
     if decided:
         translation.status, translation.decided_at = decided, now
     if outcome == Verification.Outcome.EDIT:
