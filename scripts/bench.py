@@ -45,23 +45,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench_wrk import LOOP_PRELUDE, LOOP_TOTALS, WRK_REPORT
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/champollion_bench"
 DEFAULT_OUTPUT = ROOT / "bench" / "results.json"
 MIB = 1024 * 1024
-WRK_REPORT = """
-function report_line(summary, latency)
-  io.write(string.format(
-    "BENCH {\\"requests\\": %d, \\"duration_us\\": %d, \\"connect_errors\\": %d, \\"read_errors\\": %d, "
-    .. "\\"write_errors\\": %d, \\"status_errors\\": %d, \\"timeouts\\": %d, \\"p50_us\\": %d, "
-    .. "\\"p95_us\\": %d, \\"p99_us\\": %d, \\"max_us\\": %d}\\n",
-    summary.requests, summary.duration, summary.errors.connect, summary.errors.read, summary.errors.write,
-    summary.errors.status, summary.errors.timeout, latency:percentile(50), latency:percentile(95),
-    latency:percentile(99), latency.max))
-end
-done = function(summary, latency, requests) report_line(summary, latency) end
-"""
 # A speaker's rating loop, one wrk thread and connection per speaker (CLIENTS and MODE are prepended). MODE
 # "redirect" is a browser without JavaScript: GET the item, POST a rating, follow the 302 to the next item.
 # MODE "script" is rate.js: GET the first item's page, fetch the upcoming items (as the page does on load), then
@@ -76,30 +66,8 @@ done = function(summary, latency, requests) report_line(summary, latency) end
 # that the speakers' fetches of the upcoming items fall at different ratings. Without it, speakers that start
 # together and never pause stay in step for ever (the server answers them in turn): every fifteenth round all of
 # them fetch their upcoming items at once, with only such fetches queued in front of each (the "lockstep" row).
-LOOP_SCRIPT = WRK_REPORT + """
+LOOP_SCRIPT = WRK_REPORT + LOOP_PRELUDE + """
 local REFILL_BELOW = 5
-local threads = {}
-local counter = 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
-  table.insert(threads, thread)
-end
-function init(args)
-  me = CLIENTS[id]
-  current = me.first
-  step = "page"
-  held = {}
-  shown = {}
-  ratings = 0
-  failures = 0
-  math.randomseed(id * 7919 + os.time())
-end
-local function hex(n)
-  local digits = {}
-  for i = 1, n do digits[i] = string.format("%x", math.random(0, 15)) end
-  return table.concat(digits)
-end
 local function header(headers, name)
   return headers[name] or headers[string.lower(name)]
 end
@@ -184,16 +152,7 @@ function response(status, headers, body)
     step = "page"
   end
 end
-done = function(summary, latency, requests)
-  report_line(summary, latency)
-  local stored, failed = 0, 0
-  for _, thread in ipairs(threads) do
-    stored = stored + thread:get("ratings")
-    failed = failed + thread:get("failures")
-  end
-  io.write(string.format("LOOP {\\"ratings\\": %d, \\"failures\\": %d}\\n", stored, failed))
-end
-"""
+""" + LOOP_TOTALS
 
 
 def parse_args() -> argparse.Namespace:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import bench_review
+from bench_wrk import LOOP_PRELUDE, LOOP_TOTALS
 
 SOURCES = 400  # per speaker and loop: more than one measured run takes
 CORPUS_SOURCE_EVERY = 10  # one source in ten is the text of a scored corpus entry
@@ -30,30 +31,7 @@ VERIFY_TITLE = "Benchmark verify loop"
 # fewer than REFILL_BELOW are held, fetch again. MODE "verify": the same with the translations to verify, each
 # accepted. Every POST carries the item's signed showing stamp, as the page does. Only submissions the server
 # answered as stored count. SPREAD as in the rating loop: speaker n starts as if part of its first batch were done.
-ELICIT_SCRIPT = """
-local threads = {}
-local counter = 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
-  table.insert(threads, thread)
-end
-function init(args)
-  me = CLIENTS[id]
-  current = me.first
-  step = "page"
-  held = {}
-  shown = {}
-  versions = {}
-  ratings = 0
-  failures = 0
-  math.randomseed(id * 7919 + os.time())
-end
-local function hex(n)
-  local digits = {}
-  for i = 1, n do digits[i] = string.format("%x", math.random(0, 15)) end
-  return table.concat(digits)
-end
+ELICIT_SCRIPT = LOOP_PRELUDE + """
 local function escaped(value)
   return (string.gsub(value, "[^%w%-%._~]", function (c) return string.format("%%%02X", string.byte(c)) end))
 end
@@ -120,16 +98,7 @@ function response(status, headers, body)
     step = "page"
   end
 end
-done = function(summary, latency, requests)
-  report_line(summary, latency)
-  local stored, failed = 0, 0
-  for _, thread in ipairs(threads) do
-    stored = stored + thread:get("ratings")
-    failed = failed + thread:get("failures")
-  end
-  io.write(string.format("LOOP {\\"ratings\\": %d, \\"failures\\": %d}\\n", stored, failed))
-end
-"""
+""" + LOOP_TOTALS
 
 
 def source_rows(speaker_number: int, count: int, scored: int) -> list[tuple[str, dict]]:
