@@ -13,7 +13,9 @@ FIFO and socket members, encrypted zip members, duplicate names (compared after 
 folding, as case-insensitive file systems would), file types outside the allow-list, files that are
 not UTF-8 text, missing required files, and malformed JSON in them (with line and column).
 
-Pure Python, no Django: the caller passes the limits (see `PackageLimits`).
+Of Django it uses only translation: every problem is written in the language of the request being served
+(`gettext`), as the other checks of a submission are. Nothing else is read from settings: the caller passes the
+limits (see `PackageLimits`).
 """
 
 import codecs
@@ -31,7 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import IO, Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from common.problems import FieldProblem
+from corpus.validation import refuse_constant
 
 MIB = 1024 * 1024
 CHUNK = 64 * 1024
@@ -154,19 +160,19 @@ def member_path_problem(name: str) -> str | None:
     """Why a member name is unsafe to name a file by, or None. Checked on the name as stored, before
     any normalization, so that no trick survives into the listing."""
     if not name:
-        return "empty member name"
+        return _("empty member name")
     if any(ord(char) < 32 or ord(char) == 127 for char in name):
-        return "control character in the path"
+        return _("control character in the path")
     if "\\" in name:
-        return "backslash in the path (a Windows separator or an escape trick); use / between folders"
+        return _("backslash in the path (a Windows separator or an escape trick); use / between folders")
     if name.startswith("/"):
-        return "absolute path; members must be relative to the package"
+        return _("absolute path; members must be relative to the package")
     if DRIVE_LETTER.match(name):
-        return "drive letter in the path; members must be relative to the package"
+        return _("drive letter in the path; members must be relative to the package")
     if ".." in name.split("/"):
-        return 'parent-folder component ".." in the path; it would point outside the package'
+        return _('parent-folder component ".." in the path; it would point outside the package')
     if len(name) > MAX_PATH_LENGTH:
-        return f"path longer than {MAX_PATH_LENGTH} characters"
+        return _("path longer than %(limit)s characters") % {"limit": MAX_PATH_LENGTH}
     return None
 
 
@@ -180,7 +186,22 @@ def _collision_key(path: str) -> str:
 
 
 def _human(size: int) -> str:
-    return f"{size / MIB:.0f} MiB" if size >= MIB else f"{size} bytes"
+    """A size in the reader's language: whole mebibytes from 1 MiB up, bytes below."""
+    if size >= MIB:
+        return _("%(size)s MiB") % {"size": f"{size / MIB:.0f}"}
+    return ngettext("%(size)s byte", "%(size)s bytes", size) % {"size": size}
+
+
+def _not_utf8(offset: int) -> str:
+    """One wording for a descriptor parsed whole and for a file read in chunks."""
+    return _("not UTF-8 text (invalid byte at offset %(offset)s)") % {"offset": offset}
+
+
+def _compression_bomb(expanded: int, compressed: int, limits: PackageLimits) -> str:
+    """The refusal of a member (zip) or an archive (tar.gz) that expands past the ratio limit."""
+    return (_("expands %(ratio)s× (%(compressed)s to %(expanded)s), over the %(limit)s× limit: a compression bomb")
+            % {"ratio": f"{expanded / max(compressed, 1):.0f}", "compressed": _human(compressed),
+               "expanded": _human(expanded), "limit": limits.max_ratio})
 
 
 def _json_problem(path: str, data: bytes) -> tuple[Any, FieldProblem | None]:
@@ -188,17 +209,15 @@ def _json_problem(path: str, data: bytes) -> tuple[Any, FieldProblem | None]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return None, FieldProblem(path, f"not UTF-8 text (invalid byte at offset {error.start})")
+        return None, FieldProblem(path, _not_utf8(error.start))
     try:
-        return json.loads(text, parse_constant=_refuse_constant), None
+        return json.loads(text, parse_constant=refuse_constant), None
     except json.JSONDecodeError as error:
-        return None, FieldProblem(path, f"malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}")
-    except ValueError as error:
+        # The reason is the json module's own (in English): it names the token the parser expected.
+        return None, FieldProblem(path, _("malformed JSON at line %(line)s, column %(column)s: %(reason)s")
+                                  % {"line": error.lineno, "column": error.colno, "reason": error.msg})
+    except ValueError as error:  # NaN or Infinity, refused by refuse_constant in the reader's language
         return None, FieldProblem(path, str(error))
-
-
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not JSON; write a number or null")
 
 
 class _Inspector:
@@ -219,23 +238,31 @@ class _Inspector:
         whose content should be read, otherwise None. Raises _Stop when the whole archive is refused."""
         self.count += 1
         if self.count > self.limits.max_members:
-            self.problem(self.report.filename, f"more than {self.limits.max_members} members; a method package "
-                                               "holds code and text, not a file tree this large")
+            self.problem(self.report.filename, _("more than %(limit)s members; a method package holds code and "
+                                                 "text, not a file tree this large")
+                         % {"limit": self.limits.max_members})
             raise _Stop
         name = member.raw_name
         unsafe = member_path_problem(name)
         if unsafe:
             self.problem(name, unsafe)
         if member.kind == "symlink":
-            self.problem(name, f"symbolic link (to {member.link_target!r}); links are refused, a link could "
-                               "point outside the package")
+            self.problem(name, _("symbolic link (to %(target)s); links are refused, a link could point outside "
+                                 "the package") % {"target": repr(member.link_target)})
         elif member.kind == "hardlink":
-            self.problem(name, f"hard link (to {member.link_target!r}); links are refused, put the file itself "
-                               "in the package")
-        elif member.kind in ("device", "fifo", "socket", "other"):
-            self.problem(name, f"{member.kind} member; only regular files and folders are allowed")
+            self.problem(name, _("hard link (to %(target)s); links are refused, put the file itself in the "
+                                 "package") % {"target": repr(member.link_target)})
+        elif member.kind == "device":
+            self.problem(name, _("device member; only regular files and folders are allowed"))
+        elif member.kind == "fifo":
+            self.problem(name, _("fifo member; only regular files and folders are allowed"))
+        elif member.kind == "socket":
+            self.problem(name, _("socket member; only regular files and folders are allowed"))
+        elif member.kind == "other":
+            self.problem(name, _("member of a special type (neither a file, a folder nor a link); only regular "
+                                 "files and folders are allowed"))
         if member.encrypted:
-            self.problem(name, "encrypted member; packages must not be encrypted")
+            self.problem(name, _("encrypted member; packages must not be encrypted"))
         if unsafe or member.kind not in ("file", "dir"):
             return None
         path = normalise(name)
@@ -245,29 +272,31 @@ class _Inspector:
         if key in self.seen:
             earlier, earlier_kind = self.seen[key]
             if not (earlier_kind == member.kind == "dir"):
-                same = ("the same path as" if earlier == path
-                        else "a path that differs only in case or Unicode form from")
-                self.problem(name, f"duplicate: {same} {earlier!r} earlier in the archive")
+                if earlier == path:
+                    message = _("duplicate: the same path as %(earlier)s earlier in the archive")
+                else:
+                    message = _("duplicate: a path that differs only in case or Unicode form from %(earlier)s "
+                                "earlier in the archive")
+                self.problem(name, message % {"earlier": repr(earlier)})
             return None
         self.seen[key] = (path, member.kind)
         if member.kind == "dir":
             return None
         self.declared_total += member.size
         if self.declared_total > self.limits.max_uncompressed_bytes:
-            self.problem(name, f"the members up to this one expand to more than "
-                               f"{_human(self.limits.max_uncompressed_bytes)}, the uncompressed limit")
+            self.problem(name, _("the members up to this one expand to more than %(limit)s, the uncompressed "
+                                 "limit") % {"limit": _human(self.limits.max_uncompressed_bytes)})
             raise _Stop
         compressed = member.compressed_size
         if (compressed is not None and member.size > self.limits.ratio_floor_bytes
                 and member.size > self.limits.max_ratio * max(compressed, 1)):
-            self.problem(name, f"expands {member.size / max(compressed, 1):.0f}× ({_human(compressed)} to "
-                               f"{_human(member.size)}), over the {self.limits.max_ratio}× limit: a compression bomb")
+            self.problem(name, _compression_bomb(member.size, compressed, self.limits))
             return None
         kind = file_kind(path)
         if kind is None:
-            self.problem(name, f"file type not allowed ({PurePosixPath(path).suffix or 'no extension'}); a package "
-                               f"holds source code and text only: {ALLOWED_TYPES_TEXT}, or files named "
-                               "LICENSE, README, Makefile and the like")
+            self.problem(name, _("file type not allowed (%(suffix)s); a package holds source code and text "
+                                 "only: %(allowed)s, or files named LICENSE, README, Makefile and the like")
+                         % {"suffix": PurePosixPath(path).suffix or _("no extension"), "allowed": ALLOWED_TYPES_TEXT})
             return None
         self.report.files.append(PackageFile(path, member.size, kind))
         if self.first_top is None:
@@ -286,20 +315,21 @@ class _Inspector:
         offset = 0
         for chunk in chunks:
             if b"\x00" in chunk:
-                self.problem(name, "contains NUL bytes: a binary file, not text")
+                self.problem(name, _("contains NUL bytes: a binary file, not text"))
                 return
             try:
                 decoder.decode(chunk)
             except UnicodeDecodeError as error:
-                self.problem(name, f"not UTF-8 text (invalid byte at offset {offset + error.start})")
+                self.problem(name, _not_utf8(offset + error.start))
                 return
             offset += len(chunk)
             if offset > declared_size:
-                self.problem(name, "holds more data than its header declares")
+                self.problem(name, _("holds more data than its header declares"))
                 raise _Stop
             if keep:
                 if offset > MAX_DESCRIPTOR_BYTES:
-                    self.problem(name, f"larger than {_human(MAX_DESCRIPTOR_BYTES)}; a method description is small")
+                    self.problem(name, _("larger than %(limit)s; a method description is small")
+                                 % {"limit": _human(MAX_DESCRIPTOR_BYTES)})
                     keep = False
                     kept = []
                 else:
@@ -307,7 +337,7 @@ class _Inspector:
         try:
             decoder.decode(b"", final=True)
         except UnicodeDecodeError:
-            self.problem(name, "not UTF-8 text (the file ends inside a character)")
+            self.problem(name, _("not UTF-8 text (the file ends inside a character)"))
             return
         if keep:
             self.descriptors[path] = b"".join(kept)
@@ -325,8 +355,9 @@ class _Inspector:
             path = root + descriptor
             if path not in self.descriptors:
                 if path not in paths:
-                    what = "the dependency manifest" if descriptor == "method.json" else "the method card"
-                    self.problem(path, f"required file is missing: {what}, at the top of the package")
+                    self.problem(path, _("required file is missing: the dependency manifest, at the top of the "
+                                         "package") if descriptor == "method.json" else
+                                 _("required file is missing: the method card, at the top of the package"))
                 continue
             value, problem = _json_problem(path, self.descriptors[path])
             if problem:
@@ -336,10 +367,10 @@ class _Inspector:
         readmes = sorted(path for path in directly_in_root if path[len(root):].upper().startswith("README"))
         report.readme = readmes[0] if readmes else ""
         if not readmes:
-            self.problem(f"{root}README.md", "required file is missing: a README (README, README.md, README.txt "
-                                             "or README.rst) next to method.json")
+            self.problem(f"{root}README.md", _("required file is missing: a README (README, README.md, "
+                                               "README.txt or README.rst) next to method.json"))
         if not any(file.kind == "code" for file in report.files):
-            self.problem(report.filename, "no source code file; the package must hold the method's code")
+            self.problem(report.filename, _("no source code file; the package must hold the method's code"))
 
 
 def _size_and_head(fileobj: IO[bytes]) -> tuple[int, bytes]:
@@ -367,10 +398,12 @@ def _format_of(filename: str, head: bytes) -> tuple[str, str | None]:
     named = "zip" if lower.endswith(".zip") else "tar.gz" if lower.endswith((".tar.gz", ".tgz")) else ""
     actual = "zip" if head.startswith(ZIP_MAGIC) else "tar.gz" if head.startswith(GZIP_MAGIC) else ""
     if not named:
-        return "", "expected a .zip or .tar.gz package"
+        return "", _("expected a .zip or .tar.gz package")
+    if not actual:
+        return "", _("named .%(named)s but its content is neither a zip nor a gzip archive") % {"named": named}
     if actual != named:
-        found = f"a {actual} archive" if actual else "neither a zip nor a gzip archive"
-        return "", f"named .{named} but its content is {found}"
+        return "", (_("named .%(named)s but its content is a %(actual)s archive")
+                    % {"named": named, "actual": actual})
     return named, None
 
 
@@ -399,13 +432,13 @@ def _inspect_zip(fileobj: IO[bytes], inspector: _Inspector) -> None:
     try:
         archive = zipfile.ZipFile(fileobj)
     except (zipfile.BadZipFile, OSError, ValueError) as error:
-        inspector.problem(inspector.report.filename, f"not a readable zip archive ({error})")
+        inspector.problem(inspector.report.filename, _("not a readable zip archive (%(error)s)") % {"error": error})
         raise _Stop from error
     with archive:
         infos = archive.infolist()
         if len(infos) > inspector.limits.max_members:
-            inspector.problem(inspector.report.filename, f"{len(infos)} members, more than the "
-                                                         f"{inspector.limits.max_members} allowed")
+            inspector.problem(inspector.report.filename, _("%(count)s members, more than the %(limit)s allowed")
+                              % {"count": len(infos), "limit": inspector.limits.max_members})
             raise _Stop
         for info in infos:
             member = _Member(info.filename, _zip_kind(info), info.file_size, info.compress_size,
@@ -420,7 +453,7 @@ def _inspect_zip(fileobj: IO[bytes], inspector: _Inspector) -> None:
                 with archive.open(info) as stream:
                     inspector.read(info.filename, path, _chunks(stream.read), info.file_size)
             except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, EOFError) as error:
-                inspector.problem(info.filename, f"cannot be read ({error})")
+                inspector.problem(info.filename, _("cannot be read (%(error)s)") % {"error": error})
 
 
 def _tar_kind(member: tarfile.TarInfo) -> str:
@@ -446,7 +479,8 @@ def _inspect_tar(fileobj: IO[bytes], inspector: _Inspector) -> None:
     try:
         archive = tarfile.open(fileobj=fileobj, mode="r|gz")
     except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
-        report.problems.append(FieldProblem(report.filename, f"not a readable tar.gz archive ({error})"))
+        report.problems.append(FieldProblem(report.filename, _("not a readable tar.gz archive (%(error)s)")
+                                            % {"error": error}))
         raise _Stop from error
     with archive:
         try:
@@ -459,14 +493,13 @@ def _inspect_tar(fileobj: IO[bytes], inspector: _Inspector) -> None:
                 if stream is not None:
                     inspector.read(member.name, path, _chunks(stream.read), member.size)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
-            report.problems.append(FieldProblem(report.filename, f"the tar.gz archive is damaged ({error})"))
+            report.problems.append(FieldProblem(report.filename, _("the tar.gz archive is damaged (%(error)s)")
+                                                % {"error": error}))
             raise _Stop from error
     declared = inspector.declared_total
     if declared > inspector.limits.ratio_floor_bytes and declared > inspector.limits.max_ratio * max(report.size, 1):
-        report.problems.append(FieldProblem(report.filename, f"expands {declared / max(report.size, 1):.0f}× "
-                                                             f"({_human(report.size)} to {_human(declared)}), over the "
-                                                             f"{inspector.limits.max_ratio}× limit: "
-                                                             "a compression bomb"))
+        report.problems.append(FieldProblem(report.filename,
+                                            _compression_bomb(declared, report.size, inspector.limits)))
 
 
 def inspect_package(fileobj: IO[bytes], filename: str, limits: PackageLimits | None = None) -> PackageReport:
@@ -479,11 +512,11 @@ def inspect_package(fileobj: IO[bytes], filename: str, limits: PackageLimits | N
     size, head = _size_and_head(fileobj)
     report.size = size
     if size > limits.max_bytes:
-        report.problems.append(FieldProblem(report.filename, f"the package is {_human(size)}, over the "
-                                                             f"{_human(limits.max_bytes)} limit"))
+        report.problems.append(FieldProblem(report.filename, _("the package is %(size)s, over the %(limit)s limit")
+                                            % {"size": _human(size), "limit": _human(limits.max_bytes)}))
         return report
     if size == 0:
-        report.problems.append(FieldProblem(report.filename, "the package is empty"))
+        report.problems.append(FieldProblem(report.filename, _("the package is empty")))
         return report
     report.sha256 = _sha256(fileobj)
     archive_format, problem = _format_of(report.filename, head)
@@ -509,19 +542,21 @@ COST_REPORT_MAX_BYTES = 1 * MIB
 
 def _number_problem(value: Any, path: str, *, required: bool) -> FieldProblem | None:
     if value is None:
-        return FieldProblem(path, "required field is missing; expected a number ≥ 0") if required else None
+        return FieldProblem(path, _("required field is missing; expected a number ≥ 0")) if required else None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return FieldProblem(path, f"expected a number ≥ 0, found {json.dumps(value, ensure_ascii=False)[:60]}")
+        return FieldProblem(path, _("expected a number ≥ 0, found %(found)s")
+                            % {"found": json.dumps(value, ensure_ascii=False)[:60]})
     if value < 0:
-        return FieldProblem(path, f"expected a number ≥ 0, found {value}")
+        return FieldProblem(path, _("expected a number ≥ 0, found %(found)s") % {"found": value})
     return None
 
 
 def _string_problem(value: Any, path: str, *, required: bool) -> FieldProblem | None:
     if value is None:
-        return FieldProblem(path, "required field is missing; expected a non-empty string") if required else None
+        return FieldProblem(path, _("required field is missing; expected a non-empty string")) if required else None
     if not isinstance(value, str) or (required and not value.strip()):
-        return FieldProblem(path, f"expected a non-empty string, found {json.dumps(value, ensure_ascii=False)[:60]}")
+        return FieldProblem(path, _("expected a non-empty string, found %(found)s")
+                            % {"found": json.dumps(value, ensure_ascii=False)[:60]})
     return None
 
 
@@ -534,7 +569,7 @@ def validate_cost_report(report: Any, path: str = "cost_report") -> list[FieldPr
     `total_cost_usd` (number ≥ 0, which must then equal the sum of the items within half a cent),
     `hardware`, `api` and `notes` (strings). Unknown extra fields are kept."""
     if not isinstance(report, dict):
-        return [FieldProblem(path, "expected a JSON object (a cost report)")]
+        return [FieldProblem(path, _("expected a JSON object (a cost report)"))]
     problems = [problem for problem in (
         _number_problem(report.get("cost_per_entry_usd"), f"{path}.cost_per_entry_usd", required=True),
         _number_problem(report.get("api_calls_per_entry"), f"{path}.api_calls_per_entry", required=False),
@@ -543,15 +578,15 @@ def validate_cost_report(report: Any, path: str = "cost_report") -> list[FieldPr
     ) if problem]
     items = report.get("items")
     if not isinstance(items, list) or not items:
-        problems.append(FieldProblem(f"{path}.items", "expected a non-empty list of cost lines "
-                                                      '({"description": …, "cost_usd": …})'))
+        problems.append(FieldProblem(f"{path}.items", _('expected a non-empty list of cost lines '
+                                                        '({"description": …, "cost_usd": …})')))
         return problems
     total = 0.0
     sums = True
     for index, item in enumerate(items):
         where = f"{path}.items[{index}]"
         if not isinstance(item, dict):
-            problems.append(FieldProblem(where, "expected an object (one cost line)"))
+            problems.append(FieldProblem(where, _("expected an object (one cost line)")))
             sums = False
             continue
         cost = _number_problem(item.get("cost_usd"), f"{where}.cost_usd", required=True)
@@ -568,14 +603,16 @@ def validate_cost_report(report: Any, path: str = "cost_report") -> list[FieldPr
     declared = report.get("total_cost_usd")
     if sums and declared is not None and not _number_problem(declared, "", required=False) \
             and abs(declared - total) > 0.005:
-        problems.append(FieldProblem(f"{path}.total_cost_usd", f"is {declared} but the items add up to {total:.4f}"))
+        problems.append(FieldProblem(f"{path}.total_cost_usd", _("is %(declared)s but the items add up to %(total)s")
+                                     % {"declared": declared, "total": f"{total:.4f}"}))
     return problems
 
 
 def parse_cost_report(data: bytes, filename: str = "cost_report.json") -> tuple[Any, list[FieldProblem]]:
     """Parse and validate an uploaded cost report."""
     if len(data) > COST_REPORT_MAX_BYTES:
-        return None, [FieldProblem(filename, f"larger than {_human(COST_REPORT_MAX_BYTES)}; a cost report is small")]
+        return None, [FieldProblem(filename, _("larger than %(limit)s; a cost report is small")
+                                   % {"limit": _human(COST_REPORT_MAX_BYTES)})]
     value, problem = _json_problem(filename, data)
     if problem:
         return None, [problem]

@@ -280,7 +280,7 @@ def test_the_cost_report_is_checked_with_field_paths():
         ("cost_report.items[2]", "expected an object (one cost line)"),
     ]
     _, problems = parse_cost_report(b'{"cost_per_entry_usd": NaN}', "costs.json")
-    assert [str(problem) for problem in problems] == ["costs.json: NaN is not JSON; write a number or null"]
+    assert [str(problem) for problem in problems] == ["costs.json: NaN is not a JSON number; write a number or null"]
     _, problems = parse_cost_report(json.dumps({"cost_per_entry_usd": 0.01, "total_cost_usd": 2,
                                                 "items": [{"description": "a", "cost_usd": 1.25}]}).encode())
     assert [str(problem) for problem in problems] == ["cost_report.total_cost_usd: is 2 but the items add up to 1.2500"]
@@ -819,6 +819,24 @@ def test_submitting_through_the_page_accepts_the_terms_inline(client, steward, t
                                            "entries": ["1", "2", "7"], "notes": ""}
     page = client.get(response.url).content.decode()
     assert "yes, for few-shot, retrieval" in page and "1, 2, 7" in page
+
+
+@pytest.mark.django_db
+def test_a_developer_reading_french_reads_the_packages_problems_in_french(client, steward, terms, developer, media):
+    developer.interface_language = "fr-ca"
+    developer.save(update_fields=["interface_language"])
+    client.force_login(developer)
+    form = {"package": SimpleUploadedFile("fst-gated.zip", zip_bytes({**package_files(), "../evil.py": b"x"})),
+            "cost_report": SimpleUploadedFile("cost_report.json", b'{"cost_per_entry_usd": NaN}'),
+            "accept_terms": "on", "used_development": "no"}
+    response = client.post("/orgs/steward/submit/", form)
+    assert response.status_code == 400
+    assert [str(problem) for problem in response.context["problems"]] == [
+        "../evil.py: composante de dossier parent «\u00a0..\u00a0» dans le chemin\u00a0; elle pointerait hors du "
+        "paquet",
+        "cost_report.json: NaN n’est pas un nombre JSON; écrivez un nombre ou null",
+    ]
+    assert "composante de dossier parent «\u00a0..\u00a0» dans le chemin" in response.content.decode()
 
 
 @pytest.mark.django_db
