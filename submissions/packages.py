@@ -218,6 +218,8 @@ def _json_problem(path: str, data: bytes) -> tuple[Any, FieldProblem | None]:
                                   % {"line": error.lineno, "column": error.colno, "reason": error.msg})
     except ValueError as error:  # NaN or Infinity, refused by refuse_constant in the reader's language
         return None, FieldProblem(path, str(error))
+    except RecursionError:  # "[[[[…": a few hundred kilobytes nest deeper than the parser recurses
+        return None, FieldProblem(path, _("malformed JSON: nested too deeply"))
 
 
 class _Inspector:

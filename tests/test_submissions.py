@@ -247,6 +247,15 @@ def test_malformed_json_is_reported_with_line_and_column():
     assert problems_by_path(report) == {"method.json": "malformed JSON at line 3, column 20: Expecting value"}
 
 
+def test_json_nested_deeper_than_the_parser_recurses_is_a_problem_not_a_crash():
+    files = package_files()
+    files["method_card.json"] = b"[" * 200_000
+    report = inspect(zip_bytes(files))
+    assert problems_by_path(report) == {"method_card.json": "malformed JSON: nested too deeply"}
+    _, problems = parse_cost_report(b'{"items": ' * 100_000)
+    assert [str(problem) for problem in problems] == ["cost_report.json: malformed JSON: nested too deeply"]
+
+
 def test_archive_level_problems_name_the_upload():
     assert problems_by_path(inspect(zip_bytes(package_files()), max_bytes=100)) == {
         "method.zip": f"the package is {len(zip_bytes(package_files()))} bytes, over the 100 bytes limit",
