@@ -1,6 +1,6 @@
-"""The service worker of the pages that work without a connection (the rating page, the translate page): one script
-(templates/includes/service_worker.js), served by each app under its own part of the site so that its scope covers
-that app's item pages, with the app's cache and addresses. It holds no data of its own: the page's script decides
+"""The service worker of the pages that work without a connection (the rating, translate and verify pages): one
+script (templates/includes/service_worker.js), served by each app under its own part of the site so that its scope
+covers that app's item pages, with the app's cache and addresses. It holds no data of its own: the page's script decides
 what is stored (static/js/device-store.js)."""
 
 from django.http import HttpRequest, HttpResponse

@@ -12,8 +12,9 @@ from .views.curation import (
 )
 from .views.figures import batch_pay, dashboard, dashboard_export
 from .views.own_work import home, my_work, withdraw
-from .views.translating import offline_shell, service_worker, skip, translate, translate_start, upcoming
-from .views.verifying import analysis_check, declare_conflict, verify, verify_start, verify_upcoming
+from .views.shared import service_worker
+from .views.translating import offline_shell, skip, translate, translate_start, upcoming
+from .views.verifying import analysis_check, declare_conflict, verify, verify_shell, verify_start, verify_upcoming
 
 app_name = "elicitation"
 
@@ -35,6 +36,7 @@ urlpatterns = [
     path("sw.js", service_worker, name="service_worker"),
     path("b/<uuid:public_id>/verify/", verify_start, name="verify_start"),
     path("b/<uuid:public_id>/verify/upcoming/", verify_upcoming, name="verify_upcoming"),
+    path("b/<uuid:public_id>/verify/shell/", verify_shell, name="verify_shell"),
     path("sources/<uuid:public_id>/", translate, name="translate"),
     path("sources/<uuid:public_id>/skip/", skip, name="skip"),
     path("sources/<uuid:public_id>/release/", source_release, name="source_release"),

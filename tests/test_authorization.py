@@ -230,6 +230,7 @@ TABLE = {
     "^elicit/b/<uuid:public_id>/verify/": ("/elicit/b/{batch}/verify/", signed_in(404, speaker=302)),
     "^elicit/b/<uuid:public_id>/verify/upcoming/": ("/elicit/b/{batch}/verify/upcoming/",
                                                     signed_in(404, speaker=200)),
+    "^elicit/b/<uuid:public_id>/verify/shell/": ("/elicit/b/{batch}/verify/shell/", signed_in(404, speaker=200)),
     "^elicit/sources/<uuid:public_id>/": ("/elicit/sources/{source}/", signed_in(404, speaker=200)),
     "^elicit/sources/<uuid:public_id>/skip/": ("/elicit/sources/{source}/skip/", signed_in(405)),
     "^elicit/sources/<uuid:public_id>/release/": ("/elicit/sources/{source}/release/", signed_in(405)),

@@ -3,6 +3,7 @@ page and its JSON built without any machine output, one round trip per item, ver
 refused (403), consent revocation pausing everything, and bounded query counts."""
 
 import json
+import re
 import uuid
 
 import pytest
@@ -321,6 +322,61 @@ def test_the_offline_shell_holds_no_source_and_follows_the_serving_rule(client, 
     for record in active_consents(batch.dataset):
         revoke_consent(actor=governance_user, record=record, reason="Paused by council")
     assert client.get(reverse("elicitation:offline_shell", args=[batch.public_id])).status_code == 409
+
+
+def test_the_verify_page_offers_its_translation_to_the_device_only_when_its_source_is_public(client, steward, batch):
+    """The translate page's rule applied to a translation to verify: elicit.js keeps the page's translation (its
+    JSON) on the device only when its source is of a public segment, never a gold_standard one."""
+    translator, verifier = people(steward, 2)
+    public, _ = translate(translator, batch.sources.get(text="dog"), "atim")
+    gold, _ = translate(translator, batch.sources.get(text="I see the dog"), "niwâpamâw atim")
+    client.force_login(verifier)
+    public_page = client.get(reverse("elicitation:verify", args=[public.translation.public_id])).content.decode()
+    gold_page = client.get(reverse("elicitation:verify", args=[gold.translation.public_id])).content.decode()
+    assert 'id="elicit-item"' in public_page and "data-may-hold" in public_page
+    assert 'id="elicit-item"' not in gold_page and "data-may-hold" not in gold_page
+    shell_url = reverse("elicitation:verify_shell", args=[batch.public_id])
+    assert f'data-shell-url="{shell_url}"' in public_page and f'data-shell-url="{shell_url}"' in gold_page
+
+
+def test_the_verify_pages_offline_shell_holds_no_translation_and_follows_the_serving_rule(
+        client, steward, batch, outsider, governance_user):
+    """The verify page without a translation, which elicit.js stores for a reload without a connection: only for
+    someone who may work in the batch (404 for anyone else), with no source or translation text in it (a secret one
+    least of all), nothing recorded as shown; and the one service worker of /elicit/ answers a reload of a
+    translation's address as it does a source's."""
+    from organizations.audit import seal_secret_views
+    from organizations.models import AuditEvent
+
+    translator, verifier = people(steward, 2)
+    for text, translation in (("dog", "atim"), ("I see the dog", "niwâpamâw atim")):
+        translate(translator, batch.sources.get(text=text), translation)
+    shell_url = reverse("elicitation:verify_shell", args=[batch.public_id])
+    assert client.get(shell_url).status_code == 302, "signed in only"
+    client.force_login(outsider)
+    assert client.get(shell_url).status_code == 404
+    client.force_login(verifier)
+    shell = client.get(shell_url)
+    html = shell.content.decode()
+    assert shell.status_code == 200 and "data-shell" in html and "no-store" in shell["Cache-Control"]
+    assert 'id="elicit-item"' not in html and "data-analysis" not in html
+    for text in [*batch.sources.values_list("text", flat=True),
+                 *TranslationVersion.objects.values_list("text", flat=True)]:
+        assert text not in html
+    seal_secret_views()
+    assert not AuditEvent.objects.filter(action="secret_entries.shown").exists()
+
+    worker = client.get(reverse("elicitation:service_worker")).content.decode()
+    item_page = re.search(r'var ITEM_PAGE = new RegExp\("(.*)"\);', worker).group(1)
+    item_page = json.loads(f'"{item_page}"')
+    for route, public_id in (("elicitation:translate", batch.sources.first().public_id),
+                             ("elicitation:verify", Translation.objects.first().public_id)):
+        assert re.search(item_page, reverse(route, args=[public_id]))
+    assert not re.search(item_page, shell_url)
+
+    for record in active_consents(batch.dataset):
+        revoke_consent(actor=governance_user, record=record, reason="Paused by council")
+    assert client.get(shell_url).status_code == 409
 
 
 def test_the_speakers_home_counts_each_batch_as_its_queues_do_in_a_fixed_number_of_queries(

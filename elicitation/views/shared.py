@@ -1,6 +1,8 @@
 """What the elicitation pages share: private responses, JSON wanted, the curated batch or dataset, the
-batch a person works in and the answer when it takes no work, the addresses of the items ahead."""
+batch a person works in and the answer when it takes no work, the addresses of the items ahead, and the service
+worker the translate and verify pages reload with without a connection."""
 
+import re
 import uuid
 from collections.abc import Callable
 
@@ -10,6 +12,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 
+from common import offline
 from corpus.models import ConsentUse, Dataset
 from corpus.selectors import has_consent
 from organizations.models import SECRET_READER_ROLES
@@ -72,3 +75,19 @@ def address_maker(route: str) -> Callable[[uuid.UUID], str]:
     ahead need two each."""
     template, placeholder = reverse(route, args=[ANY_ITEM]), str(ANY_ITEM)
     return lambda public_id: template.replace(placeholder, str(public_id))
+
+
+OFFLINE_CACHE = "champollion-elicit-v1"  # elicit.js's CACHE
+
+
+def service_worker(request):
+    """elicit.js's service worker (common.offline), served under /elicit/ so that its scope covers the translate and
+    verify pages: one worker for both, since a page reloaded without a connection is answered with the shell elicit.js
+    stored under that page's own address (the translate page's shell under a source's, the verify page's under a
+    translation's). It holds no data of its own (elicit.js decides what is stored)."""
+    def pattern(route: str) -> str:
+        return "^" + re.escape(reverse(route, args=[ANY_ITEM])).replace(re.escape(str(ANY_ITEM)), "[0-9a-f-]+") + "$"
+
+    item_pages = [pattern("elicitation:translate"), pattern("elicitation:verify")]
+    return offline.service_worker(request, cache=OFFLINE_CACHE, item_page="|".join(item_pages),
+                                  submission="|".join([*item_pages, pattern("elicitation:skip")]))

@@ -1,7 +1,6 @@
 """The translator's pages: the next source, the translate page and its post (JSON for elicit.js), a skip, the sources
-ahead as data, and what keeps translating without a connection (the offline shell and the service worker)."""
+ahead as data, and the page's offline shell (what it reloads as without a connection, `shared.service_worker`)."""
 
-import re
 import uuid
 
 from django.contrib import messages
@@ -12,7 +11,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from common import offline
 from common.errors import ApplicationError
 from corpus.models import PUBLIC_SEGMENTS
 from languages.directions import text_direction
@@ -23,7 +21,7 @@ from ..selectors.access import qualification_problem, record_shown_source, worki
 from ..selectors.translating import UPCOMING, revision_details, to_revise, to_translate, upcoming_work
 from ..services.errors import NotQualified, NotServing
 from ..services.translating import skip_source, submit_translation
-from .shared import ANY_ITEM, address_maker, not_serving, private, wants_json, working_batch_or_404
+from .shared import address_maker, not_serving, private, wants_json, working_batch_or_404
 
 
 @login_required
@@ -96,25 +94,10 @@ def translate_context(request, batch: Batch, item: dict, form: TranslationForm, 
             "limit": MAX_TEXT_LENGTH, **more}
 
 
-OFFLINE_CACHE = "champollion-elicit-v1"  # elicit.js's CACHE
-
-
-def service_worker(request):
-    """elicit.js's service worker (common.offline), served under /elicit/ so that its scope covers the translate
-    pages: a translate page reloaded without a connection is answered with its shell. It holds no data of its own
-    (elicit.js decides what is stored)."""
-    def pattern(route: str, suffix: str = "") -> str:
-        return "^" + re.escape(reverse(route, args=[ANY_ITEM])).replace(re.escape(str(ANY_ITEM)), "[0-9a-f-]+") + suffix
-
-    translate_page_ = pattern("elicitation:translate") + "$"
-    return offline.service_worker(request, cache=OFFLINE_CACHE, item_page=translate_page_, submission="|".join([
-        translate_page_, pattern("elicitation:skip") + "$", pattern("elicitation:verify") + "$"]))
-
-
 @login_required
 def offline_shell(request, public_id):
     """The translate page without a source: elicit.js stores it under the addresses of the sources it holds, and fills
-    it with the held source when the page is reloaded without a connection (`service_worker`)."""
+    it with the held source when the page is reloaded without a connection (`shared.service_worker`)."""
     batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return not_serving(request, batch)

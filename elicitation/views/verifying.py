@@ -1,5 +1,6 @@
 """The verifier's pages: the next translation, the verify page and its post (JSON for elicit.js), the translations
-ahead as data, an analysis check and a declared conflict of interest."""
+ahead as data, the page's offline shell (what it reloads as without a connection, `shared.service_worker`), an
+analysis check and a declared conflict of interest."""
 
 import uuid
 
@@ -12,10 +13,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common.errors import ApplicationError
+from corpus.models import PUBLIC_SEGMENTS
 from languages.directions import text_direction
 
 from ..forms import AnalysisCheckForm, VerificationForm, shown_token
-from ..models import Translation, TranslationVersion
+from ..models import Batch, Translation, TranslationVersion
 from ..selectors.access import qualification_problem, record_shown_source, working_translation
 from ..selectors.translating import current_version
 from ..selectors.verifying import next_to_verify, upcoming_to_verify
@@ -73,13 +75,33 @@ def verify_page(request, translation, version, form, status: int = 200):
     record_shown_source(request.user, translation.source, request.path)
     item = verification_item(translation, version)
     form.fields["shown"].initial = item["shown"]
-    return private(render(request, "elicitation/verify.html", {
-        "batch": batch, "item": item, "form": form, "translation": translation, "version": version,
+    return private(render(request, "elicitation/verify.html", verify_context(batch, item, form, {
+        "translation": translation, "version": version, "may_hold": translation.source.segment in PUBLIC_SEGMENTS,
         "analysis_form": AnalysisCheckForm() if version.morphological_analysis and not version.analysis_checks.filter(
             checked_by=request.user).exists() else None,
-        "target_dir": text_direction(batch.target_language), "source_dir": text_direction(batch.source_language),
         "needed": batch.verifications_needed(translation.source.segment),
-        "waiting": translation.status == Translation.Status.SUBMITTED}, status=status))
+        "waiting": translation.status == Translation.Status.SUBMITTED}), status=status))
+
+
+def verify_context(batch: Batch, item: dict, form: VerificationForm, more: dict) -> dict:
+    return {"batch": batch, "item": item, "form": form, "target_dir": text_direction(batch.target_language),
+            "source_dir": text_direction(batch.source_language), **more}
+
+
+@login_required
+def verify_shell(request, public_id):
+    """The verify page without a translation, as the translate page has its shell (`translating.offline_shell`):
+    elicit.js stores it under the addresses of the translations it holds, and fills it with the held translation
+    when the page is reloaded without a connection (`shared.service_worker`). The device holds translations of the
+    public segments only, which all need the batch's usual number of accepts."""
+    batch = working_batch_or_404(request, public_id)
+    if not batch.serving_when_read:
+        return not_serving(request, batch)
+    empty = {"id": "", "url": "", "conflict_url": "", "source": "", "context": "", "text": "", "version": "",
+             "suspected": "", "pasted": False}
+    return private(render(request, "elicitation/verify.html", verify_context(
+        batch, empty, VerificationForm(initial={"client_id": uuid.uuid4()}),
+        {"shell": True, "needed": batch.verifications_per_translation})))
 
 
 def verify_post(request, translation: Translation):

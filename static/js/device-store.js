@@ -1,6 +1,6 @@
-/* What the rating and translate pages keep on the device: lists under a key in localStorage (none when the browser
-   refuses storage, e.g. a private window with storage off: the pages then keep their queues in memory only), the
-   client ids under which the server stores each submission once, and the page's shell for a reload without a
+/* What the rating, translate and verify pages keep on the device: lists under a key in localStorage (none when the
+   browser refuses storage, e.g. a private window with storage off: the pages then keep their queues in memory only),
+   the client ids under which the server stores each submission once, and the page's shell for a reload without a
    connection (Cache Storage, answered by the service worker). */
 (function () {
   "use strict";
@@ -35,7 +35,7 @@
     return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
   }
 
-  /* A page that reloads without a connection (the rating page, the translate page): register its service worker
+  /* A page that reloads without a connection (the rating, translate and verify pages): register its service worker
      (common/offline.py, served under the page's part of the site), keep the page's stylesheets and scripts in the
      worker's cache, and fetch the page's shell (the page without its item). The promise gives the shell's HTML, or
      null where there is no service worker (the queue still survives a reload, the page does not). */

@@ -6,9 +6,9 @@
    The page says how many submissions wait. When the server says the batch stopped taking work (paused, closed,
    consent withdrawn), the waiting ones are discarded and the page says so. Keys: Ctrl+Enter saves (translate) or
    accepts (verify). The translate page notes whether text was pasted into the translation and how many characters
-   were typed: weak evidence for the verifier, never a refusal. The translate page also keeps the sources it holds
-   on the device with its shell (device-store.js, answered by the service worker), so that it reloads without a
-   connection and goes on with them.
+   were typed: weak evidence for the verifier, never a refusal. Both pages also keep the items they hold (sources,
+   translations to verify) on the device with their shell (device-store.js, answered by the one service worker of
+   /elicit/), so that each reloads without a connection and goes on with them.
 
    Without this script the pages work as plain form posts. */
 (function () {
@@ -20,7 +20,7 @@
   };
   var PREFIX = "champollion-elicit-queue:";
   var HELD_PREFIX = "champollion-elicit-items:";
-  var CACHE = "champollion-elicit-v1";  // shared with the service worker (elicitation.views.translating.OFFLINE_CACHE)
+  var CACHE = "champollion-elicit-v1";  // shared with the service worker (elicitation.views.shared.OFFLINE_CACHE)
   var TIMEOUT_MS = 15000;
   var REFILL_BELOW = 5;  // the items ahead come twenty at a time (elicitation.selectors.UPCOMING), as rate.js's do
 
@@ -28,6 +28,11 @@
   var read = Device.readList;
   var write = Device.writeList;
   var newId = Device.newId;
+
+  /* Where the items a page holds for a batch are kept: the translate and verify pages hold theirs apart. */
+  function heldKeyOf(element, batchId, mode) {
+    return HELD_PREFIX + element.getAttribute("data-user") + ":" + batchId + ":" + mode;
+  }
 
   function csrfToken() {
     var input = document.querySelector("input[name=csrfmiddlewaretoken]");
@@ -40,7 +45,9 @@
     var wipeKey = PREFIX + wipe.getAttribute("data-user");
     var batchId = wipe.getAttribute("data-batch");
     write(wipeKey, read(wipeKey).filter(function (entry) { return entry.batch !== batchId; }));
-    if (Device.store) { Device.store.removeItem(HELD_PREFIX + wipe.getAttribute("data-user") + ":" + batchId); }
+    if (Device.store) {
+      ["translate", "verify"].forEach(function (page) { Device.store.removeItem(heldKeyOf(wipe, batchId, page)); });
+    }
     return;
   }
 
@@ -128,24 +135,26 @@
   var upcomingUrl = form.getAttribute("data-upcoming-url");
   var itemSection = document.querySelector("[data-item]");
   var skipForm = document.querySelector("[data-skip-form]");
-  var skipPanel = document.querySelector("[data-skip-panel]");
+  // The panel beside the form: skip the source (translate), declare a conflict of interest (verify).
+  var sidePanel = document.querySelector("[data-skip-panel]") || document.querySelector("[data-conflict]");
   var upcoming = [];
   var fetching = false;
   var stopped = false;
   var waitingForNext = false;
   var nextWhenFetched = false;  // the next item was asked for while the items ahead were on their way
-  // Served by the service worker without a connection: the translate page without its source, filled from what is
-  // held on this device.
+  // Served by the service worker without a connection: the page without its item, filled from what is held on this
+  // device.
   var shell = itemSection.hasAttribute("data-shell");
-  var offline = mode === "translate" && form.hasAttribute("data-shell-url") && Boolean(Device.store);
-  var heldKey = HELD_PREFIX + form.getAttribute("data-user") + ":" + batch;
+  var offline = form.hasAttribute("data-shell-url") && Boolean(Device.store);
+  var heldKey = heldKeyOf(form, batch, mode);
   var shellHtml = null;
   var progress = document.querySelector("[data-progress]");
   var current = shell ? null : pageItem();
   var pasted = false;
   var typed = 0;
 
-  /* The item the page came with: all of it when the device may hold it (a source of the public segments). */
+  /* The item the page came with: all of it when the device may hold it (a source of the public segments, or a
+     translation of one). */
   function pageItem() {
     var data = document.getElementById("elicit-item");
     var item = data ? JSON.parse(data.textContent) : {};
@@ -159,14 +168,14 @@
     try { return JSON.parse(Device.store.getItem(heldKey) || "null"); } catch (error) { return null; }
   }
 
-  /* The sources this device holds (the server sends no secret one), with the count the page shows, kept for a
-     reload without a connection; the page's shell is stored under each one's address. */
+  /* The items this device holds (the server sends no secret one), with the count the translate page shows, kept for
+     a reload without a connection; the page's shell is stored under each one's address. */
   function persistHeld() {
     if (!offline) { return; }
     if (stopped) { Device.store.removeItem(heldKey); return; }
     var items = (current && current.mayHold ? [current] : []).concat(upcoming);
     try {
-      var done = Number(progress.getAttribute("data-count"));
+      var done = progress ? Number(progress.getAttribute("data-count")) : 0;
       Device.store.setItem(heldKey, JSON.stringify({ items: items, done: done }));
     } catch (error) { /* storage full: the sources are fetched again */ }
     Device.storeShell(CACHE, shellHtml, items.map(function (item) { return item.url; })).then(function (stored) {
@@ -224,7 +233,7 @@
     current = item;
     itemSection.hidden = false;
     form.hidden = false;
-    if (skipPanel) { skipPanel.hidden = false; }
+    if (sidePanel) { sidePanel.hidden = false; }
     itemSection.setAttribute("data-item-id", item.id);
     setText("[data-text=source]", item.source);
     setText("[data-text=context]", item.context);
@@ -279,7 +288,7 @@
     if (navigator.onLine === false) {
       itemSection.hidden = true;
       form.hidden = true;
-      if (skipPanel) { skipPanel.hidden = true; }
+      if (sidePanel) { sidePanel.hidden = true; }
       say(gettext("No more items are held on this device. Your work is sent when the connection returns."));
       waitingForNext = true;
       return;
@@ -363,7 +372,7 @@
   });
 
   if (shell) {
-    // Reloaded without a connection: the held source at this address (else the next one held), as it was.
+    // Reloaded without a connection: the held item at this address (else the next one held), as it was.
     var stored = offline ? readHeld() : null;
     var taken = queuedItems();
     var heldHere = ((stored && stored.items) || []).filter(function (item) { return taken.indexOf(item.id) === -1; });

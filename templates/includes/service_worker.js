@@ -1,9 +1,9 @@
 /* The service worker of the pages that work without a connection (common/offline.py), served under each page's
-   part of the site so that its scope covers that page: the rating page's from /review/sw.js, the translate page's
-   from /elicit/sw.js. Only for a reload without a connection: an item's page that cannot be fetched is answered with
-   its page's shell, which the page's script (rate.js, elicit.js) stored under that item's address and fills with the
-   item held on the device; the stylesheet, the scripts and the translations come from the copies stored beside it.
-   With a connection, everything comes from the server as usual. */
+   part of the site so that its scope covers that page: the rating page's from /review/sw.js, the translate and
+   verify pages' from /elicit/sw.js. Only for a reload without a connection: an item's page that cannot be fetched
+   is answered with its page's shell, which the page's script (rate.js, elicit.js) stored under that item's address
+   and fills with the item held on the device; the stylesheet, the scripts and the translations come from the copies
+   stored beside it. With a connection, everything comes from the server as usual. */
 "use strict";
 var CACHE = "{{ cache|escapejs }}";
 var ITEM_PAGE = new RegExp("{{ item_page|escapejs }}");
