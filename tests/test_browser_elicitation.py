@@ -200,12 +200,14 @@ def test_elicitation_from_csv_to_a_frozen_version(live_server, page, steward, cu
     screenshot(page, "elicit-dashboard")
 
 
-def test_the_translate_page_reloads_without_a_connection_and_stores_each_translation_once(live_server, page, steward,  # noqa: F811
-                                                                                          curator):
+def test_the_translate_and_verify_pages_reload_without_a_connection_and_store_each_submission_once(
+        live_server, page, steward, curator):  # noqa: F811
     """On a 360-pixel phone: the page keeps its shell and the sources it holds on the device; offline, two
     translations, the page reloaded while still offline (the service worker answers with the shell, filled with the
     source held for that address), a third translation from the reloaded page, the network back: three
-    translations, each stored once."""
+    translations, each stored once. Then the verify page, through the same service worker with its own shell and the
+    translations it holds: two verdicts offline, a reload offline, a third verdict, the network back: three
+    verdicts, each stored once."""
     batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
     translator = member("offline@steward.example", steward, "speaker")
     sign_in(page, live_server.url, translator)
@@ -247,3 +249,42 @@ def test_the_translate_page_reloads_without_a_connection_and_stores_each_transla
     assert sorted(translation.source.text for translation in stored) == sorted(done)
     assert {version.text for version in TranslationVersion.objects.filter(author=translator)} == {
         TRANSLATIONS[source] for source in done}
+
+    # Someone else verifies them on the same phone: the verify page holds the translations ahead with its own shell.
+    verifier = member("offline-verifier@steward.example", steward, "speaker")
+    sign_in(page, live_server.url, verifier)
+    with page.expect_response(re.compile(r"/verify/upcoming/$")):
+        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/verify/")
+    expect(page.locator("[data-elicit-form][data-offline-ready]")).to_have_count(1)
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+    page.context.set_offline(True)
+    verdicts = {page.locator("[data-text=source]").inner_text().strip(): "accept"}
+    page.get_by_role("button", name="Accept").click()
+    expect(page.locator("[data-text=source]")).not_to_have_text(next(iter(verdicts)))
+    second = page.locator("[data-text=source]").inner_text().strip()
+    verdicts[second] = "reject"
+    page.get_by_label(re.compile("Comment for the translator")).fill("This is not how we say it.")
+    page.get_by_role("button", name="Reject").click()
+    expect(page.locator("[data-text=source]")).not_to_have_text(second)
+    waiting = "2 submissions wait on this device; they are sent when there is a connection."
+    expect(page.locator("[data-pending]")).to_have_text(waiting)
+    third = page.locator("[data-text=source]").inner_text().strip()
+
+    page.reload()
+    expect(page.locator("[data-item][data-shell]")).to_be_visible()
+    expect(page.locator("[data-text=source]")).to_have_text(third)
+    expect(page.locator("[data-text=text]")).to_have_text(TRANSLATIONS[third])
+    expect(page.locator("[data-pending]")).to_have_text(waiting)
+    assert no_sideways_scroll(page, PHONE["width"])
+    screenshot(page, "elicit-verify-offline-reloaded", PHONE)
+    assert not Verification.objects.filter(verifier=verifier).exists()
+
+    verdicts[third] = "accept"
+    page.get_by_role("button", name="Accept").click()
+    expect(page.locator("[data-pending]")).to_have_text(
+        "3 submissions wait on this device; they are sent when there is a connection.")
+    page.context.set_offline(False)
+    expect(page.locator("[data-done]")).to_be_visible(timeout=20_000)
+    stored = Verification.objects.filter(verifier=verifier).select_related("translation__source")
+    assert {v.translation.source.text: v.outcome for v in stored} == verdicts, "each verdict stored once"
