@@ -191,8 +191,8 @@ CACHES = {
         if REDIS_CACHE_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     ),
-    # `{% cache %}` fragments (the rating page's parts that every item of a campaign shares), in each process's own
-    # memory: read on every item shown, they cost no round trip; their keys hold everything they show.
+    # `{% cache %}` fragments (the rating page's parts that every item of a campaign shares, every page's header), in
+    # each process's own memory: read on every page shown, they cost no round trip; their keys hold all they show.
     "template_fragments": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                            "LOCATION": "template-fragments", "TIMEOUT": 600, "OPTIONS": {"MAX_ENTRIES": 2000}},
 }

@@ -271,3 +271,34 @@ def test_the_parts_every_item_shares_are_cached_but_never_stale_nor_shared(clien
     assert re.search(r'class="rating gist chosen"', rated) and "(your current rating)" in rated
     fresh = client.get(f"/review/items/{items[2].public_id}/").content.decode()
     assert "chosen" not in fresh and "(your current rating)" not in fresh
+
+
+def test_the_site_header_is_cached_per_language_and_links_but_never_shown_across_people(client, steward,
+                                                                                        governance_user, speaker):
+    """base.html caches its header (`{% cache %}`, per language, signing in, speaker-only and the dashboards
+    linked): what one person's header links never shows in another's, a language or a new role shows at once, and
+    the sign-out form's token stays each session's own."""
+    from django.test import Client
+
+    from organizations.models import Membership
+
+    def header(user, browser=None) -> str:
+        browser = browser or Client()
+        browser.force_login(user)
+        page = browser.get("/accounts/profile/").content.decode()
+        return page[page.index("<header"):page.index("</header>")]
+
+    governance = header(governance_user)
+    assert "/orgs/steward/dashboard/" in governance and "/datasets/" in governance
+    spoken = header(speaker)
+    assert "/orgs/" not in spoken and "/datasets/" not in spoken, "a speaker's header is their own"
+    assert "Sign out" in spoken and "csrfmiddlewaretoken" in spoken
+    speaker.interface_language = "fr-ca"
+    speaker.save(update_fields=["interface_language"])
+    french = header(speaker)
+    assert "Mon compte" in french and "My account" not in french
+    Membership.objects.create(user=speaker, organization=steward, role="curator")
+    assert "/datasets/" in header(speaker), "a new role's links show at once"
+    token = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+    tokens = {token.search(header(governance_user, Client())).group(1) for _ in range(2)}
+    assert len(tokens) == 2, "each session's own sign-out token"
