@@ -3,12 +3,16 @@ so the document can't drift from the committed run."""
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def bench_module():
+    """scripts/bench.py as `make bench` runs it: with its own folder on the path, for the modules beside it."""
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.append(str(ROOT / "scripts"))
     spec = importlib.util.spec_from_file_location("bench_report", ROOT / "scripts" / "bench.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
