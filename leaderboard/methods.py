@@ -3,14 +3,19 @@
 The dependency class (S < O < A1 < A2 < X) decides whether a method can run in the default-deny
 sandbox and whether it may win a prize and be transferred to a language community, so the site
 derives it from the manifest itself instead of trusting the declared value (MI: "a declared
-class that differs from the derived one is a validation error"). Pure functions, no Django:
-every problem is a `FieldProblem` with a JSON path, all of them reported at once.
-See docs/methods.md for the rules and the messages.
+class that differs from the derived one is a validation error"). Pure functions: of Django they use
+only translation, so that every problem (a `FieldProblem` with a JSON path, all of them reported at
+once) is written in the language of the request being served, as a package's problems are
+(submissions.packages). Each message is a whole sentence with named placeholders; a value from the
+input in it is JSON-quoted and cut to MAX_ECHO characters. See docs/methods.md for the rules and the messages.
 """
 
 import json
 import re
 from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from common.problems import FieldProblem
 
@@ -57,24 +62,54 @@ def _quote(text: str) -> str:
 
 
 def _found(value: Any) -> str:
-    """What was submitted, described briefly enough to put in a message."""
+    """What was submitted, described briefly enough to put in a message, in the reader's language (JSON's literals
+    and a type's name stay as they are written)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f"the string {_quote(value)}"
+        return _("the string %(text)s") % {"text": _quote(value)}
     if isinstance(value, (int, float)):
-        return f"the number {_clip(repr(value))}"
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+        return _("the number %(number)s") % {"number": _clip(repr(value))}
+    if isinstance(value, dict):
+        return _("an object")
+    if isinstance(value, list):
+        return _("a list")
+    return type(value).__name__
 
 
 def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _one_of(allowed: tuple[str, ...]) -> str:
-    return "one of: " + ", ".join(allowed)
+def _choices(allowed: tuple[str, ...]) -> str:
+    """The allowed values, as written in JSON, for a message's "one of: %(choices)s"."""
+    return ", ".join(allowed)
+
+
+def _unknown_choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    """The refusal of a string that is none of `allowed` for the field `name`, with the value it was probably meant
+    to be when only the case (or spaces around it) differs. One whole sentence per field, so that a translation can
+    name each field as its language does."""
+    folded = value.strip().lower()
+    suggestion = next((choice for choice in allowed if choice.lower() == folded), None)
+    values = {"value": _quote(value), "suggestion": suggestion, "choices": _choices(allowed)}
+    if name == "kind":
+        message = (_('unknown kind %(value)s (did you mean "%(suggestion)s"?); expected one of: %(choices)s')
+                   if suggestion else _("unknown kind %(value)s; expected one of: %(choices)s"))
+    elif name == "access":
+        message = (_('unknown access %(value)s (did you mean "%(suggestion)s"?); expected one of: %(choices)s')
+                   if suggestion else _("unknown access %(value)s; expected one of: %(choices)s"))
+    elif name == "class":
+        message = (_('unknown method class %(value)s (did you mean "%(suggestion)s"?); expected one of: '
+                     "%(choices)s")
+                   if suggestion else _("unknown method class %(value)s; expected one of: %(choices)s"))
+    else:
+        message = (_('unknown dependency class %(value)s (did you mean "%(suggestion)s"?); expected one of: '
+                     "%(choices)s")
+                   if suggestion else _("unknown dependency class %(value)s; expected one of: %(choices)s"))
+    return message % values
 
 
 def _licence_key(dependency: dict) -> str | None:
@@ -97,41 +132,43 @@ def _licence_allows(dependency: dict, declaration: str) -> bool:
     return licence in OPEN_LICENCES
 
 
-def _rights_phrase(dependency: dict) -> str:
+def _held_reason(access: str, dependency: dict) -> str:
+    """Why a bundled or mirrored dependency has its class: its access, its licence and the rights that gives."""
     licence = dependency.get("license")
-    shown = _quote(licence) if isinstance(licence, str) else "not declared"
+    shown = _quote(licence) if isinstance(licence, str) else pgettext("licence", "not declared")
+    values = {"access": access, "licence": shown}
     if _licence_key(dependency) == NO_LICENCE:
-        return f"license {shown}: all rights reserved"
+        return _("%(access)s, license %(licence)s: all rights reserved") % values
     redistributable = _licence_allows(dependency, "redistributable")
     transferable = _licence_allows(dependency, "transferable")
     if redistributable and transferable:
-        rights = "redistributable and transferable"
-    elif redistributable:
-        rights = "redistributable but not transferable"
-    elif transferable:
-        rights = "transferable but not redistributable"
-    else:
-        rights = "neither redistributable nor transferable"
-    return f"license {shown}, {rights}"
+        return _("%(access)s, license %(licence)s, redistributable and transferable") % values
+    if redistributable:
+        return _("%(access)s, license %(licence)s, redistributable but not transferable") % values
+    if transferable:
+        return _("%(access)s, license %(licence)s, transferable but not redistributable") % values
+    return _("%(access)s, license %(licence)s, neither redistributable nor transferable") % values
 
 
 def _classify(dependency: Any) -> tuple[str, str]:
     """(class, why): the contributed class and the short reason quoted in messages."""
     if not isinstance(dependency, dict):
-        raise ValueError(f"a dependency is a JSON object, found {_found(dependency)}")
+        raise ValueError(_("a dependency is a JSON object, found %(found)s") % {"found": _found(dependency)})
     access = dependency.get("access")
     if access in ("bundled", "mirrored"):
         allowed = _licence_allows(dependency, "redistributable") and _licence_allows(dependency, "transferable")
         held = {"bundled": "S", "mirrored": "O"}[access]
-        return (held if allowed else "X"), f"{access}, {_rights_phrase(dependency)}"
+        return (held if allowed else "X"), _held_reason(access, dependency)
     if access == "gateway":
         substitutable = dependency.get("substitutable")
         if substitutable is True:
-            return "A1", "gateway, substitutable"
-        return "A2", "gateway, not substitutable" if substitutable is False else "gateway, substitutable not declared"
+            return "A1", _("gateway, substitutable")
+        return "A2", _("gateway, not substitutable") if substitutable is False else _("gateway, substitutable not "
+                                                                                        "declared")
     if access == "external-api":
         return "A2", "external-api"
-    raise ValueError(f"unknown access {_found(access)}; expected {_one_of(DEPENDENCY_ACCESSES)}")
+    raise ValueError(_("unknown access %(found)s; expected one of: %(choices)s")
+                     % {"found": _found(access), "choices": _choices(DEPENDENCY_ACCESSES)})
 
 
 def dependency_class_of(dependency: dict) -> str:
@@ -187,13 +224,14 @@ def _check_string(block: dict, name: str, path: str, problems: list[FieldProblem
     value = block.get(name)
     if value is None:
         if required:
-            problems.append(FieldProblem(_join(path, name), "required field is missing; expected a string"))
+            problems.append(FieldProblem(_join(path, name), _("required field is missing; expected a string")))
         return False
     if not isinstance(value, str):
-        problems.append(FieldProblem(_join(path, name), f"expected a string, found {_found(value)}"))
+        problems.append(FieldProblem(_join(path, name), _("expected a string, found %(found)s")
+                                     % {"found": _found(value)}))
         return False
     if non_empty and not value.strip():
-        problems.append(FieldProblem(_join(path, name), "expected a non-empty string, found an empty one"))
+        problems.append(FieldProblem(_join(path, name), _("expected a non-empty string, found an empty one")))
         return False
     return True
 
@@ -202,27 +240,28 @@ def _check_bool(block: dict, name: str, path: str, problems: list[FieldProblem],
     value = block.get(name)
     if value is None:
         if required:
-            problems.append(FieldProblem(_join(path, name), "required field is missing; expected true or false"))
+            problems.append(FieldProblem(_join(path, name), _("required field is missing; expected true or false")))
     elif not isinstance(value, bool):
-        problems.append(FieldProblem(_join(path, name), f"expected true or false, found {_found(value)}"))
+        problems.append(FieldProblem(_join(path, name), _("expected true or false, found %(found)s")
+                                     % {"found": _found(value)}))
 
 
-def _check_choice(block: dict, name: str, label: str, allowed: tuple[str, ...], path: str,
-                  problems: list[FieldProblem], *, required: bool) -> str | None:
+def _check_choice(block: dict, name: str, allowed: tuple[str, ...], path: str, problems: list[FieldProblem], *,
+                  required: bool) -> str | None:
     """The value when it is one of `allowed`; otherwise None, with the problem recorded."""
     value = block.get(name)
     where = _join(path, name)
     if value is None:
         if required:
-            problems.append(FieldProblem(where, f"required field is missing; expected {_one_of(allowed)}"))
+            problems.append(FieldProblem(where, _("required field is missing; expected one of: %(choices)s")
+                                         % {"choices": _choices(allowed)}))
         return None
     if not isinstance(value, str):
-        problems.append(FieldProblem(where, f"expected a string, {_one_of(allowed)}; found {_found(value)}"))
+        problems.append(FieldProblem(where, _("expected a string, one of: %(choices)s; found %(found)s")
+                                     % {"choices": _choices(allowed), "found": _found(value)}))
         return None
     if value not in allowed:
-        folded = value.strip().lower()
-        hint = next((f' (did you mean "{choice}"?)' for choice in allowed if choice.lower() == folded), "")
-        problems.append(FieldProblem(where, f"unknown {label} {_quote(value)}{hint}; expected {_one_of(allowed)}"))
+        problems.append(FieldProblem(where, _unknown_choice(name, value, allowed)))
         return None
     return value
 
@@ -232,61 +271,67 @@ def _check_string_list(block: dict, name: str, path: str, problems: list[FieldPr
     if value is None:
         return
     if not isinstance(value, list):
-        problems.append(FieldProblem(_join(path, name), f"expected a list of strings, found {_found(value)}"))
+        problems.append(FieldProblem(_join(path, name), _("expected a list of strings, found %(found)s")
+                                     % {"found": _found(value)}))
         return
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
             problems.append(FieldProblem(f"{_join(path, name)}[{index}]",
-                                         f"expected a non-empty string, found {_found(item)}"))
+                                         _("expected a non-empty string, found %(found)s")
+                                         % {"found": _found(item)}))
 
 
 def _check_method_id(block: dict, path: str, problems: list[FieldProblem], *, required: bool) -> None:
     valid_string = _check_string(block, "method_id", path, problems, required=required)
     if valid_string and not METHOD_ID.match(block["method_id"]):
         problems.append(FieldProblem(_join(path, "method_id"),
-                                     f"expected kebab-case (lowercase letters, digits and hyphens, not starting "
-                                     f"with a hyphen), found {_quote(block['method_id'])}"))
+                                     _("expected kebab-case (lowercase letters, digits and hyphens, not "
+                                       "starting with a hyphen), found %(found)s")
+                                     % {"found": _quote(block["method_id"])}))
 
 
 def _validate_dependency(dependency: Any, index: int, path: str, seen: dict[str, int],
                          problems: list[FieldProblem]) -> bool:
     """Record the problems of dependency number `index`; True when its class can be derived from it."""
     if not isinstance(dependency, dict):
-        problems.append(FieldProblem(path, f"expected an object (one dependency), found {_found(dependency)}"))
+        problems.append(FieldProblem(path, _("expected an object (one dependency), found %(found)s")
+                                     % {"found": _found(dependency)}))
         return False
     if _check_string(dependency, "id", path, problems, required=True):
         dependency_id = dependency["id"]
         if dependency_id in seen:
-            problems.append(FieldProblem(_join(path, "id"), f"duplicate id {_quote(dependency_id)}: "
-                                                            f"dependencies[{seen[dependency_id]}] already declares it"))
+            problems.append(FieldProblem(_join(path, "id"), _("duplicate id %(id)s: dependencies[%(index)s] "
+                                                              "already declares it")
+                                         % {"id": _quote(dependency_id), "index": seen[dependency_id]}))
         else:
             seen[dependency_id] = index
-    _check_choice(dependency, "kind", "kind", DEPENDENCY_KINDS, path, problems, required=True)
+    _check_choice(dependency, "kind", DEPENDENCY_KINDS, path, problems, required=True)
     has_licence = _check_string(dependency, "license", path, problems, required=True)
-    access = _check_choice(dependency, "access", "access", DEPENDENCY_ACCESSES, path, problems, required=True)
+    access = _check_choice(dependency, "access", DEPENDENCY_ACCESSES, path, problems, required=True)
     if _check_string(dependency, "source", path, problems, required=True) and ":" not in dependency["source"]:
-        problems.append(FieldProblem(_join(path, "source"), 'expected a canonical URL or a "provider:slug" '
-                                                            f"identifier, found {_quote(dependency['source'])}"))
+        problems.append(FieldProblem(_join(path, "source"), _('expected a canonical URL or a "provider:slug" '
+                                                              "identifier, found %(found)s")
+                                     % {"found": _quote(dependency["source"])}))
     if access == "mirrored" and dependency.get("pin") is None:
-        problems.append(FieldProblem(_join(path, "pin"), 'required when access is "mirrored": the version, commit '
-                                                         "or content hash that pins the exact artifact"))
+        problems.append(FieldProblem(_join(path, "pin"), _('required when access is "mirrored": the version, '
+                                                           "commit or content hash that pins the exact artifact")))
     else:
         _check_string(dependency, "pin", path, problems, required=False)
     # Required for external-api too (MI's field table and the leaderboard issue), although it cannot
     # change that class: the declaration tells governance whether another provider could serve it.
     if access in ("gateway", "external-api") and dependency.get("substitutable") is None:
         problems.append(FieldProblem(_join(path, "substitutable"),
-                                     f'required when access is "{access}": true if any compatible endpoint '
-                                     "can serve this dependency, false if not"))
+                                     _('required when access is "%(access)s": true if any compatible endpoint '
+                                       "can serve this dependency, false if not") % {"access": access}))
     else:
         _check_bool(dependency, "substitutable", path, problems, required=False)
     for declaration in ("redistributable", "transferable"):  # MI's field table marks both required (✅)
         _check_bool(dependency, declaration, path, problems, required=True)
         if dependency.get(declaration) is True and _licence_key(dependency) == NO_LICENCE:
             problems.append(FieldProblem(_join(path, declaration),
-                                         'is true, but license "none" means all rights reserved; if the rights '
-                                         "holders granted the right, name that grant as the license "
-                                         '(e.g. "proprietary" or a LicenseRef- id)'))
+                                         _('is true, but license "none" means all rights reserved; if the '
+                                           "rights holders granted the right, name that grant as the license "
+                                           '(e.g. "proprietary" or a LicenseRef- id)')))
     _check_string(dependency, "notes", path, problems, required=False, non_empty=False)
     if access in ("bundled", "mirrored"):
         return has_licence
@@ -295,11 +340,13 @@ def _validate_dependency(dependency: Any, index: int, path: str, seen: dict[str,
     return access == "external-api"
 
 
-def _dependency_label(dependencies: list, index: int, path: str) -> str:
+def _dependency_name(dependencies: list, index: int, path: str) -> str:
+    """The deciding dependency as a message names it after the word "dependency": its id, JSON-quoted, or its path
+    when it has no usable id."""
     dependency_id = dependencies[index].get("id")
     if isinstance(dependency_id, str) and dependency_id.strip():
-        return f"dependency {_quote(dependency_id)}"
-    return f"dependency {_join(path, 'dependencies')}[{index}]"
+        return _quote(dependency_id)
+    return f"{_join(path, 'dependencies')}[{index}]"
 
 
 def validate_manifest(manifest: Any, path: str = "method") -> tuple[str | None, list[FieldProblem]]:
@@ -313,23 +360,23 @@ def validate_manifest(manifest: Any, path: str = "method") -> tuple[str | None, 
     type-checked when present; unknown extra fields are accepted.
     """
     if not isinstance(manifest, dict):
-        return None, [FieldProblem(path, "expected a JSON object (a method.json manifest), "
-                                         f"found {_found(manifest)}")]
+        return None, [FieldProblem(path, _("expected a JSON object (a method.json manifest), found %(found)s")
+                                   % {"found": _found(manifest)})]
     problems: list[FieldProblem] = []
     for name in ("name", "entry_point"):
         _check_string(manifest, name, path, problems, required=False)
     _check_method_id(manifest, path, problems, required=False)
-    _check_choice(manifest, "class", "method class", METHOD_CLASSES, path, problems, required=False)
+    _check_choice(manifest, "class", METHOD_CLASSES, path, problems, required=False)
     _check_string_list(manifest, "supported_pairs", path, problems)
-    declared = _check_choice(manifest, "dependency_class", "dependency class", DEPENDENCY_CLASSES, path, problems,
-                             required=True)
+    declared = _check_choice(manifest, "dependency_class", DEPENDENCY_CLASSES, path, problems, required=True)
 
     dependencies = manifest.get("dependencies")
     if not isinstance(dependencies, list):
         problems.append(FieldProblem(_join(path, "dependencies"),
-                                     "required field is missing; expected a list, [] for a method without external "
-                                     "dependencies" if dependencies is None
-                                     else f"expected a list of dependency objects, found {_found(dependencies)}"))
+                                     _("required field is missing; expected a list, [] for a method without "
+                                       "external dependencies") if dependencies is None
+                                     else _("expected a list of dependency objects, found %(found)s")
+                                     % {"found": _found(dependencies)}))
         return None, problems
     seen: dict[str, int] = {}
     usable = [_validate_dependency(dependency, index, f"{_join(path, 'dependencies')}[{index}]", seen, problems)
@@ -339,14 +386,16 @@ def validate_manifest(manifest: Any, path: str = "method") -> tuple[str | None, 
 
     derived, index, why = _most_restrictive(dependencies)
     if declared is not None and declared != derived:
+        values = {"declared": declared, "derived": derived, "why": why,
+                  "dependency": _dependency_name(dependencies, index, path) if index is not None else ""}
         if index is None:
-            reason = '"dependencies" is empty, which makes it S'
+            message = _('declared class "%(declared)s" but "dependencies" is empty, which makes it S')
         elif DEPENDENCY_CLASSES.index(declared) < DEPENDENCY_CLASSES.index(derived):
-            reason = f"{_dependency_label(dependencies, index, path)} ({why}) makes it {derived}"
+            message = _('declared class "%(declared)s" but dependency %(dependency)s (%(why)s) makes it %(derived)s')
         else:
-            reason = (f"no dependency is {declared}: the most restrictive, "
-                      f"{_dependency_label(dependencies, index, path)} ({why}), makes it {derived}")
-        problems.append(FieldProblem(_join(path, "dependency_class"), f'declared class "{declared}" but {reason}'))
+            message = _('declared class "%(declared)s" but no dependency is %(declared)s: the most restrictive, '
+                        "dependency %(dependency)s (%(why)s), makes it %(derived)s")
+        problems.append(FieldProblem(_join(path, "dependency_class"), message % values))
     return derived, problems
 
 
@@ -361,17 +410,18 @@ def validate_method_card(card: Any, path: str = "method_card") -> list[FieldProb
     Unknown extra fields (e.g. the harness's `paradigm`) are accepted.
     """
     if not isinstance(card, dict):
-        return [FieldProblem(path, f"expected a JSON object (a method card), found {_found(card)}")]
+        return [FieldProblem(path, _("expected a JSON object (a method card), found %(found)s")
+                             % {"found": _found(card)})]
     problems: list[FieldProblem] = []
     _check_method_id(card, path, problems, required=True)
     _check_string(card, "name", path, problems, required=True)
-    _check_choice(card, "class", "method class", METHOD_CLASSES, path, problems, required=True)
+    _check_choice(card, "class", METHOD_CLASSES, path, problems, required=True)
     for name in ("description", "author"):
         _check_string(card, name, path, problems, required=False, non_empty=False)
     for name in ("tools_used", "supported_pairs"):
         _check_string_list(card, name, path, problems)
     _check_bool(card, "open_source", path, problems, required=False)
-    _check_choice(card, "dependency_class", "dependency class", DEPENDENCY_CLASSES, path, problems, required=False)
+    _check_choice(card, "dependency_class", DEPENDENCY_CLASSES, path, problems, required=False)
     return problems
 
 
@@ -387,5 +437,5 @@ def check_card_against_manifest(card: Any, derived_class: str | None, path: str 
     if declared not in DEPENDENCY_CLASSES or declared == derived_class:
         return []
     return [FieldProblem(_join(path, "dependency_class"),
-                         f'method card declares dependency class "{declared}" but the method.json dependencies '
-                         f"make it {derived_class}")]
+                         _('method card declares dependency class "%(declared)s" but the method.json '
+                           "dependencies make it %(derived)s") % {"declared": declared, "derived": derived_class})]

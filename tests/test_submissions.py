@@ -849,6 +849,31 @@ def test_a_developer_reading_french_reads_the_packages_problems_in_french(client
 
 
 @pytest.mark.django_db
+def test_a_developer_reading_french_reads_the_method_cards_problems_in_french(client, steward, terms, developer,
+                                                                              media):
+    developer.interface_language = "fr-ca"
+    developer.save(update_fields=["interface_language"])
+    client.force_login(developer)
+    files = package_files(manifest("S", [GATEWAY]), method_card(**{"class": "Pipeline", "dependency_class": "S"}))
+    form = {"package": SimpleUploadedFile("fst-gated.zip", zip_bytes(files)),
+            "cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT),
+            "accept_terms": "on", "used_development": "no"}
+    response = client.post("/orgs/steward/submit/", form)
+    assert response.status_code == 400
+    assert [str(problem) for problem in response.context["problems"]] == [
+        "method.dependency_class: classe déclarée «\u00a0S\u00a0», mais la dépendance \"gpt-gateway\" (gateway, "
+        "substituable) la rend A1",
+        "method_card.class: classe de méthode inconnue \"Pipeline\" (vouliez-vous dire «\u00a0pipeline\u00a0»\u00a0?)"
+        "\u00a0; valeurs possibles\u00a0: raw-llm, coached-llm, pipeline, custom-plugin, api, human",
+        "method_card.dependency_class: la fiche de méthode déclare la classe de dépendance «\u00a0S\u00a0», mais les "
+        "dépendances de method.json la rendent A1",
+    ]
+    page = response.content.decode()
+    assert "la fiche de méthode déclare la classe de dépendance «\u00a0S\u00a0»" in page
+    assert "classe de méthode inconnue &quot;Pipeline&quot;" in page  # the submitted value, escaped
+
+
+@pytest.mark.django_db
 def test_the_development_entries_question_is_answered_in_full(client, steward, terms, developer, media):
     client.force_login(developer)
     base = {"cost_report": SimpleUploadedFile("cost_report.json", COST_REPORT), "accept_terms": "on"}
