@@ -1,11 +1,37 @@
 """Build run cards the way the harness writes them, for tests and the benchmark."""
 
 import copy
+import functools
 import hashlib
 import json
 import uuid
 
-from sacrebleu.metrics import CHRF
+from sacrebleu.metrics import BLEU, CHRF
+
+CHRF_PLUS_PLUS = CHRF(word_order=2)
+SENTENCE_BLEU = BLEU(effective_order=True)
+
+
+# sacrebleu's scores of the texts a card holds, each computed once per process: tests build the same cards (the
+# same predictions of the same entries) over and over, and the scores were much of what building one cost. The
+# caches are bounded, so a benchmark's large card does not keep its texts.
+
+@functools.lru_cache(maxsize=8192)
+def sentence_chrf(predicted: str, reference: str) -> float:
+    """sacrebleu's sentence chrF++ of `predicted` against `reference`."""
+    return CHRF_PLUS_PLUS.sentence_score(predicted, [reference]).score
+
+
+@functools.lru_cache(maxsize=8192)
+def sentence_bleu(predicted: str, reference: str) -> float:
+    """sacrebleu's sentence BLEU (effective order) of `predicted` against `reference`."""
+    return SENTENCE_BLEU.sentence_score(predicted, [reference]).score
+
+
+@functools.lru_cache(maxsize=256)
+def corpus_chrf(predicted: tuple[str, ...], references: tuple[str, ...]) -> float:
+    """sacrebleu's corpus chrF++ of the predictions against their references (one each)."""
+    return CHRF_PLUS_PLUS.corpus_score(list(predicted), [list(references)]).score
 
 
 def seal(card: dict) -> dict:
@@ -29,16 +55,16 @@ def make_card(version, entries, *, predict=None, composite=0.75, model_slug="dem
             "raw_predicted": predicted, "predicted": predicted, "segment": entry.segment,
             "difficulty": entry.difficulty, "domain": entry.domain or None,
             "exact_match": predicted == entry.reference,
-            "chrf_score": round(CHRF(word_order=2).sentence_score(predicted, [entry.reference]).score, 4),
+            "chrf_score": round(sentence_chrf(predicted, entry.reference), 4),
             "bleu_score": None, "latency_s": 1.0, "cost_usd": cost_per_entry, "tool_call_count": 0, "error": None,
             "plugin_metrics": {}, "fst_valid": None, "equivalent_match": None, "semantic_verdict": "UNKNOWN",
             "code_switching_detected": False, "hallucination_detected": False,
         })
     exact = sum(r["exact_match"] for r in results)
-    chrf = CHRF(word_order=2).corpus_score([r["predicted"] for r in results], [[r["expected"] for r in results]])
+    chrf = corpus_chrf(tuple(r["predicted"] for r in results), tuple(r["expected"] for r in results))
     scores = {
         "total": len(results), "exact_matches": exact, "exact_match_rate": exact / len(results),
-        "chrf_plus_plus": chrf.score, "errors": 0, "composite": composite,
+        "chrf_plus_plus": chrf, "errors": 0, "composite": composite,
         "avg_latency_seconds": 1.0, "median_latency_seconds": 1.0, "p95_latency_seconds": 1.0,
         "code_switching_rate": 0.0, "hallucination_rate": 0.0,
     }

@@ -7,9 +7,7 @@ import hashlib
 import json
 import uuid
 
-from sacrebleu.metrics import BLEU, CHRF
-
-from .cards import seal
+from .cards import corpus_chrf, seal, sentence_bleu, sentence_chrf
 
 HARNESS_NAMESPACE = uuid.UUID("6f1d3c52-8a0e-4c1b-9d57-0b5a2f4e7c11")
 DIFFICULTY_WORDS = {1: "Easy", 2: "2", 3: "Hard (Tier 3)", 4: 4, 5: "Tier 5"}
@@ -31,15 +29,15 @@ def harness_card(version, entries, *, sha256=None, standard=True, model_slug="ac
             "raw_predicted": predicted, "predicted": predicted, "segment": "",
             "difficulty": DIFFICULTY_WORDS.get(e.difficulty) if e.difficulty else None, "domain": "",
             "exact_match": predicted == e.reference,
-            "chrf_score": CHRF(word_order=2).sentence_score(predicted, [e.reference]).score,
+            "chrf_score": sentence_chrf(predicted, e.reference),
             # The harness's BLEU of a perfect sentence: a hair over its bound.
             "bleu_score": 100.00000000000004 if predicted == e.reference else
-            BLEU(effective_order=True).sentence_score(predicted, [e.reference]).score,
+            sentence_bleu(predicted, e.reference),
             "latency_s": 0.5, "cost_usd": 0.0, "tool_call_count": 0, "error": None,
             "plugin_metrics": {"lyss": {"verdict": "VALID", "notes": {"checked": True}}},
             "lyss_verdict": "VALID",
         })
-    chrf = CHRF(word_order=2).corpus_score([r["predicted"] for r in rows], [[r["expected"] for r in rows]]).score
+    chrf = corpus_chrf(tuple(r["predicted"] for r in rows), tuple(r["expected"] for r in rows))
     exact = sum(r["exact_match"] for r in rows)
     pin = sha256 or version.public_sha256
     card = {
