@@ -2,6 +2,7 @@
 
 import datetime
 import gc
+import inspect
 import itertools
 import json
 import os
@@ -13,6 +14,8 @@ from django.conf import settings as django_settings
 from corpus.models import ConsentUse
 from corpus.services import grant_consent, import_corpus, set_dataset_public
 from organizations.services import add_member, create_organization
+
+from .shared_world import MISSING, SHARED, SharedWorld
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "correct horse battery staple 42"
@@ -69,6 +72,40 @@ def kept_sqlite_database() -> Path:
         if not stale.name.startswith(name):
             stale.unlink(missing_ok=True)
     return folder / name
+
+
+@pytest.fixture(scope="session")
+def shared_world(django_db_setup, django_db_blocker, media_folders):
+    """The rows consecutive tests start from alike (tests/shared_world.py), rolled back at the end."""
+    world = SharedWorld(django_db_blocker, media_folders[0] / "shared")
+    yield world
+    world.close()
+
+
+@pytest.fixture
+def _django_db_helper(request, django_db_setup, django_db_blocker, shared_world):
+    """pytest-django's transaction of each test, started once the shared rows the test starts from are in place."""
+    from pytest_django import fixtures
+
+    shared_world.prepare(request.node)
+    yield from fixtures._django_db_helper.__wrapped__(request, django_db_setup, django_db_blocker)
+
+
+def shared_fixture(make):
+    """A fixture made by `make`, which takes the fixtures its parameters name: made once for consecutive tests
+    that start from the same rows (tests/shared_world.py), each test getting its own copy of the objects."""
+    arguments = tuple(inspect.signature(make).parameters)
+
+    def fixture(request, shared_world, **values):
+        shared = shared_world.value(request.node, fixture)
+        return shared if shared is not MISSING else make(**values)
+
+    fixture.__signature__ = inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                               for name in ("request", "shared_world", *arguments)])
+    fixture.__name__, fixture.__qualname__, fixture.__doc__ = make.__name__, make.__qualname__, make.__doc__
+    fixture.__module__ = make.__module__
+    SHARED[fixture] = (make, arguments)
+    return pytest.fixture(fixture)
 
 
 def pytest_sessionstart(session):
@@ -227,7 +264,7 @@ def mixed_entries():
     ]
 
 
-@pytest.fixture
+@shared_fixture
 def steward(db):
     organization, _ = create_organization(
         slug="steward",
@@ -239,7 +276,7 @@ def steward(db):
     return organization
 
 
-@pytest.fixture
+@shared_fixture
 def other_org(db):
     organization, _ = create_organization(
         slug="other",
@@ -343,13 +380,13 @@ def totp_code(user) -> str:
     return code
 
 
-@pytest.fixture
+@shared_fixture
 def governance_user(steward):
     """Governance staff of the steward, with two-factor authentication (which reading secrets requires)."""
     return member("gov@steward.example", steward, "governance")
 
 
-@pytest.fixture
+@shared_fixture
 def curator(steward):
     """A curator of the steward, with two-factor authentication."""
     return member("curator@steward.example", steward, "curator")
@@ -381,12 +418,12 @@ def curator_without_mfa(steward):
     return user
 
 
-@pytest.fixture
+@shared_fixture
 def speaker(steward):
     return member("speaker@steward.example", steward, "speaker")
 
 
-@pytest.fixture
+@shared_fixture
 def outsider(other_org):
     """A speaker and even a curator elsewhere, with two-factor authentication: no rights on the steward's
     corpora all the same."""
@@ -441,7 +478,7 @@ def entries_of(version):
     return list(Entry.objects.filter(version=version).order_by("position"))
 
 
-@pytest.fixture
+@shared_fixture
 def public_version(steward):
     """A public dataset holding one entry of each segment; the secret ones carry SECRET_MARK."""
     outcome = import_corpus(data=corpus_bytes(mixed_entries()), organization=steward, actor=None)
@@ -480,7 +517,7 @@ def activate_held_out(version) -> None:
 
 # Review: the run card a campaign reviews and the speakers it draws on (tests/review_setup.py builds them).
 
-@pytest.fixture
+@shared_fixture
 def card(steward, governance_user):
     """A gold-standard card of the steward in every difficulty tier, uploaded by its sandbox operator."""
     from .review_setup import gold_card
@@ -488,7 +525,7 @@ def card(steward, governance_user):
     return gold_card(steward, governance_user)
 
 
-@pytest.fixture
+@shared_fixture
 def public_card(card):
     """`card` on a published dataset: its row is on the public (cached) leaderboard."""
     publish(card.dataset_version.dataset)
@@ -501,7 +538,7 @@ def pool_size() -> int:
     return 4
 
 
-@pytest.fixture
+@shared_fixture
 def pool(steward, pool_size):
     """Qualified speakers of the steward (speaker1@… to speaker<pool_size>@…), a campaign's pool."""
     from .review_setup import speakers

@@ -1,0 +1,172 @@
+"""The rows consecutive tests start from alike, made once for all of them.
+
+Most tests start from the same rows: the steward, its governance staff, a gold-standard run card, a pool of
+speakers, made by the conftest's fixtures through the services (a card alone took about 80 ms, and some 200 tests
+made one). The fixtures defined with `shared_fixture` (tests/conftest.py; a module's own may be too) are made
+outside the test's transaction, each in a transaction of its own (a savepoint) within the one of the fixture made
+before it, and these stay open for the next tests: a test starting from the same fixtures, made in the same order,
+finds them made; one starting from the first few of them has the others rolled back; one starting from others has
+them rolled back and its own made. The test itself still runs in a transaction of its own (pytest-django's, a
+savepoint within these) and leaves nothing behind. A test run outside a transaction (`transactional_db`,
+`live_server`, ...) has every shared fixture rolled back first and makes its own.
+
+Only the beginning of a test's fixtures, in the order pytest makes them, is shared: shared fixtures and fixtures
+that write nothing (INERT); from the first other one on (a module's own, `eager_tasks`, ...), the test makes its
+fixtures itself, as before. So a test starts from the rows it would have made, by the same calls in the same order.
+Each test gets its own deep copy of the objects, as they were when made (objects remember what they read).
+Caches are emptied before each test (`clean_cache`), and the sent mail too (pytest-django), as before.
+"""
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from _pytest.python import get_direct_param_fixture_func
+from django.db import transaction
+from django.test.utils import override_settings
+
+FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+MISSING = object()  # the value of a shared fixture the test makes itself
+
+# Fixtures that make no rows and change nothing the shared fixtures read.
+INERT = frozenset({
+    "request", "db", "_django_db_marker", "_django_db_helper", "django_db_setup", "django_db_blocker",
+    "django_db_modify_db_settings", "django_db_modify_db_settings_parallel_suffix",
+    "django_db_modify_db_settings_tox_suffix", "django_db_modify_db_settings_xdist_suffix",
+    "django_db_use_migrations", "django_db_keepdb", "django_db_createdb", "django_test_environment",
+    "_django_setup_unittest", "_dj_autoclear_mailbox", "_django_clear_site_cache", "_django_set_urlconf",
+    "_fail_for_invalid_template_variable", "_template_string_if_invalid_marker", "_django_isolate_apps",
+    "_live_server_helper", "django_user_model", "django_username_field",
+    "mailoutbox", "django_mail_patch_dns", "django_mail_dnsname", "client", "async_client", "rf", "async_rf",
+    "settings", "monkeypatch", "tmp_path", "tmp_path_factory", "tmpdir", "tmpdir_factory", "caplog", "capsys",
+    "capfd", "recwarn", "pytestconfig", "worker_id", "testrun_uid", "django_assert_num_queries",
+    "django_assert_max_num_queries", "django_capture_on_commit_callbacks", "shared_world", "media_folders",
+    # The conftest's own autouse fixtures: settings and patches the shared fixtures do not depend on.
+    "fast_password_hashing", "uploads_in_a_temporary_folder", "force_login_proves_the_second_factor",
+    "roomy_api_rates", "clean_cache", "default_language", "totp_clock",
+})
+
+# A shared fixture's function (as pytest holds it) → (the function making its value, the fixtures it takes); filled
+# by `shared_fixture` in the conftest, which the conftest's fixtures and a module's own can be defined with.
+SHARED: dict[Callable[..., Any], tuple[Callable[..., Any], tuple[str, ...]]] = {}
+# Fixtures whose value a shared fixture takes and that are computed, not made (`pool_size`): their value is part of
+# what the shared rows are.
+VALUES = ("pool_size",)
+
+
+def transactional(item) -> bool:
+    """Whether pytest-django runs the test outside a transaction (its own rule), or with models of its own."""
+    if item.get_closest_marker("isolate_apps") is not None:
+        return True
+    marker = item.get_closest_marker("django_db")
+    if marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")
+                               or marker.kwargs.get("serialized_rollback") or (marker.args and marker.args[0])):
+        return True
+    return bool({"transactional_db", "live_server", "django_db_reset_sequences",
+                 "django_db_serialized_rollback"} & set(item.fixturenames))
+
+
+def creation_order(item) -> list[tuple[str, Any]]:
+    """The test's fixtures in the order pytest makes them (each after those it takes), with their definitions. A
+    fixture taking a fixture of its own name, directly or through others (a module's `card` taking the conftest's
+    `public_card`, which takes `card`), gets the definition one level up, as pytest gives it."""
+    definitions = item._fixtureinfo.name2fixturedefs
+    order: list[tuple[str, Any]] = []
+    made: set[tuple[str, int]] = set()
+    levels: dict[str, int] = {}
+
+    def visit(name: str) -> None:
+        stack = definitions.get(name)
+        level = levels.get(name, 0) - 1
+        if not stack or -level > len(stack) or (name, level) in made:
+            return
+        made.add((name, level))
+        definition = stack[level]
+        levels[name] = level
+        for argument in definition.argnames:
+            visit(argument)
+        levels[name] = level + 1
+        order.append((name, definition))
+
+    for name in item.fixturenames:
+        visit(name)
+    return order
+
+
+def plan(item) -> list[tuple[tuple, Callable[..., Any], dict[str, Any]]]:
+    """The shared fixtures `item` starts from, in the order they are made: (what identifies each, its function, the
+    computed values it takes); empty when it shares nothing."""
+    if transactional(item):
+        return []
+    levels: list[tuple[tuple, Callable[..., Any], dict[str, Any]]] = []
+    values: dict[str, Any] = {}
+    made: set[str] = set()  # a shared fixture takes only shared ones made before it, and computed values
+    for name, definition in creation_order(item):
+        if name in VALUES:
+            if definition.argnames or definition.params is not None:
+                break
+            values[name] = definition.func()
+        elif definition.func in SHARED and set(SHARED[definition.func][1]) <= {"db", *values, *made}:
+            taken = {argument: values[argument] for argument in SHARED[definition.func][1] if argument in values}
+            identity = (name, definition.func.__module__, definition.func.__qualname__, tuple(sorted(taken.items())))
+            levels.append((identity, definition.func, taken))
+            made.add(name)
+        elif name not in INERT and definition.func is not get_direct_param_fixture_func:  # a parametrized value
+            break
+    return levels
+
+
+class SharedWorld:
+    """The shared fixtures made, each in a transaction of its own (a savepoint) within the one before: a test
+    starting from the first ones keeps them and has the others rolled back."""
+
+    def __init__(self, blocker, media_root):
+        self.blocker = blocker
+        self.media_root = media_root
+        self.levels: list[tuple[tuple, Callable[..., Any], Any, transaction.Atomic]] = []
+        self.copied: tuple[str, dict[Callable[..., Any], Any]] = ("", {})
+
+    def prepare(self, item) -> None:
+        """Before the test's own transaction starts: the shared fixtures it starts from, made when they are not
+        already (those made after the first one that differs are rolled back first)."""
+        wanted = plan(item)
+        kept = 0
+        while (kept < len(self.levels) and kept < len(wanted)
+               and self.levels[kept][0] == wanted[kept][0]):
+            kept += 1
+        self.close(keep=kept)
+        self.copied = ("", {})
+        if kept == len(wanted):
+            return
+        taken = {identity[0]: value for identity, _, value, _ in self.levels}
+        with self.blocker.unblock():
+            try:
+                # What the conftest's autouse fixtures set for each test, before its fixtures are made.
+                with override_settings(PASSWORD_HASHERS=FAST_HASHER, MEDIA_ROOT=self.media_root):
+                    for identity, function, values in wanted[kept:]:
+                        atomic = transaction.atomic()
+                        atomic.__enter__()
+                        self.levels.append((identity, function, None, atomic))
+                        make, arguments = SHARED[function]
+                        value = make(**{argument: values.get(argument, taken.get(argument))
+                                        for argument in arguments})
+                        self.levels[-1] = (identity, function, value, atomic)
+                        taken[identity[0]] = value
+            except BaseException:
+                self.close()
+                raise
+
+    def value(self, item, function: Callable[..., Any]) -> Any:
+        """The test's own copy of the value of the shared fixture `function`, or MISSING when the test makes it."""
+        if self.copied[0] != item.nodeid:
+            self.copied = (item.nodeid, copy.deepcopy({made: value for _, made, value, _ in self.levels}))
+        return self.copied[1].get(function, MISSING)
+
+    def close(self, keep: int = 0) -> None:
+        """Roll back the shared fixtures after the first `keep`."""
+        if len(self.levels) <= keep:
+            return
+        with self.blocker.unblock():
+            while len(self.levels) > keep:
+                atomic = self.levels.pop()[3]
+                transaction.set_rollback(True)
+                atomic.__exit__(None, None, None)
