@@ -21,7 +21,7 @@ from submissions.harness import query, selectors
 from submissions.harness.query import QueryError
 
 from .cards import seal
-from .conftest import corpus_bytes, entry, publish, published_version
+from .conftest import corpus_bytes, entry, publish, published_version, shared_fixture
 from .harness_fixtures import card_row, entry_batches, harness_card
 from .test_harness_intake import BASE, post, public_entries, publish_like_the_harness
 
@@ -32,14 +32,14 @@ HARNESS_KEY = "sb_publishable_bV6CFNFnzxhQI0wlBx2J0A_5Vm5gFBp"
 HARNESS_HEADERS = {"HTTP_APIKEY": HARNESS_KEY, "HTTP_AUTHORIZATION": f"Bearer {HARNESS_KEY}"}
 
 
-@pytest.fixture
+@shared_fixture
 def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain=("medical", "legal")[n % 2]) for n in range(1, 41)]
     entries += [entry(500, "gold_standard", domain="medical")]
     return published_version(steward, entries)
 
 
-@pytest.fixture
+@shared_fixture
 def token(speaker):
     return create_api_token(actor=speaker)[1]
 
@@ -198,8 +198,11 @@ def test_the_queue_runner_is_answered_an_empty_queue_and_other_tables_a_postgres
 # 4. Reads with the harness's own headers, and the PostgREST operators it uses
 # ---------------------------------------------------------------------------------------------------------
 
-def published(client, version, token) -> dict[str, str]:
-    """Three cards: verified, scores-only (unverified), and disqualified; model slug → id."""
+@shared_fixture
+def published(version, token) -> dict[str, str]:
+    """Three cards published as the harness publishes them: verified, scores-only (unverified), and disqualified;
+    model slug → id."""
+    client = Client()
     ids = {}
     for suffix, slug, predict in (("aaa", "acme/good", None), ("ddd", "acme/cheat", lambda e: e.source)):
         card, rows = harness_card(version, public_entries(version), run_suffix=suffix, model_slug=slug,
@@ -214,15 +217,14 @@ def published(client, version, token) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("key", [HARNESS_KEY, "sb_publishable_champollion_review"])
-def test_reads_with_the_harness_headers_are_anonymous_reads(client, version, token, key):
-    published(client, version, token)
+def test_reads_with_the_harness_headers_are_anonymous_reads(client, published, key):
     answer = client.get(f"{BASE}/run_cards?select=model_slug", HTTP_APIKEY=key, HTTP_AUTHORIZATION=f"Bearer {key}")
     assert answer.status_code == 200 and len(answer.json()) == 3
     assert client.get(f"{BASE}/run_cards", HTTP_AUTHORIZATION="Bearer not-a-key").status_code == 401
 
 
-def test_the_queue_runners_coverage_read_leaves_out_disqualified_cards(client, version, token):
-    ids = published(client, version, token)
+def test_the_queue_runners_coverage_read_leaves_out_disqualified_cards(client, version, published):
+    ids = published
     covered = read(client, "select=dataset_id,model_slug,condition&trust=neq.disqualified&limit=1000&offset=0"
                            "&order=id.asc")
     assert covered.status_code == 200
@@ -251,8 +253,7 @@ def test_the_queue_runners_coverage_read_leaves_out_disqualified_cards(client, v
     ("language_pair=eq.en-crk&model_slug=neq.acme/good", ["acme/cheat", "acme/claim"]),
     ("run_card=not.is.null&model_slug=like.acme/g*", ["acme/good"]),
 ])
-def test_postgrest_operators(client, version, token, filters, expected):
-    published(client, version, token)
+def test_postgrest_operators(client, published, filters, expected):
     answer = read(client, f"select=model_slug&{filters}")
     assert answer.status_code == 200, answer.json()
     assert sorted(r["model_slug"] for r in answer.json()) == expected
@@ -389,8 +390,7 @@ def test_a_public_name_is_one_accounts_alone_and_set_on_my_account(client, speak
 # 8. The install read is consistent, and scores as the harness scores
 # ---------------------------------------------------------------------------------------------------------
 
-def test_the_install_read_is_one_card_whatever_it_selects(client, version, token):
-    published(client, version, token)
+def test_the_install_read_is_one_card_whatever_it_selects(client, published):
     everything = {row["model_slug"]: row for row in read(client, "select=*").json()}
     good = everything["acme/good"]
     card = json.loads(RunCard.objects.filter(model_slug="acme/good").values_list("raw", flat=True).get())
@@ -413,6 +413,7 @@ def harness_report_entries(rows: list[dict]) -> list[dict]:
     return [{"expected": r["expected"], "predicted": r["predicted"], "error": r["error"]} for r in rows]
 
 
+@pytest.mark.slow  # the reference is upstream's own bootstrap: 1,000 resamples of its pure-Python chrF++ (3 s)
 def test_a_card_with_errored_entries_is_scored_as_the_harness_scores_it(client, version, token):
     """The harness counts a failed translation as an empty hypothesis in corpus chrF++ and its interval
     (significance.scored_pairs, confidence.bootstrap_ci): a card of it with errors agrees with what is recomputed
