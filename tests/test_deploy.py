@@ -38,6 +38,7 @@ def run(args, env):
     )
 
 
+@pytest.mark.slow  # a Python process of its own loads every app in production mode (1.5 s)
 def test_deploy_checks_pass_without_warnings():
     # Production shares its cache (throttles, rate limits) in Redis; without it the check warns (test_limits.py).
     result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -46,6 +47,7 @@ def test_deploy_checks_pass_without_warnings():
     assert "System check identified no issues" in result.stdout
 
 
+@pytest.mark.slow  # a Python process of its own reads the production settings (1 s)
 def test_production_refuses_to_start_without_secret_key():
     # Importing the WSGI module is what gunicorn does at start-up.
     result = run(["-c", "import config.wsgi"], production_env(SECRET_KEY=None))
@@ -55,6 +57,7 @@ def test_production_refuses_to_start_without_secret_key():
     )
 
 
+@pytest.mark.slow  # a Python process of its own loads the WSGI application (1.5 s)
 def test_a_web_worker_keeps_what_it_loaded_out_of_full_collections():
     """gunicorn imports the WSGI module in each worker: what is loaded by then is frozen (gc.freeze)."""
     result = run(["-c", "import gc, config.wsgi; print(gc.get_freeze_count())"],

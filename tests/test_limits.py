@@ -180,6 +180,7 @@ def test_production_without_a_shared_cache_is_warned_about(settings):
     assert checks.shared_cache_in_production in registry.get_checks()
 
 
+@pytest.mark.slow  # a Python process of its own loads every app in production mode (1.5 s)
 def test_deploy_check_fails_in_production_without_redis_cache_url():
     """What `make check-deploy` would say without REDIS_CACHE_URL (test_deploy.py passes it one)."""
     result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production_env())

@@ -3,6 +3,8 @@ there too; installing prints nothing alarming (the application is not built as a
 
 import subprocess
 
+import pytest
+
 
 def make_plan(*arguments: str) -> str:
     return subprocess.run(["make", "-n", *arguments], capture_output=True, text=True, check=True).stdout
@@ -31,6 +33,7 @@ def test_installing_never_builds_the_application_as_a_package():
 
 
 
+@pytest.mark.slow  # a Python process of its own runs `manage.py shell` (1.5 s)
 def test_eager_tasks_warn_of_no_missing_broker(tmp_path):
     """`make run` configures no broker, so tasks run eagerly; Celery still prepares a producer for each task it
     runs, and an empty broker address made kombu warn "No hostname was supplied" in the newcomer's log."""

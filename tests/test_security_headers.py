@@ -42,6 +42,7 @@ def test_no_page_relies_on_inline_script_or_style(client, public_version, person
         assert not EVENT_HANDLER.search(response.content), f"inline event handler at {url}"
 
 
+@pytest.mark.slow  # a Python process of its own serves two requests in production mode (1.5 s)
 def test_production_sends_hsts_and_redirects_to_https():
     script = ("from django.test import Client; "
               "r = Client().get('/api/v1/schema/', HTTP_HOST='review.example.org', secure=True); "
