@@ -50,19 +50,20 @@ test: lint
 	$(BIN)/python -m pytest -m alone $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 ## The edit–test loop: the suite on SQLite (in-process cache, eager Celery tasks) in parallel (pytest-xdist,
-## TEST_FAST_WORKERS processes); nothing but Python needed (no PostgreSQL, Redis, Chromium, Node.js or gettext).
-## About 175 CPU-seconds across its processes. It leaves out what only `make test` runs: the browser tests, the
-## tests marked `slow` (the walks of every URL as each persona, the API fuzzing, the migrations run back and forth,
-## the harness CLI against a live server, the gate's calibration simulations) and those that need PostgreSQL or a
-## Celery worker (concurrency, row locks, prepared statements, triggers, a killed worker, the database restart),
-## which skip without them. Each worker's migrated test database is kept in .test-databases/ and made again when a
+## TEST_FAST_WORKERS processes, an idle one taking tests queued for another); nothing but Python needed (no
+## PostgreSQL, Redis, Chromium, Node.js or gettext). About 105 CPU-seconds across its processes: 53 to 58 seconds
+## on two otherwise idle cores. It leaves out what only `make test` runs: the browser tests, the tests marked `slow`
+## (the walks of every URL as each persona, the API fuzzing, the migrations run back and forth, the harness CLI
+## against a live server, the gate's calibration simulations, upstream's bootstrap recomputed, the Python processes
+## started in production mode) and those that need PostgreSQL or a Celery worker (concurrency, row locks, prepared
+## statements, triggers, a killed worker, the database restart), which skip without them. Each worker's migrated test database is kept in .test-databases/ and made again when a
 ## migration changes (PYTEST_ARGS=--create-db makes it again anyway); bytecode and pytest's rewritten test modules
 ## are kept in __pycache__/ even where PYTHONDONTWRITEBYTECODE is set, so that a run does not compile them again.
 TEST_FAST_WORKERS ?= auto
 TEST_FAST_ENV := env -u DATABASE_URL -u REDIS_CACHE_URL -u CELERY_BROKER_URL -u REQUIRE_POSTGRES -u REQUIRE_BROWSER \
 	-u REQUIRE_GETTEXT -u REQUIRE_NODE -u ALLOW_POSTGRES_RESTART -u PYTHONDONTWRITEBYTECODE
 test-fast: install-test
-	$(TEST_FAST_ENV) $(BIN)/python -m pytest -q -n $(TEST_FAST_WORKERS) --reuse-db -m "not browser and not slow" \
+	$(TEST_FAST_ENV) $(BIN)/python -m pytest -q -n $(TEST_FAST_WORKERS) --dist worksteal --reuse-db -m "not browser and not slow" \
 		$(PYTEST_ARGS)
 
 ## The hot path's tests (compiled and prepared queries, the rating page) and every query-count test, with the oldest
