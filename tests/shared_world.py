@@ -13,14 +13,16 @@ savepoint within these) and leaves nothing behind. A test run outside a transact
 Only the beginning of a test's fixtures, in the order pytest makes them, is shared: shared fixtures and fixtures
 that write nothing (INERT); from the first other one on (a module's own, `eager_tasks`, ...), the test makes its
 fixtures itself, as before. So a test starts from the rows it would have made, by the same calls in the same order.
-Each test gets its own deep copy of the objects, as they were when made (objects remember what they read).
-Caches are emptied before each test (`clean_cache`), and the sent mail too (pytest-django), as before.
+Each test gets its own deep copy of the objects, as they were when made (objects remember what they read), and
+finds in its outbox copies of the e-mails sent while they were made. Caches are emptied before each test
+(`clean_cache`): what making the shared fixtures cached is gone, as a cache may lose anything.
 """
 import copy
 from collections.abc import Callable
 from typing import Any
 
 from _pytest.python import get_direct_param_fixture_func
+from django.core import mail
 from django.db import transaction
 from django.test.utils import override_settings
 
@@ -122,8 +124,11 @@ class SharedWorld:
     def __init__(self, blocker, media_root):
         self.blocker = blocker
         self.media_root = media_root
-        self.levels: list[tuple[tuple, Callable[..., Any], Any, transaction.Atomic]] = []
-        self.copied: tuple[str, dict[Callable[..., Any], Any]] = ("", {})
+        # (what identifies it, its function, its transaction, a copy of every shared fixture's value as it stood
+        # once this one was made, with the e-mails sent while each was made): a later fixture may change an
+        # earlier one's object, and a test starting from the earlier ones must not see that.
+        self.levels: list[tuple[tuple, Callable[..., Any], transaction.Atomic, dict]] = []
+        self.copied: tuple[str, dict[Callable[..., Any], tuple[Any, list]]] = ("", {})
 
     def prepare(self, item) -> None:
         """Before the test's own transaction starts: the shared fixtures it starts from, made when they are not
@@ -137,7 +142,8 @@ class SharedWorld:
         self.copied = ("", {})
         if kept == len(wanted):
             return
-        taken = {identity[0]: value for identity, _, value, _ in self.levels}
+        made = copy.deepcopy(self.levels[kept - 1][3]) if kept else {}
+        taken = {identity[0]: made[function][0] for identity, function, _, _ in self.levels}
         with self.blocker.unblock():
             try:
                 # What the conftest's autouse fixtures set for each test, before its fixtures are made.
@@ -145,21 +151,26 @@ class SharedWorld:
                     for identity, function, values in wanted[kept:]:
                         atomic = transaction.atomic()
                         atomic.__enter__()
-                        self.levels.append((identity, function, None, atomic))
+                        self.levels.append((identity, function, atomic, {}))
                         make, arguments = SHARED[function]
+                        sent = len(mail.outbox)
                         value = make(**{argument: values.get(argument, taken.get(argument))
                                         for argument in arguments})
-                        self.levels[-1] = (identity, function, value, atomic)
+                        made[function] = (value, mail.outbox[sent:])
                         taken[identity[0]] = value
+                        self.levels[-1] = (identity, function, atomic, copy.deepcopy(made))
             except BaseException:
                 self.close()
                 raise
 
     def value(self, item, function: Callable[..., Any]) -> Any:
-        """The test's own copy of the value of the shared fixture `function`, or MISSING when the test makes it."""
+        """The test's own copy of the value of the shared fixture `function`, or MISSING when the test makes it;
+        copies of the e-mails sent while it was made go to the test's outbox, as if the test had made it."""
         if self.copied[0] != item.nodeid:
-            self.copied = (item.nodeid, copy.deepcopy({made: value for _, made, value, _ in self.levels}))
-        return self.copied[1].get(function, MISSING)
+            self.copied = (item.nodeid, copy.deepcopy(self.levels[-1][3]) if self.levels else {})
+        value, sent = self.copied[1].get(function, (MISSING, []))
+        mail.outbox.extend(sent)
+        return value
 
     def close(self, keep: int = 0) -> None:
         """Roll back the shared fixtures after the first `keep`."""
@@ -167,6 +178,6 @@ class SharedWorld:
             return
         with self.blocker.unblock():
             while len(self.levels) > keep:
-                atomic = self.levels.pop()[3]
+                atomic = self.levels.pop()[2]
                 transaction.set_rollback(True)
                 atomic.__exit__(None, None, None)
