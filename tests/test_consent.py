@@ -29,7 +29,7 @@ from leaderboard.services import submit_run_card
 from organizations.models import AuditEvent
 
 from .cards import body, make_card
-from .conftest import SECRET_MARK, corpus_bytes, entry, mixed_entries
+from .conftest import SECRET_MARK, corpus_bytes, entry, mixed_entries, shared_fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +54,7 @@ def grant(dataset, actor, uses, **fields):
                          granted_on=TODAY, actor=actor, **fields)
 
 
-@pytest.fixture
+@shared_fixture
 def dataset(steward, governance_user):
     """Published with one record covering public release and another covering evaluation, so that each
     can be revoked on its own; a public card and a secret card on the leaderboard."""
@@ -65,7 +65,7 @@ def dataset(steward, governance_user):
     return {"version": version, "dataset": version.dataset, "release": release, "evaluation": evaluation}
 
 
-@pytest.fixture
+@shared_fixture
 def cards(dataset, speaker, governance_user):
     version = dataset["version"]
     public = list(Entry.objects.filter(version=version, segment__in=["development", "diagnostic"]))

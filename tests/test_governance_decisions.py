@@ -22,20 +22,20 @@ from submissions import decisions as submission_decisions
 from submissions import services as submission_services
 from submissions.models import SubmissionState
 
-from .conftest import corpus_bytes, grant_all_consents, member, mixed_entries, password_only_login
+from .conftest import corpus_bytes, grant_all_consents, member, mixed_entries, password_only_login, shared_fixture
 from .review_setup import gold_card, settings_for, speakers
 from .test_submissions import package_files, submit, zip_bytes
 
 PUBLICATION = corpus_decisions.PUBLICATION
 
 
-@pytest.fixture
+@shared_fixture
 def staff(steward, governance_user):
     """Four governance staff: `governance_user` proposes, the three others may sign."""
     return [governance_user] + [member(f"gov{n}@steward.example", steward, "governance") for n in (2, 3, 4)]
 
 
-@pytest.fixture
+@shared_fixture
 def dataset(steward):
     version = import_corpus(data=corpus_bytes(mixed_entries()), organization=steward, actor=None).version
     grant_all_consents(version.dataset)
@@ -161,7 +161,7 @@ def test_a_change_of_the_payload_makes_every_signature_stale(steward, staff, car
 
 # Conflicts of interest; eligible n < k.
 
-@pytest.fixture
+@shared_fixture
 def card(steward, governance_user):
     return gold_card(steward, governance_user)
 

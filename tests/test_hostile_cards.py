@@ -24,7 +24,7 @@ from leaderboard.services import RunCardRejected, submit_run_card
 from submissions.models import HarnessIntake, HarnessIntakeEntry
 
 from .cards import body, make_card, seal
-from .conftest import entry, published_version
+from .conftest import entry, published_version, shared_fixture
 from .harness_fixtures import card_row, entry_batches, harness_card
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ SECRET_TAIL = (" and the children listened until the fire burned down to embers 
 LONG_GOLD = PUBLIC_PART + SECRET_TAIL
 
 
-@pytest.fixture
+@shared_fixture
 def version(steward):
     entries = [entry(n, "development", domain="medical") for n in range(1, 6)]
     entries += [{"id": 6, "source": "the story", "reference": PUBLIC_PART, "segment": "development"},
@@ -109,7 +109,7 @@ def test_repeated_names_are_refused_in_a_card_sent_with_its_entries_beside_it(cl
     refused(post(client, speaker, text.encode()), 400, "run_card.method_config.p", "entries[1].x")
 
 
-@pytest.fixture
+@shared_fixture
 def token(speaker):
     return create_api_token(actor=speaker)[1]
 

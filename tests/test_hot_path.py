@@ -24,6 +24,7 @@ from organizations.models import Organization
 from review import services
 from review.models import Assignment, Rating
 
+from .conftest import shared_fixture
 from .review_setup import gold_card, settings_for, speakers
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +40,7 @@ def pool_size() -> int:
     return 3
 
 
-@pytest.fixture
+@shared_fixture
 def campaign(steward, governance_user, pool, card):
     return services.open_campaign(run_card=card, actor=governance_user,
                                   values=settings_for(pool, sample_size=12, control_count=2))

@@ -9,12 +9,12 @@ from leaderboard.models import RunCard
 from leaderboard.services import record_reproduction, submit_run_card
 
 from .cards import body, make_card
-from .conftest import corpus_bytes, entries_of, entry, grant_all_consents, published_version
+from .conftest import corpus_bytes, entries_of, entry, grant_all_consents, published_version, shared_fixture
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
+@shared_fixture
 def version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain="medical" if n <= 4 else "legal",
                      provenance="elicited") for n in range(1, 9)]

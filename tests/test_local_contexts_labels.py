@@ -23,7 +23,7 @@ from leaderboard.services import submit_run_card
 from organizations.models import AuditAction, AuditEvent
 
 from .cards import body, make_card
-from .conftest import corpus_bytes, entries_of, entry, member, mixed_entries, publish
+from .conftest import corpus_bytes, entries_of, entry, member, mixed_entries, publish, shared_fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +63,7 @@ def hub_bytes(project: dict) -> bytes:
     return json.dumps(project, ensure_ascii=False).encode("utf-8")
 
 
-@pytest.fixture
+@shared_fixture
 def version(steward):
     version = import_corpus(data=corpus_bytes(mixed_entries()), organization=steward, actor=None).version
     publish(version.dataset)

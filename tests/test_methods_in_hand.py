@@ -23,7 +23,7 @@ from submissions.models import DependencySignOff, MethodSubmission, RightsHolder
 from submissions.selectors import manifest_digest
 
 from .cards import body, make_card
-from .conftest import activate_held_out, corpus_bytes, member, password_only_login, proven
+from .conftest import activate_held_out, corpus_bytes, member, password_only_login, proven, shared_fixture
 from .review_setup import gold_entries, sandbox_operator
 from .test_submissions import (  # noqa: F401 - fixtures
     EXTERNAL,
@@ -381,7 +381,7 @@ def a1_card(version, method_id="fst-gated", segment="gold_standard"):
                      manifest=manifest("A1", [MIRRORED, GATEWAY], method_id=method_id))
 
 
-@pytest.fixture
+@shared_fixture
 def secret_version(steward, governance_user):
     entries = gold_entries(12) + [{**entry, "id": entry["id"] + 100, "segment": "held_out"}
                                   for entry in gold_entries(4)]

@@ -18,6 +18,7 @@ from review import services
 from review.models import Assignment, Campaign, Rating
 
 from .browser_support import reviewed_public_dataset
+from .conftest import shared_fixture
 from .review_setup import gold_card, settings_for
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,7 @@ def pool_size() -> int:
     return 2
 
 
-@pytest.fixture
+@shared_fixture
 def public_campaign(steward, governance_user, pool):
     """Public development entries and secret gold-standard ones, one rating per item, 12 items per speaker."""
     _, _, campaign = reviewed_public_dataset(steward, governance_user, pool, sample_size=12, ratings_per_item=1)

@@ -11,7 +11,7 @@ from review.gate import GatePolicy, evaluate_gate
 from review.models import Campaign, Decision, Rating, SpeakerExclusion
 from review.selectors import campaign_aggregate
 
-from .conftest import SECRET_MARK
+from .conftest import SECRET_MARK, shared_fixture
 from .review_setup import OUTPUT_MARK, open_campaign, rate_everything
 
 pytestmark = pytest.mark.django_db
@@ -24,13 +24,13 @@ AWAITING = '<span class="badge provisional">provisional — awaiting community r
 REASON = "The elders read every output aloud and found them right for teaching."
 
 
-@pytest.fixture
+@shared_fixture
 def card(public_card):
     """Its row is on the public (cached) leaderboard."""
     return public_card
 
 
-@pytest.fixture
+@shared_fixture
 def thin_campaign(card, governance_user, pool):
     """Twelve items, all rated excellent: too few rated items for a pass (insufficient evidence)."""
     campaign = open_campaign(card, governance_user, pool, sample_size=12)

@@ -12,7 +12,7 @@ from organizations.models import AuditEvent
 from review import selectors, services
 from review.models import Assignment, Campaign, RatingExamples
 
-from .conftest import PASSWORD, member
+from .conftest import PASSWORD, member, shared_fixture
 from .review_setup import rate_everything, settings_for
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ def pool_size() -> int:
     return 3
 
 
-@pytest.fixture
+@shared_fixture
 def campaign(card, governance_user, pool):
     return services.open_campaign(run_card=card, actor=governance_user, values=settings_for(
         pool, sample_size=6, instructions="Accept both spellings of ê.", device_may_hold_secret_items=True,

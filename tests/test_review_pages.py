@@ -14,7 +14,7 @@ from review import services
 from review.forms import shown_time
 from review.models import Assignment, Campaign, Rating
 
-from .conftest import SECRET_MARK
+from .conftest import SECRET_MARK, shared_fixture
 from .review_setup import (
     MODEL_SLUG,
     OUTPUT_MARK,
@@ -26,7 +26,7 @@ from .review_setup import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
+@shared_fixture
 def campaign(card, governance_user, pool):
     return services.open_campaign(
         run_card=card,

@@ -10,13 +10,13 @@ from corpus.services import import_corpus
 from leaderboard.models import RunCard, RunCardResult
 
 from .cards import body, make_card, seal
-from .conftest import SECRET_MARK, corpus_bytes, entry, publish
+from .conftest import SECRET_MARK, corpus_bytes, entry, publish, shared_fixture
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/run-cards/"
 
 
-@pytest.fixture
+@shared_fixture
 def dev_version(steward):
     entries = [entry(n, "development", difficulty=1 + n % 3, domain=("medical", "legal")[n % 2]) for n in range(1, 9)]
     entries += [entry(100, "gold_standard", domain="medical"), entry(101, "held_out")]

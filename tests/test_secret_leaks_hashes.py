@@ -28,7 +28,7 @@ from leaderboard.services import submit_run_card
 from leaderboard.verification import check_fingerprint, components_hash, compute_fingerprint, fingerprint_components
 
 from .cards import body, make_card, seal
-from .conftest import corpus_bytes, entry, mixed_entries, proven, publish
+from .conftest import corpus_bytes, entry, mixed_entries, proven, publish, shared_fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ LEGACY_API = "/api/v1/leaderboard/?standard=legacy-composite"
 GUESSED = {"id": 9, "source": "a guessed source", "reference": "a guessed reference", "segment": "development"}
 
 
-@pytest.fixture
+@shared_fixture
 def edited(public_version, curator):
     add_entry(actor=curator, version=public_version, data=GUESSED)
     public_version.refresh_from_db()

@@ -27,6 +27,7 @@ from .conftest import (
     enable_totp,
     member,
     password_only_login,
+    shared_fixture,
     totp_code,
 )
 from .test_mfa import content_of, secret_urls
@@ -246,7 +247,7 @@ def test_the_command_line_makes_no_secret_token(curator):
 
 # 3. Review POSTs follow the serving rule.
 
-@pytest.fixture
+@shared_fixture
 def speaker_items(steward, governance_user):
     from .review_setup import gold_card, settings_for, speakers
 

@@ -29,6 +29,7 @@ from review.gate import evaluate_gate
 from review.models import Assignment, Campaign, Rating, RatingWithdrawal
 from review.selectors.pay import speaker_pay
 
+from .conftest import shared_fixture
 from .review_setup import gold_card, rate_everything, settings_for, speakers, submit
 
 pytestmark = pytest.mark.django_db
@@ -40,12 +41,12 @@ LEGACY_API = "/api/v1/leaderboard/?standard=legacy-composite"
 REASON = "The council read the outputs with the speakers and found them right for teaching."
 
 
-@pytest.fixture
+@shared_fixture
 def card(public_card):
     return public_card
 
 
-@pytest.fixture
+@shared_fixture
 def campaign(card, governance_user, pool):
     return services.open_campaign(run_card=card, actor=governance_user,
                                   values=settings_for(pool, sample_size=30))

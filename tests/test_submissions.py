@@ -30,7 +30,7 @@ from submissions.models import (
 from submissions.packages import PackageLimits, inspect_package, parse_cost_report
 
 from .cards import body, make_card
-from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry, member
+from .conftest import PASSWORD, SECRET_MARK, corpus_bytes, entry, member, shared_fixture
 from .review_setup import OUTPUT_MARK, consent_to_everything, gold_card, gold_entries, open_campaign
 
 MIB = 1024 * 1024
@@ -303,7 +303,7 @@ def media(settings, tmp_path):
     return settings.MEDIA_ROOT
 
 
-@pytest.fixture
+@shared_fixture
 def terms(steward, governance_user):
     return services.publish_terms(
         organization=steward,
@@ -314,7 +314,7 @@ def terms(steward, governance_user):
     )
 
 
-@pytest.fixture
+@shared_fixture
 def developer(db):
     user, _ = get_or_create_user("dev@methods.example", PASSWORD)
     return user

@@ -10,6 +10,7 @@ from organizations.models import AuditEvent
 from review import services
 from review.selectors import review_trigger, transfer_eligible
 
+from .conftest import shared_fixture
 from .review_setup import rate_everything, settings_for, speakers
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +19,7 @@ LEGACY = {"standard": "legacy-composite", "ranking": "official"}
 STRICT = {"emerging": 0.4, "functional": 0.6, "deployable": 0.9, "fluent": 0.95}
 
 
-@pytest.fixture
+@shared_fixture
 def card(public_card):
     return public_card
 
