@@ -51,7 +51,7 @@ test: lint
 
 ## The edit–test loop: the suite on SQLite (in-process cache, eager Celery tasks) in parallel (pytest-xdist,
 ## TEST_FAST_WORKERS processes, an idle one taking tests queued for another); nothing but Python needed (no
-## PostgreSQL, Redis, Chromium, Node.js or gettext). About 105 CPU-seconds across its processes: 53 to 58 seconds
+## PostgreSQL, Redis, Chromium, Node.js or gettext). About 110 CPU-seconds across its processes: 57 to 60 seconds
 ## on two otherwise idle cores. It leaves out what only `make test` runs: the browser tests, the tests marked `slow`
 ## (the walks of every URL as each persona, the API fuzzing, the migrations run back and forth, the harness CLI
 ## against a live server, the gate's calibration simulations, upstream's bootstrap recomputed, the Python processes

@@ -93,7 +93,8 @@ def _django_db_helper(request, django_db_setup, django_db_blocker, shared_world)
 
 def shared_fixture(make):
     """A fixture made by `make`, which takes the fixtures its parameters name: made once for consecutive tests
-    that start from the same rows (tests/shared_world.py), each test getting its own copy of the objects."""
+    that start from the same rows (tests/shared_world.py), each test getting its own copy of the objects. A fixture
+    that stores files is not one: they would go to a folder no test reads."""
     arguments = tuple(inspect.signature(make).parameters)
 
     def fixture(request, shared_world, **values):
