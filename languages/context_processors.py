@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from .catalog import catalog_paths
-from .selectors import language_info
+from .selectors import language_cache_key, language_info
 
 
 def _catalog_stamp() -> int:
@@ -27,4 +27,7 @@ def interface_language(request: HttpRequest) -> dict:
     if fallbacks:
         query += "&fallbacks=" + ",".join(found.code for found in fallbacks)
         query += "&fallback_revisions=" + "-".join(found.state for found in fallbacks)
-    return {"interface_language": info, "javascript_catalog_url": reverse("javascript-catalog") + query}
+    return {"interface_language": info, "javascript_catalog_url": reverse("javascript-catalog") + query,
+            # What a page's cached fragments are keyed on for its language: a community's new translation, or one
+            # of the languages it falls back on, makes a new key.
+            "language_key": language_cache_key()}

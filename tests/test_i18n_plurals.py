@@ -43,6 +43,8 @@ WORDS_NEVER_CHANGE = {
     "The name is limited to %(count)d characters.": ALWAYS_MANY,
     "%(count)d sources; at most %(limit)d are taken at once": ALWAYS_MANY,
     "This translation was sent back %(count)d times already: accept, edit or reject it.": ALWAYS_MANY,
+    "%(count)s members, more than the %(limit)s allowed": ALWAYS_MANY,
+    "is %(declared)s but the items add up to %(total)s": "the placeholder is a sum of US dollars, not a count",
     "While the sample is drawn the pool must keep %(count)s speakers.": ALWAYS_MANY + " (a pool of two or more)",
     "%(flag)s %(count)s": "a flag and its count in a table cell: the number stands alone",
     "Unknown rating %(value)s; expected any of: %(ratings)s.": NOT_A_COUNT,

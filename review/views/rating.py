@@ -9,12 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common import offline
 from languages.directions import text_direction
+from languages.selectors import language_cache_key
 from speakers.selectors import practice_due
 
 from .. import rating_texts
@@ -274,7 +274,7 @@ def unchanging_parts_key(campaign: Campaign, examples: dict) -> str:
     an item renders little but its texts. Whatever they show is in the key: changed instructions or examples make a
     new key, never a stale page."""
     shown = repr((campaign.instructions, campaign.organization.name, sorted(examples.items(), key=str))).encode()
-    return f"{campaign.pk}:{get_language()}:{hashlib.blake2b(shown, digest_size=12).hexdigest()}"
+    return f"{campaign.pk}:{language_cache_key()}:{hashlib.blake2b(shown, digest_size=12).hexdigest()}"
 
 
 def item_page(request, assignment, form: RatingForm, current):
