@@ -1,7 +1,11 @@
-"""A located problem in a submitted JSON document (run card, method card, manifest)."""
+"""A located problem in a submitted JSON document (run card, method card, manifest), written in the language of the
+request being served."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from django.utils.formats import number_format
+from django.utils.translation import ngettext
 
 
 @dataclass(frozen=True)
@@ -56,5 +60,13 @@ def listed(problems: list[FieldProblem]) -> list[FieldProblem]:
     kept = problems if isinstance(problems, ProblemList) else ProblemList(problems)
     if not kept.unlisted:
         return list(kept)
-    return [*kept, FieldProblem("", f"and {kept.unlisted:,} more problems, not listed (at most "
-                                    f"{MAX_LISTED_PROBLEMS} are); correct these and send it again")]
+    return [*kept, FieldProblem("", ngettext(
+        "and %(count)s more problem, not listed (at most %(limit)s are); correct these and send it again",
+        "and %(count)s more problems, not listed (at most %(limit)s are); correct these and send it again",
+        kept.unlisted) % {"count": grouped(kept.unlisted), "limit": MAX_LISTED_PROBLEMS})]
+
+
+def grouped(count: int) -> str:
+    """A count or a size in a problem, its thousands grouped as the reader's language writes them (1,800 in English,
+    1 800 in French): a number the site states, not a value echoed from the document (those stay as written)."""
+    return number_format(count, force_grouping=True)

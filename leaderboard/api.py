@@ -7,6 +7,7 @@ from django.core.paginator import InvalidPage
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
@@ -42,9 +43,15 @@ SubmissionSerializer = inline_serializer("RunCardSubmission", {
 
 
 def rejection(error: services.RunCardRejected) -> Response:
-    detail = error.detail or {ErrorKind.INVALID: "the run card was refused", ErrorKind.NOT_ALLOWED: "not allowed",
-                              ErrorKind.CONFLICT: "already stored", ErrorKind.TOO_LARGE: "too large"}[error.kind]
-    response = Response({"detail": f"{detail}; nothing was stored",
+    """A refused card's answer, in the language of the request: the refusal's summary and every problem."""
+    if error.detail:
+        detail = _("%(detail)s; nothing was stored") % {"detail": error.detail}
+    else:
+        detail = {ErrorKind.INVALID: _("the run card was refused; nothing was stored"),
+                  ErrorKind.NOT_ALLOWED: _("not allowed; nothing was stored"),
+                  ErrorKind.CONFLICT: _("already stored; nothing was stored"),
+                  ErrorKind.TOO_LARGE: _("too large; nothing was stored")}[error.kind]
+    response = Response({"detail": detail,
                          "problems": [p.as_dict() for p in error.problems]}, status=error.http_status)
     if isinstance(error, services.SecretTextRefusalsUsedUp):
         response["Retry-After"] = str(error.retry_after_seconds)

@@ -13,6 +13,9 @@
   HEAD_MAX_BYTES for all the card's members but results[] together (`size_problems`).
 * **The text is not held whole.** A card is read member by member, results[] an element at a time, from a window of
   the body (common.json_reader.JsonObjectReader): the decoded text of a body takes up to four bytes a character.
+
+Every problem is written in the language of the request being served, its sizes and counts grouped as that language
+writes numbers (common.problems.grouped).
 """
 
 import codecs
@@ -23,9 +26,10 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from common.json_reader import JsonObjectReader, NotStreamed
-from common.problems import FieldProblem, ProblemList, listed
+from common.problems import FieldProblem, ProblemList, grouped, listed
 from corpus.validation import refuse_constant
 
 from .cards import top_level_value_text
@@ -125,13 +129,15 @@ def refuse_oversized(body: bytes, limit: int | None = None) -> None:
     found = shape(body, limit)
     problems = []
     if found.values > limit:
-        problems.append(FieldProblem("", (
-            f"holds {found.values:,} JSON values (objects, arrays, their members and elements); the limit is "
-            f"{limit:,}, about 40,000 results as the harness writes them")))
+        problems.append(FieldProblem("", _(
+            "holds %(count)s JSON values (objects, arrays, their members and elements); the limit is %(limit)s, "
+            "about 40,000 results as the harness writes them") % {"count": grouped(found.values),
+                                                                  "limit": grouped(limit)}))
     if found.longest > STRING_MAX_BYTES:
-        problems.append(FieldProblem("", (
-            f"holds a string of {found.longest:,} bytes of JSON at byte offset {found.longest_at:,}; a string may "
-            f"hold {STRING_MAX_BYTES:,}")))
+        problems.append(FieldProblem("", _(
+            "holds a string of %(size)s bytes of JSON at byte offset %(offset)s; a string may hold %(limit)s")
+            % {"size": grouped(found.longest), "offset": grouped(found.longest_at),
+               "limit": grouped(STRING_MAX_BYTES)}))
     if problems:
         raise CardJsonError(problems, too_large=True)
 
@@ -144,17 +150,19 @@ def read_json(body: bytes, limit: int | None = None) -> tuple[Any, str]:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CardJsonError([FieldProblem("", f"not valid UTF-8 (byte offset {exc.start})")]) from None
+        raise CardJsonError([FieldProblem("", _("not valid UTF-8 (byte offset %(offset)s)")
+                                          % {"offset": exc.start})]) from None
     objects = _Objects()
     try:
         value = json.loads(text, parse_constant=refuse_constant, object_pairs_hook=objects)
     except json.JSONDecodeError as exc:
-        raise CardJsonError([FieldProblem("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")]
-                            ) from None
+        # The reason is the json module's own (in English): it names the token the parser expected.
+        raise CardJsonError([FieldProblem("", _("invalid JSON at line %(line)s, column %(column)s: %(reason)s")
+                                          % {"line": exc.lineno, "column": exc.colno, "reason": exc.msg})]) from None
     except RecursionError:
-        raise CardJsonError([FieldProblem("", "invalid JSON: nested too deeply")]) from None
-    except ValueError as exc:
-        raise CardJsonError([FieldProblem("", f"invalid JSON: {exc}")]) from None
+        raise CardJsonError([FieldProblem("", _("invalid JSON: nested too deeply"))]) from None
+    except ValueError as exc:  # NaN or Infinity, refused by refuse_constant in the reader's language
+        raise CardJsonError([FieldProblem("", _("invalid JSON: %(reason)s") % {"reason": exc})]) from None
     if objects.repeated:
         raise CardJsonError(repeated_names(value, objects.repeated))
     return value, text
@@ -180,9 +188,9 @@ def read_card(body: bytes) -> tuple[Any, dict[str, str]]:
                 continue
             text = reader.value_text()
             if len(text) > HEAD_MAX_BYTES:
-                raise CardJsonError([FieldProblem(member_path("", name), (
-                    f"is {len(text):,} characters of JSON; a card's members but results[] may hold "
-                    f"{HEAD_MAX_BYTES:,} bytes together"))], too_large=True)
+                raise CardJsonError([FieldProblem(member_path("", name), _(
+                    "is %(size)s characters of JSON; a card's members but results[] may hold %(limit)s bytes "
+                    "together") % {"size": grouped(len(text)), "limit": grouped(HEAD_MAX_BYTES)})], too_large=True)
             members[name], card[name] = text, decoder.decode(text)
     except NotStreamed:
         value, text = read_json(body)
@@ -204,15 +212,16 @@ def size_problems(members: dict[str, str]) -> list[FieldProblem]:
     sizes = {name: len(text.encode("utf-8")) for name, text in members.items()}
     problems = []
     if sizes.get("method_config", 0) > METHOD_CONFIG_MAX_BYTES:
-        problems.append(FieldProblem("method_config", (
-            f"is {sizes['method_config']:,} bytes of JSON; the limit is {METHOD_CONFIG_MAX_BYTES:,} (it is served "
-            "whole to everyone who installs the method)")))
+        problems.append(FieldProblem("method_config", _(
+            "is %(size)s bytes of JSON; the limit is %(limit)s (it is served whole to everyone who installs the "
+            "method)") % {"size": grouped(sizes["method_config"]), "limit": grouped(METHOD_CONFIG_MAX_BYTES)}))
     if sum(sizes.values()) > HEAD_MAX_BYTES:
         largest = sorted(sizes, key=sizes.__getitem__, reverse=True)[:3]
-        problems.append(FieldProblem("", (
-            f"the card without its results[] is {sum(sizes.values()):,} bytes of JSON; the limit is "
-            f"{HEAD_MAX_BYTES:,} (it is served with every row the leaderboard's install read lists); the largest "
-            "members: " + ", ".join(f"{member_path('', name)} ({sizes[name]:,})" for name in largest))))
+        problems.append(FieldProblem("", _(
+            "the card without its results[] is %(size)s bytes of JSON; the limit is %(limit)s (it is served with "
+            "every row the leaderboard's install read lists); the largest members: %(members)s")
+            % {"size": grouped(sum(sizes.values())), "limit": grouped(HEAD_MAX_BYTES),
+               "members": ", ".join(f"{member_path('', name)} ({grouped(sizes[name])})" for name in largest)}))
     return problems
 
 
@@ -226,9 +235,9 @@ def repeated_names(value: Any, repeated: list[tuple[dict, dict[str, int]]]) -> l
         item, path = stack.pop()
         if isinstance(item, dict):
             for name, count in wanted.get(id(item), {}).items():
-                problems.append(FieldProblem(member_path(path, name), (
-                    f"this member is named {count} times in one object; a run card names each member once (JSON "
-                    "readers differ on which of the values counts)")))
+                problems.append(FieldProblem(member_path(path, name), _(
+                    "this member is named %(count)s times in one object; a run card names each member once (JSON "
+                    "readers differ on which of the values counts)") % {"count": count}))
             stack += reversed([(child, member_path(path, name)) for name, child in item.items()
                                if isinstance(child, (dict, list))])
         elif isinstance(item, list):

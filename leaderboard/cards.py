@@ -1,10 +1,15 @@
-"""Structure and type checks of a run card (SPEC §4), every problem with its JSON path."""
+"""Structure and type checks of a run card (SPEC §4), every problem with its JSON path, written in the language of
+the request being served: each message a whole sentence with named placeholders, a value from the card in it shown
+by corpus.validation.describe (JSON-quoted, cut to 40 characters)."""
 
 import json
 import math
 import re
 from datetime import datetime
 from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from common.problems import FieldProblem, ProblemList
 from corpus.validation import describe
@@ -52,14 +57,32 @@ def is_number(value: Any) -> bool:
     return math.isfinite(value) and abs(value) < MAX_MAGNITUDE
 
 
-def type_name(expected) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", dict: "an object",
-             list: "a list"}
-    if isinstance(expected, tuple):
-        if expected == (int, float):
-            return "a number"
-        return " or ".join(names[t] for t in expected)
-    return names[expected]
+# The refusal of a value of the wrong type, one whole sentence for each type a card's fields are checked against
+# (the specs above and check_fields' optional fields), translated when it is written.
+WRONG_TYPE = {
+    str: gettext_noop("expected a string, found %(found)s"),
+    int: gettext_noop("expected an integer, found %(found)s"),
+    (int, float): gettext_noop("expected a number, found %(found)s"),
+    (str, bool): gettext_noop("expected a string or a boolean, found %(found)s"),
+    (str, dict): gettext_noop("expected a string or an object, found %(found)s"),
+    dict: gettext_noop("expected an object, found %(found)s"),
+}
+
+
+def wrong_type(expected, value: Any) -> str:
+    """Why `value` is refused where a value of the type `expected` (a key of WRONG_TYPE) belongs."""
+    return _(WRONG_TYPE[expected]) % {"found": describe(value)}
+
+
+def not_a_list(value: Any) -> str:
+    """Why a list of rows (results[], entries) is refused: missing, or something else."""
+    return _("required list is missing") if value is None else _("expected a list, found %(found)s") % {
+        "found": describe(value)}
+
+
+def not_an_object(value: Any) -> str:
+    """Why a required object of the card (dataset, scores) is refused: missing, or something else."""
+    return _("required object is missing") if value is None else wrong_type(dict, value)
 
 
 def matches(value: Any, expected) -> bool:
@@ -77,9 +100,9 @@ def check_fields(block: dict, spec: dict, prefix: str, problems: list[FieldProbl
         path = f"{prefix}{name}"
         if name not in block or block[name] is None:
             if required:
-                problems.append(FieldProblem(path, "required field is missing"))
+                problems.append(FieldProblem(path, _("required field is missing")))
         elif not matches(block[name], expected):
-            problems.append(FieldProblem(path, f"expected {type_name(expected)}, found {describe(block[name])}"))
+            problems.append(FieldProblem(path, wrong_type(expected, block[name])))
 
 
 # A bound overshot by floating-point rounding is the bound: the harness writes a perfect sentence's BLEU as
@@ -99,17 +122,28 @@ def clamped(value: Any, low: float, high: float | None) -> Any:
     return value
 
 
+def out_of_range(low: float, high: float | None, found: str, *, null: bool = False) -> str:
+    """The refusal of a number outside [low, high] (no upper bound when `high` is None); `null`: null is allowed
+    too. `found` is the value as the card writes it."""
+    values = {"low": f"{low:g}", "high": f"{high:g}" if high is not None else "", "found": found}
+    if high is None:
+        message = (_("expected a number ≥ %(low)s or null, found %(found)s") if null
+                   else _("expected a number ≥ %(low)s, found %(found)s"))
+    else:
+        message = (_("expected a number from %(low)s to %(high)s or null, found %(found)s") if null
+                   else _("expected a number from %(low)s to %(high)s, found %(found)s"))
+    return message % values
+
+
 def check_range(block: dict, names, prefix: str, low: float, high: float | None, problems: list[FieldProblem]) -> None:
     for name in names:
         value = block.get(name)
         if value is None:
             continue
-        bounds = f"from {low:g} to {high:g}" if high is not None else f"≥ {low:g}"
         if not is_number(value):
-            problems.append(FieldProblem(f"{prefix}{name}",
-                                         f"expected a number {bounds} or null, found {describe(value)}"))
+            problems.append(FieldProblem(f"{prefix}{name}", out_of_range(low, high, describe(value), null=True)))
         elif value < low - BOUND_SLACK or (high is not None and value > high + BOUND_SLACK):
-            problems.append(FieldProblem(f"{prefix}{name}", f"expected a number {bounds}, found {value!r}"))
+            problems.append(FieldProblem(f"{prefix}{name}", out_of_range(low, high, repr(value))))
 
 
 def validate_card(card: Any, entries: list | None = None, rows_apart: bool = False) -> list[FieldProblem]:
@@ -118,7 +152,7 @@ def validate_card(card: Any, entries: list | None = None, rows_apart: bool = Fal
     beside the card rather than as its `results[]` (the harness publishes them apart): checked the same way,
     named `entries[i]`. `rows_apart`: the rows are still to come, so only the card itself is checked."""
     if not isinstance(card, dict):
-        return [FieldProblem("", f"expected a JSON object (a run card), found {describe(card)}")]
+        return [FieldProblem("", _("expected a JSON object (a run card), found %(found)s") % {"found": describe(card)})]
     problems: list[FieldProblem] = ProblemList()
     check_fields(card, REQUIRED_TOP, "", problems)
     check_fields(card, REQUIRED_CONFIG, "", problems)
@@ -127,40 +161,39 @@ def validate_card(card: Any, entries: list | None = None, rows_apart: bool = Fal
                         "method_config": dict, "method_card": dict, "method": dict},
                  "", problems, required=False)
     if isinstance(card.get("run_id"), str) and not card["run_id"].strip():
-        problems.append(FieldProblem("run_id", "expected a non-empty name of the run, found an empty string"))
+        problems.append(FieldProblem("run_id", _("expected a non-empty name of the run, found an empty string")))
     if isinstance(card.get("timestamp"), str):
         moment = parse_timestamp(card["timestamp"])
         if moment is None:
-            problems.append(FieldProblem("timestamp", "expected an ISO 8601 date-time with its UTC offset (e.g. "
-                                         "2026-11-30T12:00:00Z) between 1970 and 9999, "
-                                         f"found {describe(card['timestamp'])}"))
+            problems.append(FieldProblem("timestamp", _("expected an ISO 8601 date-time with its UTC offset (e.g. "
+                                                        "2026-11-30T12:00:00Z) between 1970 and 9999, found "
+                                                        "%(found)s") % {"found": describe(card["timestamp"])}))
     for name, limit in TEXT_LIMITS.items():
         if isinstance(card.get(name), str) and len(card[name]) > limit:
-            problems.append(FieldProblem(name, f"expected at most {limit} characters, found {len(card[name])}"))
+            problems.append(FieldProblem(name, _("expected at most %(limit)s characters, found %(count)s")
+                                         % {"limit": limit, "count": len(card[name])}))
     if isinstance(card.get("batch_size"), int) and not is_number(card["batch_size"]):
-        problems.append(FieldProblem("batch_size", "expected an integer below 2**53"))
+        problems.append(FieldProblem("batch_size", _("expected an integer below 2**53")))
     # "" is what the harness writes for a run without a system prompt (every method-plugin run).
     if isinstance(card.get("system_prompt_sha256"), str) and card["system_prompt_sha256"] \
             and not SHA256_HEX.match(card["system_prompt_sha256"]):
         problems.append(FieldProblem("system_prompt_sha256",
-                                     "expected 64 lowercase hexadecimal characters, or \"\" for no system prompt"))
+                                     _('expected 64 lowercase hexadecimal characters, or "" for no system prompt')))
     if is_number(card.get("temperature")) and not 0 <= card["temperature"] <= 5:
-        problems.append(FieldProblem("temperature", f"expected a number from 0 to 5, found {card['temperature']!r}"))
+        problems.append(FieldProblem("temperature", out_of_range(0, 5, repr(card["temperature"]))))
     check_range(card, ["elapsed_seconds"], "", 0, None, problems)
 
     dataset = card.get("dataset")
     if not isinstance(dataset, dict):
-        problems.append(FieldProblem("dataset", "required object is missing" if dataset is None
-                                     else f"expected an object, found {describe(dataset)}"))
+        problems.append(FieldProblem("dataset", not_an_object(dataset)))
     else:
         check_fields(dataset, DATASET_FIELDS, "dataset.", problems)
         if isinstance(dataset.get("sha256"), str) and not SHA256_HEX.match(dataset["sha256"]):
-            problems.append(FieldProblem("dataset.sha256", "expected 64 lowercase hexadecimal characters"))
+            problems.append(FieldProblem("dataset.sha256", _("expected 64 lowercase hexadecimal characters")))
 
     scores = card.get("scores")
     if not isinstance(scores, dict):
-        problems.append(FieldProblem("scores", "required object is missing" if scores is None
-                                     else f"expected an object, found {describe(scores)}"))
+        problems.append(FieldProblem("scores", not_an_object(scores)))
     else:
         check_range(scores, RATE_SCORES, "scores.", 0, 1, problems)
         check_range(scores, ["chrf_plus_plus"], "scores.", 0, 100, problems)
@@ -168,14 +201,15 @@ def validate_card(card: Any, entries: list | None = None, rows_apart: bool = Fal
         standard = scores.get("scoring_standard")
         if standard is not None and (not isinstance(standard, str) or not 0 < len(standard) <= 40):
             problems.append(FieldProblem("scores.scoring_standard",
-                                         f"expected a name such as \"standard/1\", found {describe(standard)}"))
+                                         _('expected a name such as "standard/1", found %(found)s')
+                                         % {"found": describe(standard)}))
         if standard is None and scores.get("composite") is None:
             problems.append(FieldProblem("scores.composite",
-                                         "required for a legacy-composite card (no scoring_standard)"))
+                                         _("required for a legacy-composite card (no scoring_standard)")))
     totals = card.get("totals")
     if totals is not None:
         if not isinstance(totals, dict):
-            problems.append(FieldProblem("totals", f"expected an object, found {describe(totals)}"))
+            problems.append(FieldProblem("totals", wrong_type(dict, totals)))
         else:
             check_range(totals, NON_NEGATIVE_TOTALS, "totals.", 0, None, problems)
 
@@ -186,22 +220,32 @@ def validate_card(card: Any, entries: list | None = None, rows_apart: bool = Fal
     if entries is not None:
         name, results = "entries", entries
         if card.get("results") is not None:
-            problems.append(FieldProblem("results", "the card holds results[] and entries come beside it: send "
-                                         "one or the other"))
+            problems.append(FieldProblem("results", _("the card holds results[] and entries come beside it: send "
+                                                      "one or the other")))
     if not isinstance(results, list):
-        problems.append(FieldProblem(name, "required list is missing" if results is None
-                                     else f"expected a list, found {describe(results)}"))
+        problems.append(FieldProblem(name, not_a_list(results)))
     else:
         if not results:
-            problems.append(FieldProblem(name, "expected at least one result"))
+            problems.append(FieldProblem(name, _("expected at least one result")))
         seen: dict[str, int] = {}
         for index, result in enumerate(results):
             validate_result(index, result, seen, problems, name)
         if isinstance(dataset, dict) and isinstance(dataset.get("entry_count"), int) \
                 and not isinstance(dataset["entry_count"], bool) and dataset["entry_count"] != len(results):
-            problems.append(FieldProblem("dataset.entry_count",
-                                         f"is {dataset['entry_count']} but {name} holds {len(results)} entries"))
+            problems.append(FieldProblem("dataset.entry_count", entry_count_problem(dataset["entry_count"], name,
+                                                                                    len(results))))
     return problems
+
+
+def entry_count_problem(declared: int, name: str, rows: int) -> str:
+    """The refusal of a dataset.entry_count other than the number of rows the card's `name` (results or entries)
+    holds: one sentence for each, naming the list as the card does."""
+    values = {"declared": declared, "rows": rows}
+    if name == "results":
+        return ngettext("is %(declared)s but results holds %(rows)s entry",
+                        "is %(declared)s but results holds %(rows)s entries", rows) % values
+    return ngettext("is %(declared)s but entries holds %(rows)s entry",
+                    "is %(declared)s but entries holds %(rows)s entries", rows) % values
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -218,34 +262,37 @@ def validate_result(index: int, result: Any, seen: dict[str, int], problems: lis
                     name: str = "results") -> None:
     prefix = f"{name}[{index}]."
     if not isinstance(result, dict):
-        problems.append(FieldProblem(f"{name}[{index}]", f"expected an object, found {describe(result)}"))
+        problems.append(FieldProblem(f"{name}[{index}]", wrong_type(dict, result)))
         return
     entry_id = result.get("entry_id")
     if entry_id is None:
-        problems.append(FieldProblem(prefix + "entry_id", "required field is missing"))
+        problems.append(FieldProblem(prefix + "entry_id", _("required field is missing")))
     elif isinstance(entry_id, bool) or not isinstance(entry_id, (str, int)):
-        problems.append(FieldProblem(prefix + "entry_id",
-                                     f"expected a string or an integer, found {describe(entry_id)}"))
+        problems.append(FieldProblem(prefix + "entry_id", _("expected a string or an integer, found %(found)s")
+                                     % {"found": describe(entry_id)}))
     else:
         key = str(entry_id)
         if key in seen:
-            problems.append(FieldProblem(prefix + "entry_id", f"duplicate: {name}[{seen[key]}] scores the same entry"))
+            problems.append(FieldProblem(prefix + "entry_id", _("duplicate: %(row)s scores the same entry")
+                                         % {"row": f"{name}[{seen[key]}]"}))
         else:
             seen[key] = index
-    for name in RESULT_TEXT_FIELDS:
-        value = result.get(name)
+    for field in RESULT_TEXT_FIELDS:
+        value = result.get(field)
         if value is not None and not isinstance(value, str):
-            problems.append(FieldProblem(prefix + name, f"expected a string or null, found {describe(value)}"))
-    for name in RESULT_BOOL_FIELDS:
-        value = result.get(name)
+            problems.append(FieldProblem(prefix + field, _("expected a string or null, found %(found)s")
+                                         % {"found": describe(value)}))
+    for field in RESULT_BOOL_FIELDS:
+        value = result.get(field)
         if value is not None and not isinstance(value, bool):
-            problems.append(FieldProblem(prefix + name, f"expected true, false or null, found {describe(value)}"))
+            problems.append(FieldProblem(prefix + field, _("expected true, false or null, found %(found)s")
+                                         % {"found": describe(value)}))
     check_range(result, ["chrf_score", "bleu_score"], prefix, 0, 100, problems)
     check_range(result, ["latency_s", "cost_usd", "tool_call_count"], prefix, 0, None, problems)
     if difficulty_level(result.get("difficulty")) is INVALID:
-        problems.append(FieldProblem(prefix + "difficulty", "expected a difficulty from 1 to 5 (an integer, a numeric "
-                                     "string such as \"3\", or a tier name such as \"Hard\" or \"Tier 3\"), 0 or "
-                                     f"null for none, found {describe(result['difficulty'])}"))
+        problems.append(FieldProblem(prefix + "difficulty", _(
+            'expected a difficulty from 1 to 5 (an integer, a numeric string such as "3", or a tier name such as '
+            '"Hard" or "Tier 3"), 0 or null for none, found %(found)s') % {"found": describe(result["difficulty"])}))
 
 
 INVALID = object()

@@ -28,7 +28,8 @@ class SecretTextRefusalsUsedUp(RunCardRejected):
     scanned until `retry_after_seconds` have passed."""
 
     def __init__(self, problems: list[FieldProblem], retry_after_seconds: int):
-        super().__init__(ErrorKind.THROTTLED, problems, "too many of your run cards were refused for secret text")
+        super().__init__(ErrorKind.THROTTLED, problems,
+                         gettext("too many of your run cards were refused for secret text"))
         self.retry_after_seconds = retry_after_seconds
 
 

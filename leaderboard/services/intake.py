@@ -1,5 +1,6 @@
 """Run cards coming in: parse and bound the body, check everything the card claims (consent, seal, method, pinned
-version, secret text, A1 approval), store it whole with its rows, publish its method card."""
+version, secret text, A1 approval), store it whole with its rows, publish its method card. Every refusal is written in
+the language of the request being served (a harness client that asks for none reads English)."""
 
 import itertools
 import math
@@ -14,12 +15,14 @@ from django.conf import settings
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from common.bulk_insert import bulk_insert
 from common.errors import ErrorKind
 from common.json_reader import JsonObjectReader, NotStreamed
-from common.problems import FieldProblem
+from common.problems import FieldProblem, grouped
 from corpus.models import SECRET_SEGMENTS, ConsentUse, Dataset, DatasetVersion, Entry, Segment
 from corpus.selectors import (
     has_consent,
@@ -33,7 +36,6 @@ from corpus.selectors import (
 from corpus.services import freeze_version
 from corpus.validation import (
     UNSTORABLE_ESCAPE,
-    describe,
     unstorable_string,
 )
 from organizations.audit import record_event
@@ -42,7 +44,7 @@ from organizations.permissions import permitted
 from organizations.selectors import needs_mfa_for_secrets
 
 from .. import card_json, declarations, leaks, methods, verification
-from ..cards import clamped, top_level_value_text, validate_card
+from ..cards import clamped, not_a_list, top_level_value_text, validate_card
 from ..models import (
     Method,
     RunCard,
@@ -75,12 +77,13 @@ def parse_card(body: bytes, entries: list | None = None, rows_apart: bool = Fals
     (cards.validate_card)."""
     limit = settings.RUN_CARD_MAX_BYTES
     if len(body) > limit:
-        raise RunCardRejected(ErrorKind.INVALID,
-                              [FieldProblem("", f"the card is {len(body):,} bytes; the limit is {limit:,} bytes")])
+        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("", _(
+            "the card is %(size)s bytes; the limit is %(limit)s bytes") % {"size": grouped(len(body)),
+                                                                           "limit": grouped(limit)})])
     card, members = read_bounded(card_json.read_card, body)
     oversized = card_json.size_problems(members)
     if oversized:
-        raise RunCardRejected(ErrorKind.TOO_LARGE, oversized, detail=TOO_LARGE)
+        raise RunCardRejected(ErrorKind.TOO_LARGE, oversized, detail=too_large())
     problems = validate_card(card, entries, rows_apart)
     if entries is not None:
         problems += [FieldProblem(f"entries{path}", reason) for path, reason in unstorable_strings(entries)]
@@ -92,7 +95,11 @@ def parse_card(body: bytes, entries: list | None = None, rows_apart: bool = Fals
     return ParsedCard(body=body, card=card, method_config=method_config)
 
 
-TOO_LARGE = "the run card is too large"
+def too_large() -> str:
+    """The summary of a refusal for size (413)."""
+    return _("the run card is too large")
+
+
 # The escapes of text PostgreSQL cannot store (corpus.validation.UNSTORABLE_ESCAPE), found in the body's bytes.
 UNSTORABLE_BYTES = re.compile(UNSTORABLE_ESCAPE.pattern.encode("ascii"), re.IGNORECASE)
 
@@ -104,7 +111,7 @@ def read_bounded(read: Callable[[bytes], tuple[Any, Any]], body: bytes) -> tuple
         return read(body)
     except card_json.CardJsonError as error:
         if error.too_large:
-            raise RunCardRejected(ErrorKind.TOO_LARGE, error.problems, detail=TOO_LARGE) from None
+            raise RunCardRejected(ErrorKind.TOO_LARGE, error.problems, detail=too_large()) from None
         raise RunCardRejected(ErrorKind.INVALID, error.problems) from None
 
 
@@ -150,18 +157,24 @@ def check_evaluation_consent(user, dataset_id: str) -> None:
         return
     organization = dataset.organization
     if organization.evaluation_paused:
-        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", (
-            f"{dataset.identifier!r}: its community ({organization.name}) paused evaluation until "
-            f"{organization.evaluation_paused_until:%Y-%m-%d} ({organization.evaluation_pause_reason.strip()}); run "
-            "cards against its datasets are refused until then"))],
-            detail="refused: the dataset's community paused evaluation")
+        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", _(
+            "%(dataset)s: its community (%(community)s) paused evaluation until %(until)s (%(reason)s); run cards "
+            "against its datasets are refused until then")
+            % {"dataset": repr(dataset.identifier), "community": organization.name,
+               "until": f"{organization.evaluation_paused_until:%Y-%m-%d}",
+               "reason": organization.evaluation_pause_reason.strip()})],
+            detail=_("refused: the dataset's community paused evaluation"))
     if has_consent(dataset, ConsentUse.EVALUATION):
         return
-    state = "revoked its consent to" if withdrawn(dataset, ConsentUse.EVALUATION) else "has not consented to"
-    raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", (
-        f"{dataset.identifier!r}: its community ({dataset.organization.name}) {state} evaluation; run cards "
-        "against this dataset are refused until an active consent record covers evaluation"))],
-        detail="refused: the dataset's community does not consent to evaluation")
+    if withdrawn(dataset, ConsentUse.EVALUATION):
+        message = _("%(dataset)s: its community (%(community)s) revoked its consent to evaluation; run cards against "
+                    "this dataset are refused until an active consent record covers evaluation")
+    else:
+        message = _("%(dataset)s: its community (%(community)s) has not consented to evaluation; run cards against "
+                    "this dataset are refused until an active consent record covers evaluation")
+    raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("dataset.id", message % {
+        "dataset": repr(dataset.identifier), "community": organization.name})],
+        detail=_("refused: the dataset's community does not consent to evaluation"))
 
 
 def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVersion | None:
@@ -170,21 +183,27 @@ def find_version(user, dataset: dict, problems: list[FieldProblem]) -> DatasetVe
     readers know too; a problem otherwise."""
     versions = visible_versions(user).filter(dataset__identifier=dataset["id"])
     if not versions.exists():
-        hint = (" (the datasets your role stewards are visible to you once two-factor authentication is set up)"
-                if needs_mfa_for_secrets(user) else "")
-        problems.append(FieldProblem("dataset.id", f"unknown dataset {dataset['id'][:60]!r}{hint}"))
+        if needs_mfa_for_secrets(user):
+            message = _("unknown dataset %(dataset)s (the datasets your role stewards are visible to you once "
+                        "two-factor authentication is set up)")
+        else:
+            message = _("unknown dataset %(dataset)s")
+        problems.append(FieldProblem("dataset.id", message % {"dataset": repr(dataset["id"][:60])}))
         return None
     version = versions.filter(version=dataset["version"]).first()
     if version is None:
-        known = ", ".join(versions.values_list("version", flat=True)[:10])
-        problems.append(FieldProblem("dataset.version", f"unknown version {dataset['version'][:50]!r} of "
-                                     f"{dataset['id']!r}; stored versions: {known}"))
+        problems.append(FieldProblem("dataset.version", _("unknown version %(version)s of %(dataset)s; stored "
+                                                          "versions: %(versions)s")
+                                     % {"version": repr(dataset["version"][:50]), "dataset": repr(dataset["id"]),
+                                        "versions": ", ".join(versions.values_list("version", flat=True)[:10])}))
         return None
     pinned = version_hash(user, version)
     if dataset["sha256"] not in (pinned.value, public_hash(version).value, public_download_hash(version)):
-        problems.append(FieldProblem("dataset.sha256", f"does not match {version}: its hash is {pinned.value} "
-                                     f"({pinned.label}), or {public_download_hash(version)} for a run on the "
-                                     "download of its public segments"))
+        problems.append(FieldProblem("dataset.sha256", _(
+            "does not match %(version)s: its hash is %(hash)s (%(label)s), or %(download_hash)s for a run on the "
+            "download of its public segments")
+            % {"version": version, "hash": pinned.value, "label": pinned.label,
+               "download_hash": public_download_hash(version)}))
         return None
     return version
 
@@ -283,8 +302,9 @@ def check_card_itself(parsed: ParsedCard, card: dict, user, problems: list[Field
     check_evaluation_consent(user, card["dataset"]["id"])
     hash_status = verification.verify_hash(parsed.card)
     if hash_status == "mismatch":
-        problems.append(FieldProblem("run_card_hash", f"does not verify: the card's content hashes to "
-                                     f"{verification.card_hash(parsed.card)}; it was changed after it was sealed"))
+        problems.append(FieldProblem("run_card_hash", _("does not verify: the card's content hashes to %(hash)s; it "
+                                                        "was changed after it was sealed")
+                                     % {"hash": verification.card_hash(parsed.card)}))
     dependency_class = check_method(card, problems)
     version = find_version(user, card["dataset"], problems)
     refuse_more_rows_than_entries(parsed, card, version, problems)
@@ -301,7 +321,7 @@ def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[st
     """The last refusals: a run_id already stored or a method id of another submitter (409), then — only for a
     card that would otherwise be stored — the secret-text scan (400)."""
     if RunCard.objects.filter(run_id=card["run_id"]).exists():
-        raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("run_id", f"run {card['run_id']} is already stored")])
+        raise RunCardRejected(ErrorKind.CONFLICT, [already_stored(card["run_id"])])
     if isinstance(card.get("method_card"), dict):
         publishable_method(card["method_card"], user)
     reader = permitted(user, "dataset.see_secret", version.dataset)
@@ -312,7 +332,7 @@ def refuse_stored_or_secret(card: dict, version: DatasetVersion, scored: dict[st
         # Someone who may not read the secrets learns from a refusal that a string of theirs holds one: one path
         # per request (every refusal is audited, and only a few a day are answered at all).
         shown = leaking if reader else leaking[:1]
-        raise SecretTextRefused([FieldProblem(path, SECRET_TEXT_REFUSAL) for path in shown], version, leaking)
+        raise SecretTextRefused([FieldProblem(path, secret_text_refusal()) for path in shown], version, leaking)
 
 
 def refuse_more_rows_than_entries(parsed: ParsedCard, card: dict, version: DatasetVersion | None,
@@ -321,9 +341,10 @@ def refuse_more_rows_than_entries(parsed: ParsedCard, card: dict, version: Datas
     at once, before anything is looked up or reported row by row (the problems found so far with it)."""
     if version is not None and len(card["results"]) > version.entry_count:
         rows_name = "results" if "results" in parsed.card else "entries"
-        raise RunCardRejected(ErrorKind.INVALID, [*problems, FieldProblem(rows_name, (
-            f"holds {len(card['results']):,} rows; {version.dataset.identifier} {version.version} holds "
-            f"{version.entry_count:,} entries, and a card scores each at most once"))])
+        raise RunCardRejected(ErrorKind.INVALID, [*problems, FieldProblem(rows_name, _(
+            "holds %(rows)s rows; %(dataset)s %(version)s holds %(entries)s entries, and a card scores each at most "
+            "once") % {"rows": grouped(len(card["results"])), "dataset": version.dataset.identifier,
+                       "version": version.version, "entries": grouped(version.entry_count)})])
 
 
 SECRET_TEXT_REFUSAL_WINDOW = timedelta(days=1)
@@ -342,10 +363,13 @@ def refuse_after_too_many_secret_text_refusals(user) -> None:
     if len(times) < limit:
         return
     until = times[-1] + SECRET_TEXT_REFUSAL_WINDOW
-    raise SecretTextRefusalsUsedUp([FieldProblem("", (
-        f"{limit} of your run cards were refused in the last 24 hours for holding the text of secret entries (the "
-        f"steward's governance staff see each refusal): your cards are not accepted until "
-        f"{until.astimezone(UTC):%Y-%m-%d %H:%M} UTC"))], max(1, math.ceil((until - timezone.now()).total_seconds())))
+    raise SecretTextRefusalsUsedUp([FieldProblem("", ngettext(
+        "%(count)s of your run cards was refused in the last 24 hours for holding the text of secret entries (the "
+        "steward's governance staff see each refusal): your cards are not accepted until %(until)s UTC",
+        "%(count)s of your run cards were refused in the last 24 hours for holding the text of secret entries (the "
+        "steward's governance staff see each refusal): your cards are not accepted until %(until)s UTC", limit)
+        % {"count": limit, "until": f"{until.astimezone(UTC):%Y-%m-%d %H:%M}"})],
+        max(1, math.ceil((until - timezone.now()).total_seconds())))
 
 
 def store_card(card: dict, parsed: ParsedCard, version: DatasetVersion, dependency_class: str | None, user,
@@ -356,8 +380,12 @@ def store_card(card: dict, parsed: ParsedCard, version: DatasetVersion, dependen
         with transaction.atomic():
             return create_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
     except IntegrityError:
-        raise RunCardRejected(ErrorKind.CONFLICT,
-                              [FieldProblem("run_id", f"run {card['run_id']} is already stored")]) from None
+        raise RunCardRejected(ErrorKind.CONFLICT, [already_stored(card["run_id"])]) from None
+
+
+def already_stored(run_id: str) -> FieldProblem:
+    """The refusal of a run_id stored already, found before storing or by the unique index while storing."""
+    return FieldProblem("run_id", _("run %(run_id)s is already stored") % {"run_id": run_id})
 
 
 def split_submission(body: bytes) -> tuple[bytes, list | None]:
@@ -374,8 +402,7 @@ def split_submission(body: bytes) -> tuple[bytes, list | None]:
     assert card_text is not None
     entries = parsed.get("entries")
     if not isinstance(entries, list):
-        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("entries", (
-            "required list is missing" if entries is None else f"expected a list, found {describe(entries)}"))])
+        raise RunCardRejected(ErrorKind.INVALID, [FieldProblem("entries", not_a_list(entries))])
     return card_text.encode("utf-8"), entries
 
 
@@ -392,8 +419,8 @@ def accept_run_card(body: bytes, user, entries: list | None = None, replacing: R
         try:
             RunCard.objects.filter(pk=replacing.pk, status=RunCard.Status.UNVERIFIED).delete()
         except ProtectedError:
-            raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("", "the card is already in use here (a review "
-                                                                    "campaign or a submission names it)")]) from None
+            raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("", _(
+                "the card is already in use here (a review campaign or a submission names it)"))]) from None
     if entries is None:
         body, entries = split_submission(body)
     parsed = parse_card(body, entries)
@@ -409,15 +436,17 @@ def accept_run_card(body: bytes, user, entries: list | None = None, replacing: R
         scored = scored_entries(user, version, [str(result["entry_id"]) for result in sent_results])
         for index, result in enumerate(sent_results):
             if str(result["entry_id"]) not in scored:
-                problems.append(FieldProblem(f"{rows_name}[{index}].entry_id", f"no entry "
-                                             f"{str(result['entry_id'])[:60]!r} in {version.dataset.identifier} "
-                                             f"{version.version}"))
+                problems.append(FieldProblem(f"{rows_name}[{index}].entry_id", _(
+                    "no entry %(entry)s in %(dataset)s %(version)s")
+                    % {"entry": repr(str(result["entry_id"])[:60]), "dataset": version.dataset.identifier,
+                       "version": version.version}))
     if problems:
         raise RunCardRejected(ErrorKind.INVALID, problems)
     assert version is not None  # find_version returns None only after adding a problem, raised above
     if pins_public_download(card, version):
-        problems += [FieldProblem(f"{rows_name}[{index}].entry_id", "is not in the public download this card pins "
-                                  "(dataset.sha256): a run on the public download scores its public entries only")
+        problems += [FieldProblem(f"{rows_name}[{index}].entry_id", _(
+                                  "is not in the public download this card pins (dataset.sha256): a run on the "
+                                  "public download scores its public entries only"))
                      for index, result in enumerate(sent_results)
                      if scored[str(result["entry_id"])][1] in SECRET_SEGMENTS]
         if problems:
@@ -426,8 +455,8 @@ def accept_run_card(body: bytes, user, entries: list | None = None, replacing: R
     is_secret = claimed_secret or any(segment in SECRET_SEGMENTS for segment in segments)
     if is_secret and not permitted(user, "dataset.govern", version.dataset):
         raise RunCardRejected(ErrorKind.NOT_ALLOWED,
-                              [FieldProblem(rows_name, "cards for gold_standard or held_out entries are submitted "
-                                                       "by governance staff of the steward organization only")])
+                              [FieldProblem(rows_name, _("cards for gold_standard or held_out entries are submitted "
+                                                         "by governance staff of the steward organization only"))])
     approval = a1_approval_for(card, version, dependency_class, segments) if is_secret else None
     refuse_stored_or_secret(card, version, scored, user)
     run_card = store_card(card, parsed, version, dependency_class, user, hash_status, is_secret, segments)
@@ -510,10 +539,12 @@ def store_raw(run_card: RunCard, body: bytes) -> None:
     del run_card.raw
 
 
-SECRET_TEXT_REFUSAL = ("holds the text of a gold_standard or held_out entry of this dataset version, or a long piece "
-                       "of it (compared ignoring case, spacing, accents, punctuation, invisible characters, look-alike "
-                       "letters and common encodings, across neighbouring fields); it is shown publicly, so such text "
-                       "may appear only inside the results[] rows of secret entries")
+def secret_text_refusal() -> str:
+    """The problem at each public string the secret-text scan found secret text in."""
+    return _("holds the text of a gold_standard or held_out entry of this dataset version, or a long piece of it "
+             "(compared ignoring case, spacing, accents, punctuation, invisible characters, look-alike letters and "
+             "common encodings, across neighbouring fields); it is shown publicly, so such text may appear only "
+             "inside the results[] rows of secret entries")
 
 
 def public_secret_text(card: dict, version: DatasetVersion, entries: dict[str, tuple[int, str, str]]) -> list[str]:
@@ -574,9 +605,10 @@ def publishable_method(method_card: dict, user) -> tuple[Method | None, bool]:
         return method, False
     differing = sorted(name for name in set(method.card) | set(method_card)
                        if method.card.get(name) != method_card.get(name))
-    raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("method_card.method_id", (
-        f"method {method_id!r} belongs to another submitter, and this card differs from theirs in "
-        f"{', '.join(differing[:10])}: publish it with their card unchanged, or under a method_id of your own"))])
+    raise RunCardRejected(ErrorKind.CONFLICT, [FieldProblem("method_card.method_id", _(
+        "method %(method)s belongs to another submitter, and this card differs from theirs in %(fields)s: publish it "
+        "with their card unchanged, or under a method_id of your own")
+        % {"method": repr(method_id), "fields": ", ".join(differing[:10])})])
 
 
 def save_method(card: dict, dependency_class: str | None, user) -> Method | None:
