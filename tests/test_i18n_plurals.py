@@ -44,6 +44,13 @@ WORDS_NEVER_CHANGE = {
     "%(count)d sources; at most %(limit)d are taken at once": ALWAYS_MANY,
     "This translation was sent back %(count)d times already: accept, edit or reject it.": ALWAYS_MANY,
     "%(count)s members, more than the %(limit)s allowed": ALWAYS_MANY,
+    "expected at most %(limit)s characters, found %(count)s": ALWAYS_MANY,
+    "holds %(count)s JSON values (objects, arrays, their members and elements); the limit is %(limit)s, about 40,000 "
+    "results as the harness writes them": ALWAYS_MANY,
+    "holds %(rows)s rows; %(dataset)s %(version)s holds %(entries)s entries, and a card scores each at most once":
+        ALWAYS_MANY + " (more rows than a published version's entries)",
+    "this member is named %(count)s times in one object; a run card names each member once (JSON readers differ on "
+    "which of the values counts)": ALWAYS_MANY + " (a repeated member: twice or more)",
     "is %(declared)s but the items add up to %(total)s": "the placeholder is a sum of US dollars, not a count",
     "While the sample is drawn the pool must keep %(count)s speakers.": ALWAYS_MANY + " (a pool of two or more)",
     "%(flag)s %(count)s": "a flag and its count in a table cell: the number stands alone",

@@ -56,7 +56,8 @@ def test_a_french_speaking_user_signed_in_reads_the_problems_of_a_card_in_french
 
 
 def test_a_refusal_for_the_dataset_is_in_french_too(client, version, french_speaker):
-    card = broken_card(version)
+    """The dataset is looked up once the card itself is well formed."""
+    card = make_card(version, list(Entry.objects.filter(version=version).order_by("position")), sealed=False)
     card["dataset"]["id"] = "nope"
     client.force_login(french_speaker)
     problems = client.post(URL, body(card), content_type="application/json").json()["problems"]
