@@ -16,8 +16,13 @@ fixtures itself, as before. So a test starts from the rows it would have made, b
 Each test gets its own deep copy of the objects, as they were when made (objects remember what they read), and
 finds in its outbox copies of the e-mails sent while they were made. Caches are emptied before each test
 (`clean_cache`): what making the shared fixtures cached is gone, as a cache may lose anything.
+
+Only `make test-fast` shares (SHARED_FIXTURES=1: SQLite, no browser, no second connection). `make test` makes every
+test's fixtures itself: its browser tests and threads open connections of their own, which would wait for ever on
+rows the shared fixtures' open transaction holds (a live server inserting the same organization).
 """
 import copy
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +33,7 @@ from django.test.utils import override_settings
 
 FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MISSING = object()  # the value of a shared fixture the test makes itself
+SHARING = os.environ.get("SHARED_FIXTURES") == "1"
 
 # Fixtures that make no rows and change nothing the shared fixtures read.
 INERT = frozenset({
@@ -133,7 +139,7 @@ class SharedWorld:
     def prepare(self, item) -> None:
         """Before the test's own transaction starts: the shared fixtures it starts from, made when they are not
         already (those made after the first one that differs are rolled back first)."""
-        wanted = plan(item)
+        wanted = plan(item) if SHARING else []
         kept = 0
         while (kept < len(self.levels) and kept < len(wanted)
                and self.levels[kept][0] == wanted[kept][0]):
