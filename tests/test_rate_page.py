@@ -303,3 +303,25 @@ def test_the_site_header_is_cached_per_language_and_links_but_never_shown_across
     token = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
     tokens = {token.search(header(governance_user, Client())).group(1) for _ in range(2)}
     assert len(tokens) == 2, "each session's own sign-out token"
+
+
+def test_a_communitys_new_translation_shows_in_the_rating_pages_cached_parts_at_once(client, steward,
+                                                                                        governance_user, pool):
+    """The cached parts are keyed on the language's state (languages.selectors.language_cache_key): governance
+    staff translating a string of the keyboard help into their community's language see it on the next item."""
+    from languages.models import InterfaceLanguage
+    from languages.services import add_interface_language, save_interface_translations
+
+    language = add_interface_language(actor=governance_user, organization=steward, code="crk", name="nēhiyawēwin")
+    campaign = services.open_campaign(run_card=gold_card(steward, governance_user, count=12), actor=governance_user,
+                                      values=settings_for(pool, sample_size=6, ratings_per_item=1))
+    speaker = pool[0]
+    speaker.interface_language = "crk"
+    speaker.save(update_fields=["interface_language"])
+    client.force_login(speaker)
+    items = open_items(campaign, speaker)
+    assert "Keyboard shortcuts" in client.get(f"/review/items/{items[0].public_id}/").content.decode()
+    save_interface_translations(actor=governance_user, language=InterfaceLanguage.objects.get(pk=language.pk),
+                                given={("", "Keyboard shortcuts"): ("kîkway kâ-tipahamihk", "")})
+    page = client.get(f"/review/items/{items[1].public_id}/").content.decode()
+    assert "kîkway kâ-tipahamihk" in page and "Keyboard shortcuts" not in page
