@@ -106,7 +106,9 @@ def test_every_translation_keeps_its_placeholders(domain):
 
 
 def test_french_typography_uses_no_break_spaces():
-    """Québec typography: a no-break space before a colon and inside « guillemets », so they never start a line."""
-    wrong = [entry.msgstr for domain in DOMAINS for entry in catalog(domain)
-             if re.search(r" [:»]|« ", entry.msgstr)]
+    """Québec typography: a no-break space before a colon and inside « guillemets », so they never start a line,
+    and none before ; ! ? (docs/i18n.md)."""
+    wrong = [text for domain in DOMAINS for entry in catalog(domain)
+             for text in (entry.msgstr, *entry.msgstr_plural.values())
+             if re.search(r" [:»]|« |[ \u00a0\u202f][;!?]", text)]
     assert not wrong, wrong[:10]

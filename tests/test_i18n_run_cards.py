@@ -47,12 +47,12 @@ def test_a_french_speaking_user_signed_in_reads_the_problems_of_a_card_in_french
     problems = {problem["path"]: problem["message"] for problem in answer.json()["problems"]}
     assert problems == {
         "model_slug": "le champ obligatoire est absent",
-        "temperature": f"un nombre est attendu{NBSP}; valeur trouvée{NBSP}: \"hot\"",
-        "scores.chrf_plus_plus": f"un nombre de 0 à 100 est attendu{NBSP}; valeur trouvée{NBSP}: 120",
+        "temperature": f"un nombre est attendu; valeur trouvée{NBSP}: \"hot\"",
+        "scores.chrf_plus_plus": f"un nombre de 0 à 100 est attendu; valeur trouvée{NBSP}: 120",
         "results[1].entry_id": f"en double{NBSP}: results[0] évalue déjà la même entrée",
         "dataset.entry_count": "vaut 3, mais results contient 4 entrées",
     }
-    assert answer.json()["detail"] == f"la fiche d’exécution a été refusée{NBSP}; rien n’a été enregistré"
+    assert answer.json()["detail"] == "la fiche d’exécution a été refusée; rien n’a été enregistré"
 
 
 def test_a_refusal_for_the_dataset_is_in_french_too(client, version, french_speaker):
@@ -97,5 +97,5 @@ def test_the_cut_off_line_of_a_long_refusal_is_in_french(client, version, french
     client.force_login(french_speaker)
     problems = client.post(URL, body(card), content_type="application/json").json()["problems"]
     assert problems[-1] == {"path": "", "message": (
-        f"et 50 autres problèmes, non listés (au plus 200 le sont){NBSP}; corrigez ceux-ci et envoyez de nouveau le "
+        "et 50 autres problèmes, non listés (au plus 200 le sont); corrigez ceux-ci et envoyez de nouveau le "
         "document")}

@@ -841,7 +841,7 @@ def test_a_developer_reading_french_reads_the_packages_problems_in_french(client
     response = client.post("/orgs/steward/submit/", form)
     assert response.status_code == 400
     assert [str(problem) for problem in response.context["problems"]] == [
-        "../evil.py: composante de dossier parent «\u00a0..\u00a0» dans le chemin\u00a0; elle pointerait hors du "
+        "../evil.py: composante de dossier parent «\u00a0..\u00a0» dans le chemin; elle pointerait hors du "
         "paquet",
         "cost_report.json: NaN n’est pas un nombre JSON; écrivez un nombre ou null",
     ]
@@ -863,8 +863,8 @@ def test_a_developer_reading_french_reads_the_method_cards_problems_in_french(cl
     assert [str(problem) for problem in response.context["problems"]] == [
         "method.dependency_class: classe déclarée «\u00a0S\u00a0», mais la dépendance \"gpt-gateway\" (gateway, "
         "substituable) la rend A1",
-        "method_card.class: classe de méthode inconnue \"Pipeline\" (vouliez-vous dire «\u00a0pipeline\u00a0»\u00a0?)"
-        "\u00a0; valeurs possibles\u00a0: raw-llm, coached-llm, pipeline, custom-plugin, api, human",
+        "method_card.class: classe de méthode inconnue \"Pipeline\" (vouliez-vous dire «\u00a0pipeline\u00a0»?)"
+        "; valeurs possibles\u00a0: raw-llm, coached-llm, pipeline, custom-plugin, api, human",
         "method_card.dependency_class: la fiche de méthode déclare la classe de dépendance «\u00a0S\u00a0», mais les "
         "dépendances de method.json la rendent A1",
     ]
