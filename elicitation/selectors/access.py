@@ -13,7 +13,7 @@ from datetime import datetime
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from common.compiled import CompiledQuery
-from corpus.models import SECRET_SEGMENTS, ConsentUse
+from corpus.models import PUBLIC_SEGMENTS, SECRET_SEGMENTS, ConsentUse
 from corpus.selectors import consent_filter, has_consent
 from ledger.worktime import LOCKED_WORK_CLOCK
 from organizations.audit import record_secret_access
@@ -125,6 +125,12 @@ def working_translation(public_id: uuid.UUID) -> Translation | None:
         return None
     found[0].source.batch.serving_when_read = found[0].batch_serving
     return found[0]
+
+
+def may_hold_on_device(source: Source) -> bool:
+    """Whether a page may hand the source (and a translation of it) to the phone to keep offline: public segments
+    only, as the items fetched ahead (the future secret entries never leave the server's pages)."""
+    return source.segment in PUBLIC_SEGMENTS
 
 
 def record_shown_source(user, source: Source, where: str) -> None:

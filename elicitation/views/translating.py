@@ -12,12 +12,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common.errors import ApplicationError
-from corpus.models import PUBLIC_SEGMENTS
 from languages.directions import text_direction
 
 from ..forms import SkipForm, TranslationForm, shown_token
 from ..models import MAX_TEXT_LENGTH, Batch, Source, Translation
-from ..selectors.access import qualification_problem, record_shown_source, working_source
+from ..selectors.access import may_hold_on_device, qualification_problem, record_shown_source, working_source
 from ..selectors.translating import UPCOMING, revision_details, to_revise, to_translate, upcoming_work
 from ..services.errors import NotQualified, NotServing
 from ..services.translating import skip_source, submit_translation
@@ -84,7 +83,7 @@ def translate_page(request, source: Source, item: dict, form: TranslationForm, s
     record_shown_source(request.user, source, request.path)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/translate.html", translate_context(request, batch, item, form, {
-        "may_hold": source.segment in PUBLIC_SEGMENTS,
+        "may_hold": may_hold_on_device(source),
         "done": Translation.objects.filter(source__batch=batch, translator=request.user).count()}), status=status))
 
 

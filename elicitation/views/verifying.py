@@ -13,12 +13,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common.errors import ApplicationError
-from corpus.models import PUBLIC_SEGMENTS
 from languages.directions import text_direction
 
 from ..forms import AnalysisCheckForm, VerificationForm, shown_token
 from ..models import Batch, Translation, TranslationVersion
-from ..selectors.access import qualification_problem, record_shown_source, working_translation
+from ..selectors.access import may_hold_on_device, qualification_problem, record_shown_source, working_translation
 from ..selectors.translating import current_version
 from ..selectors.verifying import next_to_verify, upcoming_to_verify
 from ..services.errors import NotQualified, NotServing
@@ -76,7 +75,7 @@ def verify_page(request, translation, version, form, status: int = 200):
     item = verification_item(translation, version)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/verify.html", verify_context(batch, item, form, {
-        "translation": translation, "version": version, "may_hold": translation.source.segment in PUBLIC_SEGMENTS,
+        "translation": translation, "version": version, "may_hold": may_hold_on_device(translation.source),
         "analysis_form": AnalysisCheckForm() if version.morphological_analysis and not version.analysis_checks.filter(
             checked_by=request.user).exists() else None,
         "needed": batch.verifications_needed(translation.source.segment),
