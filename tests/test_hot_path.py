@@ -405,6 +405,45 @@ def test_queries_sent_together_give_each_their_own_rows(campaign, pool):
     assert [bool(q["sql"]) for q in captured.captured_queries] == [True, True, True]
 
 
+def test_instances_sent_together_are_built_as_one_by_one(campaign, pool):
+    """`objects_together` builds each run's instances as `objects` would: related objects and annotations too."""
+    by_speaker = CompiledQuery(lambda speaker: Assignment.objects.filter(speaker=speaker).select_related("item__entry")
+                               .annotate(twice=F("position") * 2).order_by("position"), speaker=int)
+    runs = [(by_speaker, {"speaker": pool[0].pk}), (by_speaker, {"speaker": -1}), (by_speaker, {"speaker": pool[1].pk})]
+
+    def seen(found):
+        return [[(a.pk, a.public_id, a.item.entry.entry_id, a.twice) for a in run] for run in found]
+
+    together = compiled.objects_together(*runs)
+    assert seen(together) == seen([query.objects(**values) for query, values in runs])
+    assert together[0] and together[1] == [] and together[0][0].twice == 2 * together[0][0].position
+
+
+@on_postgresql
+def test_a_rating_answered_with_the_next_item_reads_the_campaign_and_that_item_in_one_round_trip(client, campaign,
+                                                                                                 pool):
+    """rate.js, when the phone may not hold the items, asks for the next one as the rating's answer: after the
+    rating, its campaign (with the serving rule) and the next item are read together (a psycopg pipeline)."""
+    from psycopg.pq import PipelineStatus
+
+    client.force_login(pool[0])
+    first, second = speaker_assignments(campaign, pool[0])[:2]
+    sent = []
+
+    def record(execute, sql, params, many, context):
+        sent.append((sql, connection.connection.info.pipeline_status != PipelineStatus.OFF))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        answer = client.post(f"/review/items/{first.public_id}/", {"client_id": str(uuid.uuid4()), "value": "gist"},
+                             headers={"Accept": "application/json", "X-Requested-With": "fetch", "X-Next-Item": "item"})
+    assert answer.status_code == 201 and answer.json()["next_item"]["id"] == str(second.public_id)
+    after_rating = sent[next(i for i, (sql, _) in enumerate(sent) if sql.startswith("WITH inserted")) + 1:]
+    reads = [(sql, piped) for sql, piped in after_rating if sql.startswith("SELECT")]
+    assert len(reads) == 2 and all(piped for _, piped in reads), reads
+    assert 'FROM "review_campaign"' in reads[0][0] and 'FROM "review_assignment"' in reads[1][0]
+
+
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_queries_sent_together_run_inside_the_callers_transaction(pool):
@@ -553,3 +592,26 @@ def test_every_postgresql_database_uses_the_backend_with_the_cheap_health_check(
 
     engine = settings.DATABASES["default"]["ENGINE"]
     assert engine == ("common.postgresql" if connection.vendor == "postgresql" else "django.db.backends.sqlite3")
+
+
+def test_addresses_reversed_once_are_reverse_s_own_under_any_script_prefix():
+    """`common.addresses`: each route reversed once per URL configuration and script prefix, an object's id put in."""
+    import re
+
+    from django.urls import get_script_prefix, reverse, set_script_prefix
+
+    from common.addresses import address, address_pattern
+
+    item = uuid.uuid4()
+    assert address("review:rate", item) == reverse("review:rate", args=[item]) == f"/review/items/{item}/"
+    assert address("review:queue") == reverse("review:queue")
+    previous = get_script_prefix()
+    set_script_prefix("/champollion/")
+    try:
+        prefixed = f"/champollion/review/items/{item}/"
+        assert address("review:rate", item) == reverse("review:rate", args=[item]) == prefixed
+    finally:
+        set_script_prefix(previous)
+    assert address("review:rate", item) == f"/review/items/{item}/"
+    assert re.match(address_pattern("review:rate"), f"/review/items/{item}/")
+    assert not re.match(address_pattern("review:rate"), f"/review/items/{item}/undo/")

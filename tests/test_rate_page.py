@@ -325,3 +325,18 @@ def test_a_communitys_new_translation_shows_in_the_rating_pages_cached_parts_at_
                                 given={("", "Keyboard shortcuts"): ("kîkway kâ-tipahamihk", "")})
     page = client.get(f"/review/items/{items[1].public_id}/").content.decode()
     assert "kîkway kâ-tipahamihk" in page and "Keyboard shortcuts" not in page
+
+
+def test_undo_is_offered_once_there_is_a_rating_to_undo_though_the_controls_are_cached(client, public_campaign, pool):
+    """The rating buttons and the "More" panel of an item not yet rated are cached per campaign and language, and
+    apart for a page with a rating to undo and one without."""
+    client.force_login(pool[0])
+    first, second = open_items(public_campaign, pool[0])[:2]
+    undo = re.compile(r'<button type="submit" form="undo-form"[^>]*data-undo[^>]*>')
+    page = client.get(f"/review/items/{first.public_id}/").content.decode()
+    assert "disabled" in undo.search(page).group(0)
+    assert client.post(f"/review/items/{first.public_id}/", post()).status_code == 302
+    page = client.get(f"/review/items/{second.public_id}/").content.decode()
+    assert "disabled" not in undo.search(page).group(0)
+    assert f'action="/review/c/{public_campaign.public_id}/undo/"' in page
+    assert f'data-item-url="/review/items/{second.public_id}/"' in page

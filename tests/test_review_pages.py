@@ -248,6 +248,9 @@ def test_undo_withdraws_the_last_rating_and_returns_to_its_item(client, campaign
     speaker = pool[0]
     client.force_login(speaker)
     assignment = first_assignment(campaign, speaker)
+    # The item shown first as a plain page, whose controls are cached: the restored page must not reuse them.
+    assert 'id="id_comment" rows="2" maxlength="5000"></textarea>' in client.get(
+        f"/review/items/{assignment.public_id}/").content.decode()
     client.post(f"/review/items/{assignment.public_id}/", rating_post("reject", flags=["hallucination"],
                                                                     comment="a dog, not a cat",
                                                                     correction="niwâpamâw atim"))

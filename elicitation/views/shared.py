@@ -1,18 +1,15 @@
 """What the elicitation pages share: private responses, JSON wanted, the curated batch or dataset, the
-batch a person works in and the answer when it takes no work, the addresses of the items ahead, and the service
+batch a person works in and the answer when it takes no work, and the service
 worker the translate and verify pages reload with without a connection."""
 
-import re
-import uuid
-from collections.abc import Callable
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 
 from common import offline
+from common.addresses import address_pattern
 from corpus.models import ConsentUse, Dataset
 from corpus.selectors import has_consent
 from organizations.models import SECRET_READER_ROLES
@@ -67,16 +64,6 @@ def not_serving_message(batch: Batch) -> str:
     return _("This batch is not taking work at the moment.")
 
 
-ANY_ITEM = uuid.UUID(int=0)
-
-
-def address_maker(route: str) -> Callable[[uuid.UUID], str]:
-    """The address of any item of `route` from one `reverse` (the addresses differ only in the item's id): the items
-    ahead need two each."""
-    template, placeholder = reverse(route, args=[ANY_ITEM]), str(ANY_ITEM)
-    return lambda public_id: template.replace(placeholder, str(public_id))
-
-
 OFFLINE_CACHE = "champollion-elicit-v1"  # elicit.js's CACHE
 
 
@@ -85,9 +72,6 @@ def service_worker(request):
     verify pages: one worker for both, since a page reloaded without a connection is answered with the shell elicit.js
     stored under that page's own address (the translate page's shell under a source's, the verify page's under a
     translation's). It holds no data of its own (elicit.js decides what is stored)."""
-    def pattern(route: str) -> str:
-        return "^" + re.escape(reverse(route, args=[ANY_ITEM])).replace(re.escape(str(ANY_ITEM)), "[0-9a-f-]+") + "$"
-
-    item_pages = [pattern("elicitation:translate"), pattern("elicitation:verify")]
+    item_pages = [address_pattern("elicitation:translate"), address_pattern("elicitation:verify")]
     return offline.service_worker(request, cache=OFFLINE_CACHE, item_page="|".join(item_pages),
-                                  submission="|".join([*item_pages, pattern("elicitation:skip")]))
+                                  submission="|".join([*item_pages, address_pattern("elicitation:skip")]))

@@ -7,10 +7,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from common.addresses import address
 from common.errors import ApplicationError
 from languages.directions import text_direction
 
@@ -20,7 +20,7 @@ from ..selectors.access import may_hold_on_device, qualification_problem, record
 from ..selectors.translating import UPCOMING, revision_details, to_revise, to_translate, upcoming_work
 from ..services.errors import NotQualified, NotServing
 from ..services.translating import skip_source, submit_translation
-from .shared import address_maker, not_serving, private, wants_json, working_batch_or_404
+from .shared import not_serving, private, wants_json, working_batch_or_404
 
 
 @login_required
@@ -36,13 +36,12 @@ def translate_start(request, public_id):
     return redirect("elicitation:translate", public_id=source.public_id)
 
 
-def source_item(source: Source, revision: tuple[str, list[str]] | None = None, *,
-                url: str = "", skip_url: str = "") -> dict:
+def source_item(source: Source, revision: tuple[str, list[str]] | None = None) -> dict:
     """What the translate page and its JSON show of a source: the source, its context, the guideline, and for a
     revision the translator's own text and the verifier's notes (`revision_details`). Never any machine
     output."""
-    return {"id": str(source.public_id), "url": url or reverse("elicitation:translate", args=[source.public_id]),
-            "skip_url": skip_url or reverse("elicitation:skip", args=[source.public_id]),
+    return {"id": str(source.public_id), "url": address("elicitation:translate", source.public_id),
+            "skip_url": address("elicitation:skip", source.public_id),
             "source": source.text, "context": source.context, "shown": shown_token(source.public_id),
             "revision": None if revision is None else {"text": revision[0], "notes": revision[1]}}
 
@@ -178,9 +177,5 @@ def upcoming(request, public_id):
         return private(not_serving(request, batch))
     revisions, sources = upcoming_work(request.user, batch)
     details = revision_details(revisions)
-    url, skip_url = address_maker("elicitation:translate"), address_maker("elicitation:skip")
-    items = [source_item(t.source, details[t.pk], url=url(t.source.public_id), skip_url=skip_url(t.source.public_id))
-             for t in revisions]
-    items += [source_item(source, url=url(source.public_id), skip_url=skip_url(source.public_id))
-              for source in sources]
+    items = [source_item(t.source, details[t.pk]) for t in revisions] + [source_item(source) for source in sources]
     return private(JsonResponse({"items": items[:UPCOMING]}))

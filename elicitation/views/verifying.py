@@ -8,10 +8,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from common.addresses import address
 from common.errors import ApplicationError
 from languages.directions import text_direction
 
@@ -22,7 +22,7 @@ from ..selectors.translating import current_version
 from ..selectors.verifying import next_to_verify, upcoming_to_verify
 from ..services.errors import NotQualified, NotServing
 from ..services.verifying import check_analysis, declare_verification_conflict, verify_translation
-from .shared import address_maker, not_serving, private, wants_json, working_batch_or_404
+from .shared import not_serving, private, wants_json, working_batch_or_404
 
 
 @login_required
@@ -36,14 +36,13 @@ def verify_start(request, public_id):
     return redirect("elicitation:verify", public_id=translation.public_id)
 
 
-def verification_item(translation: Translation, version: TranslationVersion, *, url: str = "",
-                      conflict_url: str = "") -> dict:
+def verification_item(translation: Translation, version: TranslationVersion) -> dict:
     """What the verify page shows: the source, its context and the translation's current version, with the flag a
     suspected machine output carries (the system's name, never its text)."""
     source = translation.source
     return {"id": str(translation.public_id),
-            "url": url or reverse("elicitation:verify", args=[translation.public_id]),
-            "conflict_url": conflict_url or reverse("elicitation:declare_conflict", args=[translation.public_id]),
+            "url": address("elicitation:verify", translation.public_id),
+            "conflict_url": address("elicitation:declare_conflict", translation.public_id),
             "source": source.text, "context": source.context, "text": version.text, "version": version.number,
             "analysis": version.morphological_analysis, "suspected": version.suspected_system,
             "suspected_chrf": version.suspected_chrf, "segment": source.segment, "pasted": bool(version.pasted),
@@ -139,11 +138,8 @@ def verify_upcoming(request, public_id):
     batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return private(not_serving(request, batch))
-    url, conflict_url = address_maker("elicitation:verify"), address_maker("elicitation:declare_conflict")
-    return private(JsonResponse({"items": [
-        verification_item(translation, version, url=url(translation.public_id),
-                          conflict_url=conflict_url(translation.public_id))
-        for translation, version in upcoming_to_verify(request.user, batch)]}))
+    return private(JsonResponse({"items": [verification_item(translation, version)
+                                           for translation, version in upcoming_to_verify(request.user, batch)]}))
 
 
 @login_required

@@ -17,7 +17,7 @@ from django.db.models import (
     Subquery,
 )
 
-from common.compiled import CompiledQuery, loaded, rows_together
+from common.compiled import CompiledQuery, loaded, objects_together, rows_together
 from corpus.selectors import document_neighbours
 from ledger.worktime import LOCKED_WORK_CLOCK
 from organizations.audit import record_secret_access
@@ -224,14 +224,21 @@ def _open_items(limit: int) -> CompiledQuery:
         campaign=int, speaker=int)
 
 
-def next_assignment(user, campaign: Campaign) -> Assignment | None:
-    """The speaker's next open item, with what the rating page shows (a rating's answer may carry it); the
-    campaign, already checked and loaded by the caller, is attached rather than fetched again."""
-    found = _NEXT_OPEN_ITEM.objects(campaign=campaign.pk, speaker=user.pk)
-    if not found:
-        return None
-    found[0].campaign = campaign
-    return found[0]
+def campaign_with_next_item(user, campaign: Campaign) -> tuple[Campaign | None, Assignment | None]:
+    """What a rating's answer that carries the next item needs, in one round trip: the rated item's campaign as
+    `speaker_campaign_for_items` reads it (None for anyone but its pool's speakers), and the speaker's next open
+    item in it with what the rating page shows (None when there is none, or no campaign). `campaign` needs only
+    its ids."""
+    if not user.is_authenticated:
+        return None, None
+    campaigns, items = objects_together(
+        (_SPEAKER_CAMPAIGN_FOR_ITEMS, {"campaign": campaign.public_id, "speaker": user.pk}),
+        (_NEXT_OPEN_ITEM, {"campaign": campaign.pk, "speaker": user.pk}))
+    if not campaigns:
+        return None, None
+    if items:
+        items[0].campaign = campaigns[0]
+    return campaigns[0], items[0] if items else None
 
 
 # How many upcoming items rate.js holds: a few minutes of rating without a connection, a small download.

@@ -2,17 +2,16 @@
 
 import hashlib
 import uuid
-from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from common import offline
+from common.addresses import address, address_pattern
 from languages.directions import text_direction
 from languages.selectors import language_cache_key
 from speakers.selectors import practice_due
@@ -26,11 +25,11 @@ from ..models import Assignment, Campaign
 from ..rating_texts import CANNOT_JUDGE, RATING_BUTTONS
 from ..selectors.campaigns import consent_withdrawn, governed_campaigns, is_serving
 from ..selectors.rating import (
+    campaign_with_next_item,
     current_rating,
     has_rated_in,
     loaded_rating_examples,
     may_hold,
-    next_assignment,
     next_assignment_id,
     rating_examples,
     shown_item_texts,
@@ -81,18 +80,16 @@ def item_url(campaign_public_id: uuid.UUID, following: uuid.UUID | None) -> str:
     """Where a speaker goes after a rating: straight to their next item (its page applies the serving rule), or to
     the campaign's end screen — one redirect, not two through the campaign's start."""
     if following is None:
-        return reverse("review:campaign_done", kwargs={"public_id": campaign_public_id})
-    return reverse("review:rate", kwargs={"public_id": following})
+        return address("review:campaign_done", campaign_public_id)
+    return address("review:rate", following)
 
 
-ANY_ITEM = uuid.UUID(int=0)
-
-
-def rate_url_maker() -> Callable[[uuid.UUID], str]:
-    """The rating page's address of any item from one `reverse` (the addresses differ only in the item's id): twenty
-    `reverse` calls cost about 0.3 ms of the upcoming items' 4.25 ms of CPU."""
-    template, placeholder = reverse("review:rate", kwargs={"public_id": ANY_ITEM}), str(ANY_ITEM)
-    return lambda public_id: template.replace(placeholder, str(public_id))
+def page_addresses(campaign_public_id: uuid.UUID, item_public_id: uuid.UUID | None) -> dict[str, str]:
+    """The rating page's links: its campaign's pages and its item's own address."""
+    return {"queue": address("review:queue"), "service_worker": address("review:service_worker"),
+            **{name: address(f"review:{name}", campaign_public_id)
+               for name in ("upcoming", "offline_shell", "campaign_done", "undo")},
+            "item": address("review:rate", item_public_id) if item_public_id is not None else ""}
 
 
 def not_serving(request, campaign: Campaign):
@@ -132,10 +129,9 @@ def upcoming(request, public_id):
         message = not_serving_message(speaker_campaign_or_404(request, public_id))
         return private(JsonResponse({"error": message, "code": "not_serving"}, status=409))
     items, held_back = shown_upcoming_items(request.user, campaign, where=request.path)
-    rate_url = rate_url_maker()
     return private(JsonResponse({"items": [
         {"id": str(assignment.public_id),
-         "url": rate_url(assignment.public_id),
+         "url": address("review:rate", assignment.public_id),
          "shown": shown_token(assignment.public_id), **texts}
         for assignment, texts in items
     ], "held_back": held_back}))
@@ -198,11 +194,11 @@ def rate_post(request, public_id):
                 return JsonResponse({"error": str(error), "field": error.field, "code": "refused"}, status=409)
             form.add_error(None, str(error))
         else:
-            # An answer that carries the next item needs its campaign's rules and whether it serves now: read after
-            # the rating, without the rated item's texts (one query).
-            campaign = (speaker_campaign_for_items(request.user, rating.assignment.campaign.public_id)
-                        if wants_next_item(request) else None)
-            return rated(request, campaign, rating, created)
+            # An answer that carries the next item needs its campaign's rules, whether it serves now and the next
+            # item: read after the rating, without the rated item's texts (one round trip).
+            campaign, following = (campaign_with_next_item(request.user, rating.assignment.campaign)
+                                   if wants_next_item(request) else (None, None))
+            return rated(request, campaign, following, rating, created)
     elif script:
         errors = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
         return JsonResponse({"error": _("The rating was not saved."), "fields": errors, "code": "invalid"},
@@ -222,15 +218,14 @@ def speaker_campaign_or_404(request, public_id) -> Campaign:
     return campaign
 
 
-def rated(request, campaign: Campaign | None, rating, created: bool):
-    """The answer to a stored rating: JSON for rate.js — carrying the next item itself when rate.js has nothing left
-    to show (and the campaign still serves; `campaign` is then the one read after the rating, with
+def rated(request, campaign: Campaign | None, following: Assignment | None, rating, created: bool):
+    """The answer to a stored rating: JSON for rate.js — carrying the next item itself (`following`) when rate.js has
+    nothing left to show (and the campaign still serves; `campaign` is then the one read after the rating, with
     `serving_when_read`), else naming the next item unless rate.js holds it — or a redirect to the next item or the
     end screen without JavaScript."""
     rated_item = rating.assignment
     following_item = None
     if campaign is not None:
-        following = next_assignment(request.user, campaign)
         next_url = item_url(campaign.public_id, following and following.public_id)
         # A rating just stored proves the campaign serves (the service checked, in its transaction); a resent
         # one proves nothing, the campaign read after it does.
@@ -253,7 +248,7 @@ def next_item(request, campaign: Campaign, assignment: Assignment) -> dict:
     """The next item as rate.js shows it (the fields of the upcoming items, and whether the phone may keep it),
     its secret texts audited as the page showing them would be."""
     public_id = assignment.public_id
-    url = reverse("review:rate", kwargs={"public_id": public_id})
+    url = address("review:rate", public_id)
     return {"id": str(public_id), "url": url, "shown": shown_token(public_id),
             **shown_item_texts(request.user, campaign, assignment.item, where=url),
             "may_hold": may_hold(campaign, assignment.item)}
@@ -284,16 +279,19 @@ def item_page(request, assignment, form: RatingForm, current):
     progress = speaker_progress(request.user, campaign)
     version = campaign.run_card.dataset_version
     examples = loaded_rating_examples(campaign.organization)
+    addresses = page_addresses(campaign.public_id, assignment.public_id)
     return private(render(request, "review/rate.html", {
-        "assignment": assignment, "campaign": campaign, "form": form, "current": current,
-        "texts": shown_item_texts(request.user, campaign, assignment.item,
-                                            where=reverse("review:rate", kwargs={"public_id": assignment.public_id})),
+        "assignment": assignment, "campaign": campaign, "form": form, "current": current, "addresses": addresses,
+        "texts": shown_item_texts(request.user, campaign, assignment.item, where=addresses["item"]),
         "version": version, "source_dir": text_direction(version.source_language),
         "target_dir": text_direction(version.target_language),
         "progress": progress, "buttons": RATING_BUTTONS, "rating_rows": rating_rows(examples),
         "parts_key": unchanging_parts_key(campaign, examples), "may_hold": may_hold(campaign, assignment.item),
         # A rated or skipped item always holds the speaker's current rating: something to undo.
         "can_undo": progress["done"] > 0,
+        # Controls that show nothing of a rating (none given, restored or refused) are the same for every item.
+        "plain_controls": current is None and not form.is_bound and not any(
+            form.initial.get(name) for name in ("flags", "comment", "correction")),
     }, status=400 if form.errors else 200))
 
 
@@ -310,7 +308,7 @@ def undo(request, public_id):
         messages.info(request, _("There is no rating to undo."))
         return redirect("review:campaign_start", public_id=campaign.public_id)
     messages.success(request, _("Your last rating was withdrawn (it stays in the history). Rate this item again."))
-    return redirect(reverse("review:rate", kwargs={"public_id": assignment.public_id}) + "?restore")
+    return redirect(address("review:rate", assignment.public_id) + "?restore")
 
 
 @login_required
@@ -325,6 +323,7 @@ def offline_shell(request, public_id):
     examples = rating_examples(campaign.organization)
     return private(render(request, "review/rate.html", {
         "shell": True, "campaign": campaign, "form": RatingForm(), "current": None, "texts": texts,
+        "addresses": page_addresses(campaign.public_id, None), "plain_controls": True,
         "version": version, "source_dir": text_direction(version.source_language),
         "target_dir": text_direction(version.target_language),
         "progress": speaker_progress(request.user, campaign), "buttons": RATING_BUTTONS,
@@ -332,11 +331,8 @@ def offline_shell(request, public_id):
     }))
 
 
-RATING_PAGE = r"^/review/items/[0-9a-f-]+/$"
-
-
 def service_worker(request):
     """rate.js's service worker (common.offline), served under /review/ so that its scope covers the rating pages;
     it holds no data of its own (rate.js decides what is stored)."""
-    return offline.service_worker(request, cache="champollion-rate-v1", item_page=RATING_PAGE,
-                                  submission=RATING_PAGE)
+    rating_page = address_pattern("review:rate")
+    return offline.service_worker(request, cache="champollion-rate-v1", item_page=rating_page, submission=rating_page)
