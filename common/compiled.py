@@ -199,23 +199,39 @@ class CompiledQuery:
 
 
 def rows_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "default") -> list[list[tuple]]:
-    """The rows of several `values_list` compiled queries, sent to PostgreSQL in one round trip (a psycopg
-    pipeline): each statement still runs on its own and in order, with its own snapshot, so a query after one that
-    waits for a row lock sees what was committed meanwhile. Elsewhere (or with PREPARED_HOT_PATH off) they run one
-    after the other. In a transaction the caller began that has sent nothing yet, psycopg sends its BEGIN first and
-    waits for its answer: one round trip more, the price of using psycopg's documented interface only."""
-    return [compiled.converted(fetched, tuple_expected=True) for compiled, fetched in _fetched_together(runs, using)]
+    """The rows of several `values_list` compiled queries, sent to PostgreSQL in one round trip (`sent_together`)."""
+    return [fetched.rows() for fetched in sent_together(*runs, using=using)]
 
 
 def objects_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "default") -> list[list[Any]]:
     """`rows_together` for compiled querysets of model instances: each run's instances, as `objects` builds them."""
-    return [compiled.instances(fetched, using) for compiled, fetched in _fetched_together(runs, using)]
+    return [fetched.objects() for fetched in sent_together(*runs, using=using)]
 
 
-def _fetched_together(runs: Sequence[tuple[CompiledQuery, dict[str, Any]]], using: str) -> list[tuple[_Compiled, list]]:
+@dataclass(frozen=True)
+class Fetched:
+    """What one compiled query sent with others fetched: its rows (`values_list` queries) or its instances."""
+
+    compiled: _Compiled
+    fetched: list[tuple]
+    using: str
+
+    def rows(self) -> list[tuple]:
+        return self.compiled.converted(self.fetched, tuple_expected=True)
+
+    def objects(self) -> list[Any]:
+        return self.compiled.instances(self.fetched, self.using)
+
+
+def sent_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "default") -> list[Fetched]:
+    """Several compiled queries sent to PostgreSQL in one round trip (a psycopg pipeline): each statement still runs
+    on its own and in order, with its own snapshot, so a query after one that waits for a row lock sees what was
+    committed meanwhile. Elsewhere (or with PREPARED_HOT_PATH off) they run one after the other. In a transaction
+    the caller began that has sent nothing yet, psycopg sends its BEGIN first and waits for its answer: one round
+    trip more, the price of using psycopg's documented interface only."""
     connection = connections[using]
     if connection.vendor != "postgresql" or not settings.PREPARED_HOT_PATH:
-        return [query._run(using, values) for query, values in runs]
+        return [Fetched(*query._run(using, values), using) for query, values in runs]
     statements = [query._statement(connection, values) for query, values in runs]
     cursors = [_cursor(connection) for _ in statements]
     with connection.wrap_database_errors:
@@ -224,7 +240,7 @@ def _fetched_together(runs: Sequence[tuple[CompiledQuery, dict[str, Any]]], usin
                 cursor.execute(compiled.sql, params)
         found = []
         for cursor, (compiled, _) in zip(cursors, statements, strict=True):
-            found.append((compiled, cursor.fetchall()))
+            found.append(Fetched(compiled, cursor.fetchall(), using))
             cursor.close()
     return found
 

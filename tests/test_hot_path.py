@@ -419,15 +419,10 @@ def test_instances_sent_together_are_built_as_one_by_one(campaign, pool):
     assert together[0] and together[1] == [] and together[0][0].twice == 2 * together[0][0].position
 
 
-@on_postgresql
-def test_a_rating_answered_with_the_next_item_reads_the_campaign_and_that_item_in_one_round_trip(client, campaign,
-                                                                                                 pool):
-    """rate.js, when the phone may not hold the items, asks for the next one as the rating's answer: after the
-    rating, its campaign (with the serving rule) and the next item are read together (a psycopg pipeline)."""
+def statements_and_pipelines(request) -> list[tuple[str, bool]]:
+    """Each statement `request()` sends and whether it went in a psycopg pipeline (one round trip with others)."""
     from psycopg.pq import PipelineStatus
 
-    client.force_login(pool[0])
-    first, second = speaker_assignments(campaign, pool[0])[:2]
     sent = []
 
     def record(execute, sql, params, many, context):
@@ -435,8 +430,40 @@ def test_a_rating_answered_with_the_next_item_reads_the_campaign_and_that_item_i
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(record):
-        answer = client.post(f"/review/items/{first.public_id}/", {"client_id": str(uuid.uuid4()), "value": "gist"},
-                             headers={"Accept": "application/json", "X-Requested-With": "fetch", "X-Next-Item": "item"})
+        request()
+    return sent
+
+
+@on_postgresql
+def test_the_rating_page_reads_item_campaign_counts_and_memberships_in_one_round_trip(client, campaign, pool):
+    """After the session's user, the item page's reads go together: the item, its campaign (pool and serving
+    rule), the speaker's counts and their memberships; then the audit of a secret item."""
+    client.force_login(pool[0])
+    first = speaker_assignments(campaign, pool[0])[0]
+    answers = []
+    sent = statements_and_pipelines(lambda: answers.append(client.get(f"/review/items/{first.public_id}/")))
+    total = speaker_assignments(campaign, pool[0]).count()
+    assert answers[0].status_code == 200 and f'data-done="0" data-total="{total}"' in answers[0].content.decode()
+    assert 'FROM "accounts_user"' in sent[0][0] and not sent[0][1]
+    reads = [sql for sql, piped in sent[1:5] if piped]
+    assert len(reads) == 4, sent
+    assert 'FROM "review_assignment"' in reads[0] and 'FROM "review_campaign"' in reads[1]
+    assert 'COUNT("review_assignment"."id")' in reads[2] and 'FROM "governance_membership"' in reads[3]
+    assert [sql.split()[0] for sql, _ in sent[5:]] == ["INSERT"]  # the audit of the secret item shown
+
+
+@on_postgresql
+def test_a_rating_answered_with_the_next_item_reads_the_campaign_and_that_item_in_one_round_trip(client, campaign,
+                                                                                                 pool):
+    """rate.js, when the phone may not hold the items, asks for the next one as the rating's answer: after the
+    rating, its campaign (with the serving rule) and the next item are read together (a psycopg pipeline)."""
+    client.force_login(pool[0])
+    first, second = speaker_assignments(campaign, pool[0])[:2]
+    answers = []
+    sent = statements_and_pipelines(lambda: answers.append(client.post(
+        f"/review/items/{first.public_id}/", {"client_id": str(uuid.uuid4()), "value": "gist"},
+        headers={"Accept": "application/json", "X-Requested-With": "fetch", "X-Next-Item": "item"})))
+    answer = answers[0]
     assert answer.status_code == 201 and answer.json()["next_item"]["id"] == str(second.public_id)
     after_rating = sent[next(i for i, (sql, _) in enumerate(sent) if sql.startswith("WITH inserted")) + 1:]
     reads = [(sql, piped) for sql, piped in after_rating if sql.startswith("SELECT")]

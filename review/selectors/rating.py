@@ -17,11 +17,12 @@ from django.db.models import (
     Subquery,
 )
 
-from common.compiled import CompiledQuery, loaded, objects_together, rows_together
+from common.compiled import CompiledQuery, loaded, objects_together, rows_together, sent_together
 from corpus.selectors import document_neighbours
 from ledger.worktime import LOCKED_WORK_CLOCK
 from organizations.audit import record_secret_access
 from organizations.models import Organization
+from organizations.selectors import memberships_unread, remember_memberships
 
 from ..models import (
     Assignment,
@@ -125,36 +126,43 @@ _ITEM_PAGE_ASSIGNMENT = CompiledQuery(
     .order_by()[:1],
     item=uuid.UUID, speaker=int)
 _ITEM_PAGE_CAMPAIGN = CompiledQuery(
-    lambda campaign, speaker: Campaign.objects.filter(in_pool(speaker), pk=campaign)
+    lambda item, speaker: Campaign.objects.filter(in_pool(speaker), assignments__public_id=item)
     .annotate(serving_when_read=ExpressionWrapper(serving_filter(), output_field=BooleanField()))
     .select_related("organization__rating_examples", "run_card__dataset_version__dataset")
     .defer(*LARGE_CARD_FIELDS).order_by()[:1],
-    campaign=int, speaker=int)
+    item=uuid.UUID, speaker=int)
 
 
 def speaker_assignment(user, public_id) -> Assignment | None:
     """The speaker's own assignment with what the rating page shows; anyone else's id gives None. Its
-    campaign's `serving_when_read` says whether it served its items when it was read (`serving_filter`).
+    campaign's `serving_when_read` says whether it served its items when it was read (`serving_filter`), and its
+    `progress` the speaker's counts in that campaign (`speaker_progress`).
 
-    Two short queries, not one long join: the item with its texts, then its campaign with the card's version and
-    dataset, the pool check (`in_pool`) and the serving rule (an EXISTS). PostgreSQL spent several times longer
-    planning the join of twelve tables, and later of eight, than running it, on every rating request
-    (docs/performance.md); both are compiled once and prepared (common.compiled). The membership half of the rule
-    comes from the request's remembered memberships."""
+    Short queries, not one long join, sent in one round trip (`common.compiled.sent_together`): the item with its
+    texts; its campaign with the card's version and dataset, the pool check (`in_pool`) and the serving rule (an
+    EXISTS); the speaker's counts; their memberships, unless the request read them already. PostgreSQL spent several
+    times longer planning the join of twelve tables, and later of eight, than running it, on every rating request
+    (docs/performance.md); each is compiled once and prepared. The membership half of the rule comes from the
+    request's memberships."""
     if not user.is_authenticated:
         return None
     try:
         item = public_id if isinstance(public_id, uuid.UUID) else uuid.UUID(str(public_id))
     except ValueError:
         return None
-    found = _ITEM_PAGE_ASSIGNMENT.objects(item=item, speaker=user.pk)
-    if not found:
+    reads = {"item": item, "speaker": user.pk}
+    unread = memberships_unread(user)
+    assignments, campaigns, progress, *memberships = sent_together(
+        (_ITEM_PAGE_ASSIGNMENT, reads), (_ITEM_PAGE_CAMPAIGN, reads), (_ITEM_PROGRESS, reads),
+        *([unread] if unread else []))
+    if memberships:
+        remember_memberships(user, memberships[0].rows())
+    found, in_campaign = assignments.objects(), campaigns.objects()
+    if not found or not in_campaign or not speaks_for(user, in_campaign[0].organization_id):
         return None
     assignment = found[0]
-    campaigns = _ITEM_PAGE_CAMPAIGN.objects(campaign=assignment.campaign_id, speaker=user.pk)
-    if not campaigns or not speaks_for(user, campaigns[0].organization_id):
-        return None
-    assignment.campaign = campaigns[0]
+    assignment.campaign = in_campaign[0]
+    assignment.progress = counted_progress(progress.rows())
     return assignment
 
 
@@ -304,16 +312,28 @@ def withdrawn_rating(assignment: Assignment) -> Rating | None:
     return assignment.ratings.filter(withdrawn_at__isnull=False).order_by("-withdrawn_at", "-pk").first()
 
 
-_PROGRESS = CompiledQuery(
-    lambda campaign, speaker: Assignment.objects.filter(campaign=campaign, speaker=speaker)
-    .exclude(state=Assignment.State.RELEASED).order_by().values("campaign")
-    .annotate(total=Count("pk"), left=Count("pk", filter=Q(state=Assignment.State.OPEN))).values_list("total", "left"),
-    campaign=int, speaker=int)
+def _progress(in_campaign: Q) -> QuerySet:
+    return (Assignment.objects.filter(in_campaign).exclude(state=Assignment.State.RELEASED).order_by()
+            .values("campaign").annotate(total=Count("pk"), left=Count("pk", filter=Q(state=Assignment.State.OPEN)))
+            .values_list("total", "left"))
+
+
+_PROGRESS = CompiledQuery(lambda campaign, speaker: _progress(Q(campaign=campaign, speaker=speaker)),
+                          campaign=int, speaker=int)
+# The same counts in the campaign of one of the speaker's items, read with that item (`speaker_assignment`).
+_ITEM_PROGRESS = CompiledQuery(
+    lambda item, speaker: _progress(Q(speaker=speaker, campaign_id=Subquery(
+        Assignment.objects.filter(public_id=item, speaker=speaker).values("campaign_id")[:1]))),
+    item=uuid.UUID, speaker=int)
 
 
 def speaker_progress(user, campaign: Campaign) -> dict[str, int]:
     """How many items the speaker has, has answered and has left (every rating page shows it)."""
-    total, left = _PROGRESS.first(campaign=campaign.pk, speaker=user.pk) or (0, 0)
+    return counted_progress(_PROGRESS.rows(campaign=campaign.pk, speaker=user.pk))
+
+
+def counted_progress(rows: list[tuple[int, int]]) -> dict[str, int]:
+    total, left = rows[0] if rows else (0, 0)
     return {"total": total, "done": total - left, "left": left}
 
 

@@ -276,7 +276,7 @@ def item_page(request, assignment, form: RatingForm, current):
     campaign = assignment.campaign
     # The server's clock for this showing: what a rating posted without the page's script is timed by.
     form.fields["shown"].initial = shown_token(assignment.public_id)
-    progress = speaker_progress(request.user, campaign)
+    progress = assignment.progress
     version = campaign.run_card.dataset_version
     examples = loaded_rating_examples(campaign.organization)
     addresses = page_addresses(campaign.public_id, assignment.public_id)
