@@ -288,3 +288,25 @@ def test_the_translate_and_verify_pages_reload_without_a_connection_and_store_ea
     expect(page.locator("[data-done]")).to_be_visible(timeout=20_000)
     stored = Verification.objects.filter(verifier=verifier).select_related("translation__source")
     assert {v.translation.source.text: v.outcome for v in stored} == verdicts, "each verdict stored once"
+
+
+def test_the_verify_page_says_how_many_accepts_each_translation_it_shows_needs(live_server, page, steward,  # noqa: F811
+                                                                               curator):
+    """A gold-standard translation needs more accepts than the batch's usual number: the page opened on one says so,
+    and says the usual number again for the next translation, shown from those the phone holds."""
+    from .elicitation_setup import translate
+
+    csv = (CSV.splitlines()[0] + "\n" + "I see the dog,,2,conversational,conv,gold_standard,community,,\n"
+           "Good morning,,1,conversational,conv,development,community,,\n")
+    batch = make_batch(curator, consented_dataset(steward).dataset, csv, verifications_per_translation=1)
+    translator, verifier = (member(f"{name}@steward.example", steward, "speaker") for name in ("writer", "checker"))
+    for source in batch.sources.order_by("position"):
+        translate(translator, source, "tânisi")
+    sign_in(page, live_server.url, verifier)
+    with page.expect_response(re.compile(r"/verify/upcoming/$")):
+        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/verify/")
+    expect(page.locator("[data-text=source]")).to_have_text("I see the dog")
+    expect(page.locator("[data-needed]")).to_have_text("It needs 2 accepts from different people.")
+    page.get_by_role("button", name="Accept").click()
+    expect(page.locator("[data-text=source]")).to_have_text("Good morning")
+    expect(page.locator("[data-needed]")).to_have_text("It needs 1 accept.")

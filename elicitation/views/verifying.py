@@ -36,9 +36,9 @@ def verify_start(request, public_id):
     return redirect("elicitation:verify", public_id=translation.public_id)
 
 
-def verification_item(translation: Translation, version: TranslationVersion) -> dict:
+def verification_item(translation: Translation, version: TranslationVersion, batch: Batch) -> dict:
     """What the verify page shows: the source, its context and the translation's current version, with the flag a
-    suspected machine output carries (the system's name, never its text)."""
+    suspected machine output carries (the system's name, never its text), and how many accepts it needs."""
     source = translation.source
     return {"id": str(translation.public_id),
             "url": address("elicitation:verify", translation.public_id),
@@ -46,7 +46,8 @@ def verification_item(translation: Translation, version: TranslationVersion) -> 
             "source": source.text, "context": source.context, "text": version.text, "version": version.number,
             "analysis": version.morphological_analysis, "suspected": version.suspected_system,
             "suspected_chrf": version.suspected_chrf, "segment": source.segment, "pasted": bool(version.pasted),
-            "shown": shown_token(translation.public_id)}
+            "shown": shown_token(translation.public_id),
+            "needed": batch.verifications_needed(source.segment)}
 
 
 @login_required
@@ -71,13 +72,12 @@ def verify(request, public_id):
 def verify_page(request, translation, version, form, status: int = 200):
     batch = translation.source.batch
     record_shown_source(request.user, translation.source, request.path)
-    item = verification_item(translation, version)
+    item = verification_item(translation, version, batch)
     form.fields["shown"].initial = item["shown"]
     return private(render(request, "elicitation/verify.html", verify_context(batch, item, form, {
         "translation": translation, "version": version, "may_hold": may_hold_on_device(translation.source),
         "analysis_form": AnalysisCheckForm() if version.morphological_analysis and not version.analysis_checks.filter(
             checked_by=request.user).exists() else None,
-        "needed": batch.verifications_needed(translation.source.segment),
         "waiting": translation.status == Translation.Status.SUBMITTED}), status=status))
 
 
@@ -96,10 +96,10 @@ def verify_shell(request, public_id):
     if not batch.serving_when_read:
         return not_serving(request, batch)
     empty = {"id": "", "url": "", "conflict_url": "", "source": "", "context": "", "text": "", "version": "",
-             "suspected": "", "pasted": False}
+             "suspected": "", "pasted": False, "needed": batch.verifications_per_translation}
     return private(render(request, "elicitation/verify.html", verify_context(
         batch, empty, VerificationForm(initial={"client_id": uuid.uuid4()}),
-        {"shell": True, "needed": batch.verifications_per_translation})))
+        {"shell": True})))
 
 
 def verify_post(request, translation: Translation):
@@ -138,7 +138,7 @@ def verify_upcoming(request, public_id):
     batch = working_batch_or_404(request, public_id)
     if not batch.serving_when_read:
         return private(not_serving(request, batch))
-    return private(JsonResponse({"items": [verification_item(translation, version)
+    return private(JsonResponse({"items": [verification_item(translation, version, batch)
                                            for translation, version in upcoming_to_verify(request.user, batch)]}))
 
 
