@@ -175,6 +175,12 @@ class CompiledQuery:
             params[position] = convert(values[name])
         return compiled, params
 
+    def sql(self, using: str = "default", **values: Any) -> tuple[str, list]:
+        """The statement and its parameters, run by nothing: for plain SQL of the caller's around the ORM's
+        selection (a subquery in its FROM), which then costs no building and no compiling either."""
+        compiled, params = self._statement(connections[using], values)
+        return compiled.sql, params
+
     def _run(self, using: str, values: dict[str, Any]) -> tuple[_Compiled, list]:
         connection = connections[using]
         compiled, params = self._statement(connection, values)

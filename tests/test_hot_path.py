@@ -133,6 +133,26 @@ def test_the_queryset_is_built_once_per_connection():
     assert len(built) == 2
 
 
+def test_sql_hands_out_the_statement_for_a_larger_one():
+    """`sql()` compiles like a run (once per connection) and runs nothing: its statement, as a subquery of the
+    caller's, reads what `rows()` reads."""
+    built = []
+
+    def build(pk):
+        built.append(pk)
+        return User.objects.filter(pk=pk).values_list("pk", "email")
+
+    user = User.objects.create_user("inside@example.org")
+    query = CompiledQuery(build, pk=int)
+    with CaptureQueriesContext(connection) as captured:
+        sql, params = query.sql(pk=user.pk)
+    assert not captured.captured_queries
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM ({sql}) AS inside", params)
+        assert cursor.fetchone() == (1,)
+    assert query.rows(pk=user.pk) == [(user.pk, "inside@example.org")] and len(built) == 1
+
+
 def test_a_declared_parameter_missing_from_the_sql_is_a_configuration_error():
     query = CompiledQuery(lambda pk, speaker: User.objects.filter(pk=pk).values_list("pk"), pk=int, speaker=int)
     with pytest.raises(ImproperlyConfigured, match="speaker"):

@@ -326,3 +326,38 @@ def test_a_listed_cards_writes_give_the_leaderboard_a_new_state_stamp(version, s
     assert ready != before
     RunCard.objects.filter(pk=card.pk).update(status=RunCard.Status.READY)
     assert leaderboard_stamp() != ready
+
+
+def test_the_public_view_ranks_through_one_compiled_selection(version, speaker, monkeypatch):
+    """Whoever shares the public view gets the selection compiled once per connection, whatever the view's version,
+    pair, segment or sort, and it ranks exactly as the one built for the reader: a group of several cards (its best
+    one, its size), a tie with another group's best, each filter."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from leaderboard.selectors import rankings as ranking_selectors
+    from leaderboard.selectors.query import LeaderboardQuery
+
+    submit(version, speaker, composite=0.60)
+    best = submit(version, speaker, composite=0.65)
+    tied = submit(version, speaker, composite=0.65, model_slug="tied")
+    alone = submit(version, speaker, composite=0.70, model_slug="alone", cost_per_entry=0.02)
+    legacy = "legacy-composite"
+    filters = [{}, {"dataset": version.dataset.identifier, "version": version.version}, {"language_pair": "eng>crk"},
+               {"language_pair": "eng>fra"}, {"segment": "development"}, {"segment": "diagnostic"},
+               {"sort": "cost_adjusted"}, {"dataset": version.dataset.identifier, "version": "9.9"}]
+    ranges = {("official", legacy): (0, 50), ("open", legacy): (0, 50), ("open", "standard/1"): (0, 50)}
+    built = []
+    build = ranking_selectors.selection
+    monkeypatch.setattr(ranking_selectors, "selection", lambda *given: built.append(given) or build(*given))
+
+    public = [ranking_selectors.rankings(AnonymousUser(), LeaderboardQuery(standard=legacy, **given), ranges)
+              for given in filters]
+    assert len(built) <= 1, "compiled once per connection (before this test, maybe)"
+    assert public[0][("open", legacy)].rows == [(alone.pk, 1), (best.pk, 2), (tied.pk, 1)]
+    assert public[0][("open", legacy)].count == 3 and public[0][("official", legacy)].count == 0
+    assert [ranked.count for ranked in (found[("open", legacy)] for found in public)] == [3, 3, 3, 0, 3, 0, 3, 0]
+
+    monkeypatch.setattr(ranking_selectors, "shares_public_view", lambda user: False)
+    for given, found in zip(filters, public, strict=True):
+        assert ranking_selectors.rankings(AnonymousUser(), LeaderboardQuery(standard=legacy, **given),
+                                          ranges) == found, given
