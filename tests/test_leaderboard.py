@@ -361,3 +361,39 @@ def test_the_public_view_ranks_through_one_compiled_selection(version, speaker, 
     for given, found in zip(filters, public, strict=True):
         assert ranking_selectors.rankings(AnonymousUser(), LeaderboardQuery(standard=legacy, **given),
                                           ranges) == found, given
+
+
+def test_a_pages_cards_read_by_the_compiled_query_are_those_built_for_the_reader(version, speaker, monkeypatch):
+    """The public view reads a page's cards through one compiled query (a shorter page repeats its first id): each
+    row is what the queryset built for the reader gives, a method's Community Validation included, and writing it
+    reads nothing more (no deferred field it shows)."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from leaderboard.selectors import rankings as ranking_selectors
+    from leaderboard.selectors.query import LeaderboardQuery
+    from leaderboard.selectors.rows import row_view, tier_bands
+
+    method_card = {"method_id": "crk-coached", "name": "Coached", "class": "coached-llm", "dependency_class": "S"}
+    manifest = {"dependency_class": "S", "dependencies": []}
+    validated = submit(version, speaker, composite=0.80, method_card=method_card, manifest=manifest, condition="a")
+    other = submit(version, speaker, composite=0.81, method_card=method_card, manifest=manifest, condition="b")
+    plain = submit(version, speaker, composite=0.70, model_slug="plain")
+    RunCard.objects.filter(pk=validated.pk).update(community_validated_at=timezone.now())
+    ranked = [(other.pk, 1), (validated.pk, 1), (plain.pk, 3)]
+    query = LeaderboardQuery(standard="legacy-composite")
+    bands = tier_bands()
+
+    with CaptureQueriesContext(connection) as captured:
+        compiled = [row_view(card, rank, bands=bands) for rank, card in enumerate(
+            ranking_selectors.ranked_rows(AnonymousUser(), query, ranked), 1)]
+    assert len(captured.captured_queries) == 1
+    monkeypatch.setattr(ranking_selectors, "shares_public_view", lambda user: False)
+    built = [row_view(card, rank, bands=bands) for rank, card in enumerate(
+        ranking_selectors.ranked_rows(AnonymousUser(), query, ranked), 1)]
+    assert compiled == built
+    assert [row["id"] for row in compiled] == [str(card.public_id) for card in (other, validated, plain)]
+    assert [row["review_badge"] for row in compiled][:2] == ["validated", "validated"]
+    assert [row["cards_in_group"] for row in compiled] == [1, 1, 3]
