@@ -8,10 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from common.compiled import CompiledQuery
 from common.errors import NotAllowed
 from governance.models import Decision, DecisionState
 from organizations.permissions import permitted
@@ -250,17 +251,33 @@ def version_labels(user, version: DatasetVersion, *, governs: bool) -> VersionLa
         release_block=release_block(version.dataset, version) if restricted and governs else None)
 
 
+def labels_of_versions(dataset_ids: Iterable[int], version_ids: Iterable[int]) -> QuerySet[CulturalLabel]:
+    """The labels of the datasets `dataset_ids` that apply to the whole dataset or to one of `version_ids`, without
+    their translations (`labels_by_version` reads them)."""
+    return CulturalLabel.objects.filter(dataset_id__in=dataset_ids).filter(
+        Q(version__isnull=True) | Q(version_id__in=version_ids)).select_related("dataset", "version", "project") \
+        .order_by("label_type", "pk")
+
+
+# The labels of one version, all that a leaderboard ranking of one version (the default) reads: compiled once per
+# connection (common.compiled), which spares about 1 ms of Python on each ranking computed afresh.
+_ONE_VERSION_LABELS = CompiledQuery(lambda dataset, version: labels_of_versions([dataset], [version]),
+                                    dataset=int, version=int)
+
+
 def labels_by_version(dataset_of: dict[int, int]) -> dict[int, list[dict[str, Any]]]:
     """For the leaderboard: version id → the labels applying to it, as `label_document` gives them, from the
     versions' dataset ids (`dataset_of`: version id → dataset id); one query when none has labels."""
     if not dataset_of:
         return {}
-    version_ids = set(dataset_of)
-    labels = CulturalLabel.objects.filter(dataset_id__in=set(dataset_of.values())).filter(
-        Q(version__isnull=True) | Q(version_id__in=version_ids)).select_related("dataset", "version", "project") \
-        .prefetch_related(Prefetch("translations", queryset=CulturalLabelTranslation.objects.order_by("language"))) \
-        .order_by("label_type", "pk")
-    found: dict[int, list[dict[str, Any]]] = {pk: [] for pk in version_ids}
+    if len(dataset_of) == 1:
+        ((version_id, dataset_id),) = dataset_of.items()
+        labels = _ONE_VERSION_LABELS.objects(dataset=dataset_id, version=version_id)
+    else:
+        labels = list(labels_of_versions(set(dataset_of.values()), set(dataset_of)))
+    prefetch_related_objects(labels, Prefetch("translations",
+                                              queryset=CulturalLabelTranslation.objects.order_by("language")))
+    found: dict[int, list[dict[str, Any]]] = {pk: [] for pk in dataset_of}
     for label in labels:
         document = label_document(label)
         for pk, dataset_id in dataset_of.items():

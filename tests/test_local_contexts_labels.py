@@ -413,6 +413,27 @@ def test_leaderboard_rows_show_the_labels_of_their_data(client, steward, speaker
     assert "TK Attribution (nommez-nous)" in page
 
 
+def test_the_labels_of_one_version_are_read_as_those_of_several(steward, version, governance_user,
+                                                                django_assert_num_queries):
+    """A leaderboard of one version reads its labels through a compiled query: the same documents, translations
+    included, as the query of several versions gives, in two queries (labels, translations)."""
+    second = import_corpus(data=corpus_bytes(mixed_entries(), version="2.0"), organization=steward,
+                           actor=None).version
+    attach(governance_user, version, "tk_seasonal", version=second)
+    clan = attach(governance_user, version, "tk_clan", name="TK Clan", language="en")
+    label_services.translate_label(actor=governance_user, label=clan, translation=label_services.TranslationInput(
+        language="fr", name="TK Clan (fr)", text="Pour le clan."))
+    dataset = version.dataset_id
+    together = label_selectors.labels_by_version({version.pk: dataset, second.pk: dataset})
+    assert [item["type"] for item in together[second.pk]] == ["tk_clan", "tk_seasonal"]
+    assert [item["type"] for item in together[version.pk]] == ["tk_clan"]
+    assert together[version.pk][0]["translations"] == [{"language": "fr", "name": "TK Clan (fr)",
+                                                        "text": "Pour le clan."}]
+    for one in (version, second):
+        with django_assert_num_queries(2):
+            assert label_selectors.labels_by_version({one.pk: dataset}) == {one.pk: together[one.pk]}
+
+
 def test_pages_with_labels_keep_their_queries_bounded(client, version, governance_user,
                                                       django_assert_max_num_queries):
     label_services.import_hub_project(actor=governance_user, dataset=version.dataset, data=hub_bytes(hub_project()))
