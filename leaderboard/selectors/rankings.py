@@ -106,12 +106,13 @@ def selection(user, query: LeaderboardQuery, standards: frozenset[str]) -> Query
 
 
 def _public_selection(standards: frozenset[str]) -> CompiledQuery:
+    """A function rather than a lambda in the comprehension below, so that each compiled query keeps its own set."""
     return CompiledQuery(lambda: selection(AnonymousUser(), LeaderboardQuery(), standards))
 
 
 # The selection of everyone who shares the public view, for each set of standards a view's rankings may be of,
-# compiled once per connection (common.compiled): building and compiling it cost about 5 ms of Python per cold
-# request, a third of what PostgreSQL then spends ranking 10,000 cards. Like the version list's statement, it holds
+# compiled once per connection (common.compiled): building and compiling it cost about 4 ms of Python per cold
+# request, a quarter of what PostgreSQL then spends ranking 10,000 cards. Like the version list's statement, it holds
 # as long as `ranked_cards` depends on nothing of the moment or of the request but the reader's roles.
 _PUBLIC_SELECTIONS = {frozenset(standards): _public_selection(frozenset(standards))
                       for size in range(1, len(STANDARDS) + 1) for standards in itertools.combinations(STANDARDS, size)}
