@@ -7,6 +7,7 @@ import random
 
 import pytest
 from django.template.defaultfilters import floatformat
+from django.urls import reverse
 from django.utils import translation
 
 from leaderboard.selectors import LeaderboardQuery
@@ -63,6 +64,8 @@ def test_a_row_escapes_what_it_holds_and_writes_every_badge():
                  "external dependency", "2026-03-04", "95% bootstrap interval, as the card gives it",
                  'class="num composite group-start sorted"'):
         assert text in html, text
+    address = reverse("leaderboard:card", args=[ROW["id"]])
+    assert f'<a href="{address}">' in html and "00000000-0000" not in html, "each row links to its own card"
 
 
 def test_a_row_in_french():

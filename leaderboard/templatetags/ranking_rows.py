@@ -12,13 +12,13 @@ from typing import Any
 from django import template
 from django.template.defaultfilters import floatformat, join
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.formats import date_format, get_format, localize
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import template_localtime
 from django.utils.translation import gettext, ngettext
 
+from common.addresses import address
 from corpus.templatetags.local_contexts import label_badges
 
 from ..selectors.query import LeaderboardQuery
@@ -155,7 +155,8 @@ class RowWriter:
         scored = ('<span class="help">' + filled(ngettext("%(counter)s entry scored", "%(counter)s entries scored",
                                                           row["entries_scored"]), counter=row["entries_scored"])
                   + "</span>" if self.domain else "")
-        link = format_html('<a href="{}">{}</a>', reverse("leaderboard:card", args=[row["id"]]), row["method"])
+        # Reversed once per process (common.addresses): reverse() took a sixth of a row's time.
+        link = format_html('<a href="{}">{}</a>', address("leaderboard:card", row["id"]), row["method"])
         return (f'<td data-label="{self.label["method"]}" class="method">{link}{self.badges(row)}\n'
                 f'      {self.configuration(row["configuration"])}\n'
                 f'      {self.development_data(row["development_data"])}\n      {labels}\n      {scored}</td>')
