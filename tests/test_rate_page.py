@@ -340,3 +340,18 @@ def test_undo_is_offered_once_there_is_a_rating_to_undo_though_the_controls_are_
     assert "disabled" not in undo.search(page).group(0)
     assert f'action="/review/c/{public_campaign.public_id}/undo/"' in page
     assert f'data-item-url="/review/items/{second.public_id}/"' in page
+
+
+def test_the_footer_is_cached_per_language_and_its_language_link_brings_each_page_back(client, public_campaign,
+                                                                                        pool):
+    """The footer's texts are a fragment cached per language; the link to choose a language names the page it is on."""
+    client.force_login(pool[0])
+    first, second = open_items(public_campaign, pool[0])[:2]
+    for item in (first, second):
+        page = client.get(f"/review/items/{item.public_id}/?restore").content.decode()
+        assert f'href="/language/?next=/review/items/{item.public_id}/%3Frestore"' in page
+        assert "Text size:" in page
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr-ca"
+    french = client.get(f"/review/items/{first.public_id}/").content.decode()
+    assert "Taille du texte\u00a0:" in french and "Text size:" not in french
+    assert f'href="/language/?next=/review/items/{first.public_id}/"' in french
