@@ -293,7 +293,8 @@ def test_the_translate_and_verify_pages_reload_without_a_connection_and_store_ea
 def test_the_verify_page_says_how_many_accepts_each_translation_it_shows_needs(live_server, page, steward,  # noqa: F811
                                                                                curator):
     """A gold-standard translation needs more accepts than the batch's usual number: the page opened on one says so,
-    and says the usual number again for the next translation, shown from those the phone holds."""
+    and says the usual number again for the next translation, shown from those the phone holds. A conflict declared
+    without a connection is not lost with the page."""
     from .elicitation_setup import translate
 
     csv = (CSV.splitlines()[0] + "\n" + "I see the dog,,2,conversational,conv,gold_standard,community,,\n"
@@ -310,3 +311,11 @@ def test_the_verify_page_says_how_many_accepts_each_translation_it_shows_needs(l
     page.get_by_role("button", name="Accept").click()
     expect(page.locator("[data-text=source]")).to_have_text("Good morning")
     expect(page.locator("[data-needed]")).to_have_text("It needs 1 accept.")
+    # Declaring a conflict needs a connection: offline, the page says so and keeps the reason written.
+    page.context.set_offline(True)
+    page.locator("[data-conflict] > summary").click()
+    page.get_by_label(re.compile("The conflict of interest")).fill("My sister")
+    page.get_by_role("button", name="Declare the conflict").click()
+    expect(page.locator("[data-save-status]")).to_contain_text("No connection: this is sent only when there is one.")
+    expect(page.get_by_label(re.compile("The conflict of interest"))).to_have_value("My sister")
+    page.context.set_offline(False)

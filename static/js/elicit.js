@@ -360,6 +360,17 @@
     });
   }
 
+  /* Declaring a conflict of interest and checking an analysis are not kept on the device: without a connection the
+     page says so and keeps what was written, instead of leaving for the browser's offline error. */
+  Array.prototype.forEach.call(document.querySelectorAll("[data-conflict-form], [data-analysis] form"),
+    function (onlineOnly) {
+      onlineOnly.addEventListener("submit", function (event) {
+        if (navigator.onLine !== false) { return; }
+        event.preventDefault();
+        say(gettext("No connection: this is sent only when there is one. What you wrote stays here; send it again once the connection is back."));
+      });
+    });
+
   document.addEventListener("keydown", function (event) {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
