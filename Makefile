@@ -59,9 +59,9 @@ test: lint
 ## statements, triggers, a killed worker, the database restart), which skip without them. Consecutive tests that
 ## start from the same conftest fixtures share them (SHARED_FIXTURES=1, tests/shared_world.py; `make test` does not:
 ## its live servers and threads use connections of their own). Each worker's migrated test database is kept in
-## .test-databases/ and made again when a
-## migration changes (PYTEST_ARGS=--create-db makes it again anyway); bytecode and pytest's rewritten test modules
-## are kept in __pycache__/ even where PYTHONDONTWRITEBYTECODE is set, so that a run does not compile them again.
+## .test-databases/ and made again when a migration changes (PYTEST_ARGS=--create-db makes it again anyway);
+## bytecode and pytest's rewritten test modules are kept in __pycache__/ even where PYTHONDONTWRITEBYTECODE is set,
+## so that a run does not compile them again.
 TEST_FAST_WORKERS ?= auto
 TEST_FAST_ENV := env -u DATABASE_URL -u REDIS_CACHE_URL -u CELERY_BROKER_URL -u REQUIRE_POSTGRES -u REQUIRE_BROWSER \
 	-u REQUIRE_GETTEXT -u REQUIRE_NODE -u ALLOW_POSTGRES_RESTART -u PYTHONDONTWRITEBYTECODE

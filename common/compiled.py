@@ -209,11 +209,6 @@ def rows_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "def
     return [fetched.rows() for fetched in sent_together(*runs, using=using)]
 
 
-def objects_together(*runs: tuple[CompiledQuery, dict[str, Any]], using: str = "default") -> list[list[Any]]:
-    """`rows_together` for compiled querysets of model instances: each run's instances, as `objects` builds them."""
-    return [fetched.objects() for fetched in sent_together(*runs, using=using)]
-
-
 @dataclass(frozen=True)
 class Fetched:
     """What one compiled query sent with others fetched: its rows (`values_list` queries) or its instances."""

@@ -133,10 +133,9 @@ def record_secret_access(user, shown: dict[int, int], where: str) -> None:
     """One event per request that showed secret entries (or MT output for them): how many, where, and the API
     token used when there was one. `shown` maps organization id → number of secret entries of its corpora in
     the response. Written as a pending view (one INSERT, no wait for the chain), which `seal_secret_views` chains
-    into the log within seconds and before any reading of it: on every view of a secret item, so the usual single
-    view is one prepared statement in the request's own transaction state (`bulk_create` would wrap it in a
-    transaction of its own: three round trips). The response is also marked uncacheable
-    (`SecretResponseMiddleware`)."""
+    into the log within seconds and before any reading of it: on every view of a secret item, so each is one
+    prepared statement in the request's own transaction state (`bulk_create` wrapped it in a transaction of its
+    own: three round trips). The response is also marked uncacheable (`SecretResponseMiddleware`)."""
     token = token_of(user)
     actor_id = user.pk if user is not None and user.is_authenticated else None
     views = []
@@ -146,10 +145,8 @@ def record_secret_access(user, shown: dict[int, int], where: str) -> None:
             if token is not None:
                 details["token"] = token.label
             views.append(PendingSecretView(organization_id=organization_id, actor_id=actor_id, details=details))
-    if len(views) == 1:
-        insert(views[0])
-    elif views:
-        PendingSecretView.objects.bulk_create(views)
+    for view in views:
+        insert(view)
     if views:
         _mark_secret_response()
 

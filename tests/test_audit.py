@@ -283,6 +283,22 @@ def test_a_request_that_fails_leaves_no_view_behind(public_version, curator):
     assert not PendingSecretView.objects.exists()
 
 
+def test_a_response_showing_several_communities_secret_entries_is_recorded_in_each_chain(steward, other_org,
+                                                                                         curator):
+    """One pending view per organization whose secret entries a response showed (none for a count of zero), each
+    sealed into its own organization's chain with its count."""
+    from organizations.audit import record_secret_access
+
+    record_secret_access(curator, {steward.pk: 2, other_org.pk: 1, Organization.objects.create(slug="none").pk: 0},
+                         "/several/")
+    assert sorted(PendingSecretView.objects.values_list("organization_id", "details__count")) == sorted(
+        [(steward.pk, 2), (other_org.pk, 1)])
+    assert seal_secret_views() == 2
+    assert {(event.chain, event.details["count"]) for event in AuditEvent.objects.filter(
+        action="secret_entries.shown", actor=curator)} == {(chain_of(steward.pk), 2), (chain_of(other_org.pk), 1)}
+    assert verify_chain()[1] is None
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_sealers_at_once_chain_each_view_once(steward, curator):
     """The beat task and a reader of the log at the same moment: each takes other rows, and the chain stays one."""

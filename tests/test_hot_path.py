@@ -426,7 +426,7 @@ def test_queries_sent_together_give_each_their_own_rows(campaign, pool):
 
 
 def test_instances_sent_together_are_built_as_one_by_one(campaign, pool):
-    """`objects_together` builds each run's instances as `objects` would: related objects and annotations too."""
+    """`sent_together` builds each run's instances as `objects` would: related objects and annotations too."""
     by_speaker = CompiledQuery(lambda speaker: Assignment.objects.filter(speaker=speaker).select_related("item__entry")
                                .annotate(twice=F("position") * 2).order_by("position"), speaker=int)
     runs = [(by_speaker, {"speaker": pool[0].pk}), (by_speaker, {"speaker": -1}), (by_speaker, {"speaker": pool[1].pk})]
@@ -434,7 +434,7 @@ def test_instances_sent_together_are_built_as_one_by_one(campaign, pool):
     def seen(found):
         return [[(a.pk, a.public_id, a.item.entry.entry_id, a.twice) for a in run] for run in found]
 
-    together = compiled.objects_together(*runs)
+    together = [fetched.objects() for fetched in compiled.sent_together(*runs)]
     assert seen(together) == seen([query.objects(**values) for query, values in runs])
     assert together[0] and together[1] == [] and together[0][0].twice == 2 * together[0][0].position
 

@@ -17,7 +17,7 @@ from django.db.models import (
     Subquery,
 )
 
-from common.compiled import CompiledQuery, loaded, objects_together, rows_together, sent_together
+from common.compiled import CompiledQuery, loaded, rows_together, sent_together
 from corpus.selectors import document_neighbours
 from ledger.worktime import LOCKED_WORK_CLOCK
 from organizations.audit import record_secret_access
@@ -239,9 +239,9 @@ def campaign_with_next_item(user, campaign: Campaign) -> tuple[Campaign | None, 
     its ids."""
     if not user.is_authenticated:
         return None, None
-    campaigns, items = objects_together(
+    campaigns, items = (fetched.objects() for fetched in sent_together(
         (_SPEAKER_CAMPAIGN_FOR_ITEMS, {"campaign": campaign.public_id, "speaker": user.pk}),
-        (_NEXT_OPEN_ITEM, {"campaign": campaign.pk, "speaker": user.pk}))
+        (_NEXT_OPEN_ITEM, {"campaign": campaign.pk, "speaker": user.pk})))
     if not campaigns:
         return None, None
     if items:

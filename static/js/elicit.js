@@ -268,8 +268,10 @@
       itemSection.querySelector("[data-suspected]").hidden = !item.suspected;
       setText("[data-suspected-system]", item.suspected);
       itemSection.querySelector("[data-pasted]").hidden = !item.pasted;
-      setText("[data-needed]", interpolate(ngettext("It needs %(needed)s accept.",
-        "It needs %(needed)s accepts from different people.", item.needed), { needed: item.needed }, true));
+      if (item.needed) {  // held by a page older than the number: the line is left as the server wrote it
+        setText("[data-needed]", interpolate(ngettext("It needs %(needed)s accept.",
+          "It needs %(needed)s accepts from different people.", item.needed), { needed: item.needed }, true));
+      }
       form.querySelector("[data-version]").value = item.version;
       field("comment").value = "";
       form.querySelector("[data-edit-text]").value = item.text;
