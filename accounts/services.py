@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from common.errors import ApplicationError, ErrorKind, NotAllowed
+from common.text import hidden_or_directional
 
 from .models import (
     DEFAULT_TOKEN_LIFETIME_DAYS,
@@ -36,7 +37,6 @@ class PublicNameRefused(ApplicationError):
 
 # Anything that reads as an address: a public name is published, an e-mail address never is.
 ADDRESS = re.compile(r"@|https?://|www\.", re.IGNORECASE)
-CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\ufeff]")
 
 
 @transaction.atomic
@@ -49,7 +49,7 @@ def set_public_name(*, actor: User, name: str) -> User:
     if len(name) > PUBLIC_NAME_MAX_LENGTH:
         raise PublicNameRefused(_("The public name has %(count)s characters; at most %(limit)s are allowed.")
                                 % {"count": len(name), "limit": PUBLIC_NAME_MAX_LENGTH}, "public_name")
-    if CONTROL.search(name) or any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+    if hidden_or_directional(name) or any(0xD800 <= ord(c) <= 0xDFFF for c in name):
         raise PublicNameRefused(_("The public name holds a control or invisible character; write it with visible "
                                   "characters only."), "public_name")
     if ADDRESS.search(name):

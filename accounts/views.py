@@ -5,6 +5,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from common.responses import private
+
 from . import services
 from .forms import ApiTokenForm, PublicNameForm
 from .second_factor import account_authenticators, second_factor_proven
@@ -14,7 +16,8 @@ def _profile(request, form: ApiTokenForm, status: int = 200, name_form: PublicNa
     authenticators = account_authenticators(request.user)
     has_totp = authenticators[0] is not None
     proven = has_totp and second_factor_proven(request.user, authenticators)
-    return render(
+    # The page shows a new token's key once: not kept by any cache, nor by the back button.
+    return private(render(
         request,
         "accounts/profile.html",
         {
@@ -26,7 +29,7 @@ def _profile(request, form: ApiTokenForm, status: int = 200, name_form: PublicNa
             "session_needs_code": has_totp and not proven,
         },
         status=status,
-    )
+    ))
 
 
 @login_required

@@ -2,7 +2,7 @@
 
 import re
 
-from django.utils.cache import patch_cache_control
+from .responses import private
 
 
 def as_download(response, stem: str, extension: str):
@@ -10,5 +10,4 @@ def as_download(response, stem: str, extension: str):
     may cache: a steward's download can hold secret entries."""
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._") or "download"
     response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
-    patch_cache_control(response, private=True, no_store=True)
-    return response
+    return private(response)

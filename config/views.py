@@ -3,11 +3,11 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from common.errors import ApplicationError
+from common.responses import private
 from corpus.selectors import visible_versions
 from elicitation.selectors import withdrawable_work
 from review.selectors import speaker_pay, waiting_item_count
@@ -38,11 +38,9 @@ def delete_account(request):
             logout(request)
             messages.success(request, _("Your account is deleted."))
             return redirect("home")
-    response = render(request, "delete_account.html", {
+    return private(render(request, "delete_account.html", {
         "form": form, "rated": bool(speaker_pay(request.user)),
-        "translated": withdrawable_work(request.user)}, status=400 if form.errors else 200)
-    patch_cache_control(response, private=True, no_store=True)
-    return response
+        "translated": withdrawable_work(request.user)}, status=400 if form.errors else 200))
 
 
 @login_required
@@ -74,6 +72,4 @@ def withdraw_all(request):
     elicited = withdrawable_work(request.user)
     if not campaigns and not elicited["withdrawable"]:
         raise Http404(_("No ratings of yours to withdraw."))
-    response = render(request, "withdraw_all.html", {"campaigns": campaigns, "elicited": elicited})
-    patch_cache_control(response, private=True, no_store=True)
-    return response
+    return private(render(request, "withdraw_all.html", {"campaigns": campaigns, "elicited": elicited}))

@@ -10,13 +10,13 @@ from django.core.paginator import Paginator
 from django.db.models import BooleanField, ExpressionWrapper
 from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
 from common.errors import ApplicationError, NotAllowed
+from common.responses import private
 from governance.models import DecisionState
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import SECRET_READER_ROLES, Role
@@ -531,6 +531,4 @@ def consent_document(request, identifier: str, pk: int):
         handle = record.document.open("rb")
     except FileNotFoundError:
         raise Http404("The document file is missing from storage.") from None
-    response = FileResponse(handle, as_attachment=True, filename=record.document_name or record.document.name)
-    patch_cache_control(response, private=True, no_store=True)
-    return response
+    return private(FileResponse(handle, as_attachment=True, filename=record.document_name or record.document.name))

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from common.problems import FieldProblem, ProblemList
+from common.text import refusal_of_hidden_or_directional
 from corpus.validation import describe
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -172,6 +173,9 @@ def validate_card(card: Any, entries: list | None = None, rows_apart: bool = Fal
         if isinstance(card.get(name), str) and len(card[name]) > limit:
             problems.append(FieldProblem(name, _("expected at most %(limit)s characters, found %(count)s")
                                          % {"limit": limit, "count": len(card[name])}))
+        elif isinstance(card.get(name), str) and (refusal := refusal_of_hidden_or_directional(card[name])):
+            # These labels name the run on the leaderboard and the card's page, inside the site's own sentences.
+            problems.append(FieldProblem(name, refusal))
     if isinstance(card.get("batch_size"), int) and not is_number(card["batch_size"]):
         problems.append(FieldProblem("batch_size", _("expected an integer below 2**53")))
     # "" is what the harness writes for a run without a system prompt (every method-plugin run).

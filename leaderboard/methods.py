@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from common.problems import FieldProblem
+from common.text import refusal_of_hidden_or_directional
 
 METHOD_CLASSES = ("raw-llm", "coached-llm", "pipeline", "custom-plugin", "api", "human")
 # Ordered from least to most restrictive: a method's class is the maximum over its dependencies.
@@ -236,6 +237,15 @@ def _check_string(block: dict, name: str, path: str, problems: list[FieldProblem
     return True
 
 
+def _check_label(block: dict, name: str, path: str, problems: list[FieldProblem], *, required: bool) -> None:
+    """A string shown inside the site's sentences (the method's name, its author): no invisible or
+    direction-changing character, which could hide part of it or reverse the words around it."""
+    if _check_string(block, name, path, problems, required=required, non_empty=required):
+        refusal = refusal_of_hidden_or_directional(block[name])
+        if refusal:
+            problems.append(FieldProblem(_join(path, name), refusal))
+
+
 def _check_bool(block: dict, name: str, path: str, problems: list[FieldProblem], *, required: bool) -> None:
     value = block.get(name)
     if value is None:
@@ -414,10 +424,10 @@ def validate_method_card(card: Any, path: str = "method_card") -> list[FieldProb
                              % {"found": _found(card)})]
     problems: list[FieldProblem] = []
     _check_method_id(card, path, problems, required=True)
-    _check_string(card, "name", path, problems, required=True)
+    _check_label(card, "name", path, problems, required=True)
     _check_choice(card, "class", METHOD_CLASSES, path, problems, required=True)
-    for name in ("description", "author"):
-        _check_string(card, name, path, problems, required=False, non_empty=False)
+    _check_string(card, "description", path, problems, required=False, non_empty=False)
+    _check_label(card, "author", path, problems, required=False)
     for name in ("tools_used", "supported_pairs"):
         _check_string_list(card, name, path, problems)
     _check_bool(card, "open_source", path, problems, required=False)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.utils import timezone
-from django.utils.cache import patch_cache_control
 
 from accounts.authentication import token_of
 from common.compiled import insert
+from common.responses import private
 
 from .models import SITE_CHAIN, AuditAction, AuditEvent, Organization, PendingSecretView, chain_of
 
@@ -175,6 +175,6 @@ class SecretResponseMiddleware:
         finally:
             _secret_response.reset(reset)
         if flag[0]:
-            patch_cache_control(response, private=True, no_store=True)
+            private(response)
             response.headers.pop("Expires", None)
         return response

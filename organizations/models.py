@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import pgettext_lazy
 
 from common.append_only import AppendOnlyModel
+from common.text import validate_visible_label
 
 
 class Role(models.TextChoices):
@@ -41,7 +42,7 @@ SECRET_READER_ROLES = (Role.GOVERNANCE, Role.CURATOR)
 class Organization(models.Model):
     """Represents a language community; stewards corpora and operates under recorded principles."""
 
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[validate_visible_label])
     slug = models.SlugField(max_length=60, unique=True)
     languages = models.JSONField(default=list, blank=True, help_text="BCP 47 codes of the languages it stewards.")
     principles = models.TextField(blank=True, help_text="The principles it operates under, e.g. OCAP®, CARE.")

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from accounts.services import get_or_create_user
 from common.errors import ApplicationError, Conflict
+from common.text import refusal_of_hidden_or_directional
 
 from .audit import record_event
 from .models import AuditAction, Invitation, Membership, Organization, Role
@@ -27,10 +28,18 @@ class InvitationError(ApplicationError):
     """An invitation that cannot be accepted, with a message for the person holding the link."""
 
 
+def check_organization_name(name: str) -> None:
+    """An organization's name is shown inside the site's sentences on every page of its community."""
+    refusal = refusal_of_hidden_or_directional(name)
+    if refusal:
+        raise ApplicationError(_("The organization's name %(refusal)s.") % {"refusal": refusal}, "name")
+
+
 @transaction.atomic
 def create_organization(*, actor: User | None, slug: str, name: str, languages: list[str],
                         principles: str = "") -> tuple[Organization, bool]:
     """Create the organization, or bring an existing one's name, languages and principles up to date."""
+    check_organization_name(name)
     defaults = {"name": name, "languages": sorted(set(languages))}
     if principles:
         defaults["principles"] = principles
@@ -152,6 +161,8 @@ def change_role(*, actor: User, membership: Membership, role: str) -> Membership
 @transaction.atomic
 def update_organization(*, actor: User, organization: Organization, **values) -> Organization:
     """Change an organization's name, languages or principles (audited with what changed)."""
+    if "name" in values:
+        check_organization_name(values["name"])
     changed = {name: value for name, value in values.items() if getattr(organization, name) != value}
     for name, value in changed.items():
         setattr(organization, name, value)

@@ -24,6 +24,24 @@ def test_create_org_is_idempotent_and_says_what_it_did(capsys):
     assert Organization.objects.get(slug="nehiyaw").languages == ["crk"]
 
 
+def test_an_organization_name_that_turns_the_page_around_is_refused_everywhere_it_is_set(admin_client, steward):
+    """A right-to-left override (or an invisible character) in a name shown inside every page's sentences: refused
+    by the command, the service and the admin's form, naming the character; nothing changes."""
+    from common.errors import ApplicationError
+    from organizations.services import update_organization
+
+    with pytest.raises(CommandError, match="U\\+202E"):
+        call_command("create_org", "reversed", "--name", "Council\u202e of the lake")
+    with pytest.raises(ApplicationError, match="U\\+2068"):
+        update_organization(actor=None, organization=steward, name="\u2068Steward")
+    answer = admin_client.post(f"/admin/organizations/organization/{steward.pk}/change/",
+                               {"name": "Steward\u200bNation", "languages": "[]", "principles": ""})
+    assert answer.status_code == 200 and "U+200B" in answer.content.decode()
+    assert not Organization.objects.filter(slug="reversed").exists()
+    steward.refresh_from_db()
+    assert steward.name == "Steward Nation"
+
+
 def test_add_member_creates_verified_user_and_is_idempotent(steward, capsys):
     call_command("add_member", "New.Person@Example.org", "--org", "steward", "--role", "speaker",
                  "--password", PASSWORD)
@@ -66,6 +84,7 @@ def test_profile_shows_memberships_and_manages_tokens(client, curator, steward):
                           follow=True)
     key = created.context["new_key"]
     assert key and key.encode() in created.content
+    assert created["Cache-Control"] == "private, no-store", "the key shown once is kept by no cache or Back button"
     assert client.get("/accounts/profile/").context["new_key"] is None, "a key is shown only once"
     assert client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
     token = ApiToken.objects.get(user=curator)

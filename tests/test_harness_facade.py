@@ -365,7 +365,8 @@ def test_the_session_answers_a_public_name_and_the_install_read_publishes_it(cli
 
 @pytest.mark.parametrize("name, fragment", [
     ("dana@example.org", "not an e-mail"), ("anonymous", "kept for accounts"), ("contributor-0123456789", "kept"),
-    ("x" * 61, "at most 60"), ("bad\u200bname", "invisible"),
+    ("x" * 61, "at most 60"), ("bad\u200bname", "invisible"), ("\u2067isolated", "invisible"),
+    ("over\u202eride", "invisible"),
 ])
 def test_a_public_name_that_would_mislead_is_refused(speaker, name, fragment):
     with pytest.raises(PublicNameRefused) as refused:

@@ -394,3 +394,33 @@ def test_the_harness_bounds_its_rows_and_batches(client, version, token, setting
 
 def test_html_escaped_text_is_read_decoded():
     assert SecretTextIndex([GOLD_TEXT]).found_in(html.escape(GOLD_TEXT).replace("â", "&acirc;"))
+
+
+# --- labels that would hide part of themselves or turn the page's own words around ---------------------------------
+
+@pytest.mark.parametrize("field, character", [("model_slug", "\u202e"), ("condition", "\u2067"), ("model_id", "\u200b"),
+                                              ("run_id", "\x85")])
+def test_a_label_with_an_invisible_or_direction_changing_character_is_refused_at_its_path(
+        client, version, speaker, field, character):
+    """A right-to-left override in a model's name would show the rest of the card's heading reversed."""
+    card = make_card(version, development(version))
+    card[field] = f"benign{character}ledom"
+    payload = refused(post(client, speaker, body(pinned(card, speaker))), 400, field)
+    assert f"U+{ord(character):04X}" in payload["problems"][0]["message"]
+
+
+def test_a_method_cards_name_or_author_that_turns_the_page_around_is_refused(client, version, speaker):
+    method_card = {"method_id": "crk-coached", "name": "Coached\u202e", "author": "\u2066Someone",
+                   "class": "coached-llm", "dependency_class": "S"}
+    card = make_card(version, development(version), method_card=method_card,
+                     manifest={"dependency_class": "S", "dependencies": []})
+    payload = refused(post(client, speaker, body(pinned(card, speaker))), 400, "method_card.name",
+                      "method_card.author")
+    assert "U+202E" in payload["problems"][0]["message"] and "U+2066" in payload["problems"][1]["message"]
+
+
+def test_a_cards_method_heads_its_page_isolated_from_the_sentence_after_it(client, version, speaker):
+    response = post(client, speaker, body(pinned(make_card(version, development(version)), speaker)))
+    assert response.status_code == 201, response.content[:300]
+    page = client.get(f"/leaderboard/cards/{RunCard.objects.get().public_id}/").content.decode()
+    assert "<h1><bdi>" in page

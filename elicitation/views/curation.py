@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from common.downloads import as_download
 from common.errors import ApplicationError
+from common.responses import private
 from corpus.models import ConsentUse, DatasetVersion
 from corpus.selectors import has_consent
 from corpus.validation import CorpusFileError
@@ -27,7 +28,7 @@ from ..selectors.curation import batch_progress, coverage_matrix, held_sources
 from ..services.batches import add_sources, create_batch, release_source, set_batch_status, update_guideline
 from ..services.into_corpus import add_accepted_to_version
 from ..sources import MAX_UPLOAD_BYTES, SourceFileError, SourceProblem, checked_rows, read_csv, read_json
-from .shared import curated_batch, curated_datasets, private
+from .shared import curated_batch, curated_datasets
 
 
 def read_sources_file(upload) -> list[tuple[str, dict]]:

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from common.downloads import as_download
 from common.errors import ApplicationError
+from common.responses import private
 from ledger.forms import PaymentForm
 from ledger.selectors import payments_for
 from ledger.services import record_payment
@@ -31,7 +32,7 @@ from ..selectors.figures import (
     skip_counts,
     speaker_figures,
 )
-from .shared import curated_batch, private
+from .shared import curated_batch
 
 
 @login_required

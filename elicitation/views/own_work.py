@@ -8,13 +8,14 @@ from django.shortcuts import redirect, render
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from common.responses import private
 from organizations.permissions import permitted
 
 from ..models import Batch, Translation
 from ..selectors.access import batches_for
 from ..selectors.own_work import speaker_batch_pay, work_counts
 from ..services.own_work import withdraw_elicited_work
-from .shared import curated_datasets, private
+from .shared import curated_datasets
 
 
 @login_required

@@ -5,11 +5,11 @@ worker the translate and verify pages reload with without a connection."""
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 
 from common import offline
 from common.addresses import address_pattern
+from common.responses import wants_json
 from corpus.models import ConsentUse, Dataset
 from corpus.selectors import has_consent
 from organizations.models import SECRET_READER_ROLES
@@ -18,16 +18,6 @@ from organizations.selectors import org_ids_with_roles
 
 from ..models import Batch
 from ..selectors.access import qualification_problem, working_batch
-
-
-def private(response):
-    """Pages with a source's or a person's texts stay out of shared and back-button caches."""
-    patch_cache_control(response, private=True, no_store=True)
-    return response
-
-
-def wants_json(request) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
 
 
 def curated_batch(request, public_id) -> Batch:

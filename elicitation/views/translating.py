@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from common.addresses import address
 from common.errors import ApplicationError
+from common.responses import private, wants_json
 from languages.directions import text_direction
 
 from ..forms import SkipForm, TranslationForm, shown_token
@@ -20,7 +21,7 @@ from ..selectors.access import may_hold_on_device, qualification_problem, record
 from ..selectors.translating import UPCOMING, revision_details, to_revise, to_translate, upcoming_work
 from ..services.errors import NotQualified, NotServing
 from ..services.translating import skip_source, submit_translation
-from .shared import not_serving, private, wants_json, working_batch_or_404
+from .shared import not_serving, working_batch_or_404
 
 
 @login_required

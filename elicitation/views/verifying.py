@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from common.addresses import address
 from common.errors import ApplicationError
+from common.responses import private, wants_json
 from languages.directions import text_direction
 
 from ..forms import AnalysisCheckForm, VerificationForm, shown_token
@@ -22,7 +23,7 @@ from ..selectors.translating import current_version
 from ..selectors.verifying import next_to_verify, upcoming_to_verify
 from ..services.errors import NotQualified, NotServing
 from ..services.verifying import check_analysis, declare_verification_conflict, verify_translation
-from .shared import not_serving, private, wants_json, working_batch_or_404
+from .shared import not_serving, working_batch_or_404
 
 
 @login_required

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from common.errors import ApplicationError
+from common.responses import private
 from governance.models import DecisionState
 from organizations.mfa import secret_holder_required
 from organizations.models import Role
@@ -36,7 +37,7 @@ from ..selectors.figures import campaign_aggregate, rating_summary, shown_items_
 from ..selectors.speaker_rights import campaign_credits, campaign_speaker_labels, rating_speakers, withdrawals_of
 from ..services.decisions import exclude_speaker, include_speaker, set_gate_policy
 from ..services.errors import ReviewError
-from .shared import governed_or_404, governed_organization_or_404, private
+from .shared import governed_or_404, governed_organization_or_404
 
 
 @login_required

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from common.downloads import as_download
 from common.errors import ApplicationError
+from common.responses import private
 from ledger.forms import PaymentForm
 from ledger.selectors import payments_for
 from ledger.services import record_payment, set_pay_policy
@@ -25,7 +26,7 @@ from ..resources import EXPORT_FORMATS, export_timesheet
 from ..selectors import pay as pay_selectors
 from ..selectors.pay import campaign_rate, stored_pay_policy
 from ..services.pay import record_timesheet_export, set_campaign_rate
-from .shared import CONTENT_TYPES, governed_or_404, governed_organization_or_404, private
+from .shared import CONTENT_TYPES, governed_or_404, governed_organization_or_404
 
 
 @login_required

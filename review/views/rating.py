@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from common import offline
 from common.addresses import address, address_pattern
+from common.responses import private, wants_json
 from languages.directions import text_direction
 from languages.selectors import language_cache_key
 from speakers.selectors import practice_due
@@ -44,7 +45,6 @@ from ..selectors.rating import (
 )
 from ..services.errors import NotAllowed, ReviewError
 from ..services.rating import record_rating, undo_last_rating
-from .shared import private, wants_json
 
 
 @login_required

@@ -2,7 +2,6 @@
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 
 from organizations.models import Organization
@@ -13,16 +12,6 @@ from ..selectors.campaigns import governed_campaign
 
 CONTENT_TYPES = {"csv": "text/csv; charset=utf-8",
                  "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
-
-
-def private(response):
-    """Pages with an item's texts (secret ones included) stay out of shared and back-button caches."""
-    patch_cache_control(response, private=True, no_store=True)
-    return response
-
-
-def wants_json(request) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
 
 
 # Governance staff.

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from common.responses import private
 from ledger.errors import LedgerError
 from ledger.errors import NotAllowed as CreditNotAllowed
 from ledger.selectors import credit_choices, credits_to_choose
@@ -25,7 +26,6 @@ from ..selectors.speaker_rights import (
 )
 from ..services.errors import NothingToWithdraw
 from ..services.speaker_rights import withdraw_ratings
-from .shared import private
 
 
 @login_required

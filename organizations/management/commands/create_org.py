@@ -1,5 +1,6 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from common.errors import ApplicationError
 from organizations.services import create_organization
 
 
@@ -14,13 +15,16 @@ class Command(BaseCommand):
         parser.add_argument("--principles", default="", help='e.g. "OCAP®, CARE"')
 
     def handle(self, slug, name, languages, principles, **options):
-        organization, created = create_organization(
-            slug=slug,
-            name=name,
-            languages=languages,
-            principles=principles,
-            actor=None,
-        )
+        try:
+            organization, created = create_organization(
+                slug=slug,
+                name=name,
+                languages=languages,
+                principles=principles,
+                actor=None,
+            )
+        except ApplicationError as error:
+            raise CommandError(error.message) from error
         verb = "Created" if created else "Updated"
         self.stdout.write(f"{verb} organization {organization.slug} ({organization.name}); "
                           f"languages: {', '.join(organization.languages) or 'none'}")
