@@ -9,8 +9,10 @@ batch of thousands): no query per row, so 100,000 rows take seconds (a benchmark
 
 Rows whose id exists in the version update that entry: only the columns present in the file are
 touched, a cell equal to what export shows keeps the stored JSON value (a nested provenance object,
-an id stored as a string, a missing segment), an emptied cell removes the field, and keys that have
-no column are kept. Other rows are appended after the last position.
+an id stored as a string, a missing segment), an emptied cell removes the field (refused for the segment and the
+provenance, which every entry keeps: KEPT_FIELDS), and keys that have no column are kept. A row may not move a secret
+entry to a public segment (`services.entries.declassification_problem`, the entry form's rule too). Other rows are
+appended after the last position.
 """
 
 import json
@@ -26,7 +28,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections, router, transaction
 from django.utils import timezone
 from django.utils.formats import number_format
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from common.errors import ApplicationError, NotAllowed
 from common.spreadsheets import restore_formula
@@ -43,7 +45,13 @@ from .resources import (
     read_table,
 )
 from .services.content import content_details, refresh_version_content
-from .services.entries import ENTRY_VALUE_FIELDS, entry_row, entry_values, insert_entries
+from .services.entries import (
+    ENTRY_VALUE_FIELDS,
+    declassification_problem,
+    entry_row,
+    entry_values,
+    insert_entries,
+)
 from .services.errors import FrozenVersionError
 from .services.versions import INSERT_BATCH_SIZE, ensure_editable
 from .validation import (
@@ -159,6 +167,16 @@ class _Existing:
     position: int
     document: str
     columns: dict[str, Any]
+
+
+# What every stored entry keeps: an emptied cell in an existing entry's row would remove it (the segment would fall
+# back to development, publishing a secret entry; the provenance, where the text comes from, would be lost).
+KEPT_FIELDS = {
+    "segment": gettext_noop("an emptied cell would file this entry under development; write its segment, or leave "
+                            "the segment column out"),
+    "provenance": gettext_noop("an emptied cell would remove where this entry comes from; write its provenance, or "
+                               "leave the provenance column out"),
+}
 
 
 def cell_value(column: str, value: Any) -> Any:
@@ -343,10 +361,17 @@ def preview_bulk_import(version: DatasetVersion, data: bytes, file_format: str) 
             if not changed and preview.total_problems == before:
                 preview.rows.append(RowResult(number, entry_id, SKIPPED))
                 continue
+            for name in KEPT_FIELDS:
+                if name in changed and name not in document:
+                    preview.add_problem(RowProblem(number, shown_id, name, gettext(KEPT_FIELDS[name])))
         found: list[Problem] = []
         valid = validate_entry(number, document, found, {}, scan_text=True)
         for problem in found:
             preview.add_problem(RowProblem(number, problem.entry_id, problem.field, problem.message))
+        refusal = (declassification_problem(current.columns["segment"], valid.segment)
+                   if valid is not None and current is not None and "segment" in raw else None)
+        if refusal:
+            preview.add_problem(RowProblem(number, shown_id, "segment", refusal))
         if valid is None or preview.total_problems > before:
             preview.rows.append(RowResult(number, entry_id, INVALID))
         elif current is None:

@@ -578,3 +578,51 @@ def test_an_update_file_needs_only_the_id_and_the_columns_it_changes(client, cur
     entry = public_version.entries.get(entry_id="1")
     assert entry.notes == "Checked with the elders in May."
     assert {row.entry_id: (row.source, row.reference) for row in public_version.entries.all()} == before
+
+
+@pytest.mark.parametrize("rows, field, fragment", [
+    (b"id,segment\n3,\n", "segment", "under development"),
+    (b"id,segment\n4,development\n", "segment", "would publish its text"),
+    (b"id,segment\n3,diagnostic\n", "segment", "would publish its text"),
+    (b"id,provenance\n1,\n", "provenance", "where this entry comes from"),
+])
+def test_a_row_may_not_publish_a_secret_entry_nor_empty_what_every_entry_keeps(client, curator, public_version, rows,
+                                                                               field, fragment):
+    """An emptied segment cell would file a gold-standard entry under development, public at once; a typed public
+    segment would do the same; an emptied provenance would lose where the text comes from. Each is an invalid row
+    named by its row, id and field, and confirming is not offered: nothing changes."""
+    client.force_login(curator)
+    before = snapshot(public_version)
+    response = upload(client, public_version, rows, "csv")
+    preview = response.context["preview"]
+    assert not preview.is_valid and preview.staged is None
+    [problem] = preview.problems
+    assert (problem.row, problem.entry_id, problem.field) == (2, rows.split(b"\n")[1].split(b",")[0].decode(), field)
+    assert fragment in problem.message and fragment in response.content.decode()
+    assert snapshot(public_version) == before
+    client.logout()
+    assert SECRET_MARK not in export(client, public_version, "csv").content.decode()
+
+
+def test_a_row_may_file_a_public_entry_as_secret_and_a_secret_one_under_another_secret_segment(
+        client, curator, public_version):
+    client.force_login(curator)
+    response = upload(client, public_version, b"id,segment\n2,held_out\n3,held_out\n", "csv")
+    preview = response.context["preview"]
+    assert preview.is_valid, preview.problems
+    assert confirm(client, public_version, preview.staged.pk).status_code == 302
+    assert dict(public_version.entries.filter(entry_id__in=["2", "3"]).values_list("entry_id", "segment")) == {
+        "2": "held_out", "3": "held_out"}
+
+
+def test_the_entry_form_may_not_publish_a_secret_entry(client, curator, public_version):
+    client.force_login(curator)
+    gold = public_version.entries.get(entry_id="3")
+    page = client.get(reverse("corpus:entry_edit", args=[gold.pk]))
+    form = page.context["form"]
+    data = {name: ("" if value is None else value) for name, value in form.initial.items()}
+    data["segment"] = "development"
+    answer = client.post(reverse("corpus:entry_edit", args=[gold.pk]), data)
+    assert answer.status_code == 400 and "would publish its text" in answer.content.decode()
+    gold.refresh_from_db()
+    assert gold.segment == "gold_standard"

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from accounts.models import User
 from common.bulk_insert import bulk_insert
@@ -13,7 +14,7 @@ from organizations.audit import record_event
 from organizations.models import AuditAction
 from organizations.permissions import require
 
-from ..models import DatasetVersion, Entry
+from ..models import SECRET_SEGMENTS, DatasetVersion, Entry
 from ..search import entry_search_text
 from ..validation import CorpusFileError, Problem, ValidEntry, entry_reference, reference_key, validate_entry
 from .content import content_details, refresh_version_content
@@ -134,6 +135,18 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     return sorted(name for name in before.keys() | after.keys() if before.get(name, ABSENT) != after.get(name, ABSENT))
 
 
+def declassification_problem(from_segment: str, to_segment: str) -> str | None:
+    """Why an edit (the entry form, a spreadsheet row) may not move an entry from `from_segment` to `to_segment`: a
+    secret segment's text filed under a public one would be published at once, and for good. Governance staff move
+    entries between segments with *Rotate segments…* into a new version (`rotate_segments`), which publishes
+    nothing of what moved."""
+    if from_segment in SECRET_SEGMENTS and to_segment not in SECRET_SEGMENTS:
+        return gettext("this entry is in %(secret)s, a secret segment: filing it under %(public)s would publish its "
+                       "text; governance staff move entries between segments with “Rotate segments…”, into a new "
+                       "version") % {"secret": from_segment, "public": to_segment}
+    return None
+
+
 @transaction.atomic
 def update_entry(*, actor: User, entry: Entry, changes: dict[str, Any]) -> Entry:
     """Change fields of an entry; fields set to None are removed from its stored object. Curators and governance
@@ -151,6 +164,9 @@ def update_entry(*, actor: User, entry: Entry, changes: dict[str, Any]) -> Entry
         else:
             data[key] = value
     valid = validate_entry_data(data, version, entry.position, exclude_pk=entry.pk)
+    refusal = declassification_problem(entry.segment, valid.segment)
+    if refusal:
+        raise CorpusFileError([Problem(refusal, field="segment", entry_id=entry.entry_id)])
     updated = entry_row(version, valid)
     updated.pk = entry.pk
     updated.save()
