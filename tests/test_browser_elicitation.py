@@ -319,3 +319,39 @@ def test_the_verify_page_says_how_many_accepts_each_translation_it_shows_needs(l
     expect(page.locator("[data-save-status]")).to_contain_text("No connection: this is sent only when there is one.")
     expect(page.get_by_label(re.compile("The conflict of interest"))).to_have_value("My sister")
     page.context.set_offline(False)
+
+
+def test_a_translation_the_server_refuses_comes_back_with_what_was_written(live_server, page, steward,  # noqa: F811
+                                                                            curator):
+    """elicit.js moves on as soon as a translation is kept on the phone; when the server then refuses it (here, the
+    translation is the source text itself), the page shows that source again with the text written and why, the
+    source it had moved on to comes next, and the counter goes back. Corrected, it is stored once."""
+    batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
+    translator = member("refused@steward.example", steward, "speaker")
+    sign_in(page, live_server.url, translator)
+    page.set_viewport_size(PHONE)
+    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
+        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
+    first = page.locator("[data-text=source]").inner_text().strip()
+    page.locator("[data-text-input]").fill(first)
+    with page.expect_response(lambda response: response.request.method == "POST" and response.status == 400):
+        page.keyboard.press("Control+Enter")
+    expect(page.locator("[data-text=source]")).to_have_text(first)
+    expect(page.locator("[data-text-input]")).to_have_value(first)
+    expect(page.locator("[data-text-input]")).to_be_focused()
+    refusal = "Not saved. The translation is the source text itself: write it in the target language."
+    expect(page.locator(".errorlist[role=alert]")).to_have_text(refusal)
+    expect(page.locator("[data-save-status]")).to_have_text("")
+    expect(page.locator("[data-progress]")).to_have_text("0 translated in this batch")
+    screenshot(page, "elicit-translate-refused-back", PHONE)
+
+    assert translate_shown(page) == first
+    expect(page.locator("[data-text=source]")).not_to_have_text(first)
+    expect(page.locator(".errorlist")).to_have_count(0)
+    second = translate_shown(page)
+    expect(page.locator("[data-progress]")).to_have_text("2 translated in this batch")
+    expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
+    stored = Translation.objects.filter(translator=translator).select_related("source")
+    assert sorted(t.source.text for t in stored) == sorted([first, second])
+    assert {v.text for v in TranslationVersion.objects.filter(author=translator)} == {TRANSLATIONS[first],
+                                                                                      TRANSLATIONS[second]}

@@ -3,7 +3,9 @@
    A submission (translation, skip or verification) is first kept on the device (localStorage, with the client id
    the server stores it under once), then sent, in order, as soon as there is a connection; the next items are
    fetched ahead so that the next one shows at once, and work goes on without a connection while items are held.
-   The page says how many submissions wait. When the server says the batch stopped taking work (paused, closed,
+   The page says how many submissions wait. A submission the server refuses (the translation is the source itself,
+   say) brings its item back on screen, with what was written and why, while the page still holds it in memory.
+   When the server says the batch stopped taking work (paused, closed,
    consent withdrawn), the waiting ones are discarded and the page says so. Keys: Ctrl+Enter saves (translate) or
    accepts (verify). The translate page notes whether text was pasted into the translation and how many characters
    were typed: weak evidence for the verifier, never a refusal. Both pages also keep the items they hold (sources,
@@ -106,14 +108,17 @@
       persist();
       attempt = 0;
       if (answer.status >= 400) {
-        say(interpolate(gettext("Not saved: %(reason)s"), { reason: answer.data.error || answer.status }, true));
+        var refusal = interpolate(gettext("Not saved. %(reason)s"), { reason: answer.data.error || answer.status },
+          true);
+        // Brought back, the refusal is said beside the text it is about (an alert); otherwise in the status line.
+        say(bringBack(entry, refusal) ? "" : refusal);
       } else if (answer.data.suspected) {
         say(gettext("Saved. It resembles a machine translation: a verifier will look at it closely."));
       } else {
         say(answer.data.duplicate ? gettext("Already saved.") : gettext("Saved."));
       }
       send();
-      if (!queue.length && waitingForNext) { window.location.assign(nextUrl); }
+      if (!queue.length && waitingForNext && !refusedShown) { window.location.assign(nextUrl); }
     }).catch(function () {
       clearTimeout(timer);
       sending = false;
@@ -152,6 +157,8 @@
   var current = shell ? null : pageItem();
   var pasted = false;
   var typed = 0;
+  var shownFor = {};  // the item each submission of this page was for, by client id
+  var refusedShown = false;  // an item refused by the server is on screen again: the page does not leave it
 
   /* The item the page came with: all of it when the device may hold it (a source of the public segments, or a
      translation of one). */
@@ -302,11 +309,53 @@
   }
 
   function enqueue(url, fields, item) {
-    submitted.push(item);
+    submitted.push(item.id);
     var id = fields.filter(function (pair) { return pair[0] === "client_id"; })[0][1];
-    queue.push({ id: id, url: url, fields: fields, batch: batch, item: item });
+    // The item itself stays in this page's memory only (a secret source is never written to the device): a refusal
+    // brings it back on screen with what was written.
+    shownFor[id] = item;
+    queue.push({ id: id, url: url, fields: fields, batch: batch, item: item.id });
     persist();
     send();
+  }
+
+  /* The server refused a submission this page sent (the translation is the source itself, say): the page had moved
+     on, so it shows that item again, with what was written and why it was refused, and the item it showed goes
+     first among those ahead. False when the item is not in this page's memory (sent after a reload). */
+  function bringBack(entry, refusal) {
+    var item = shownFor && shownFor[entry.id];
+    if (!item || !form || stopped) { return false; }
+    delete shownFor[entry.id];
+    submitted = submitted.filter(function (id) { return id !== item.id; });
+    upcoming = upcoming.filter(function (other) { return other.id !== item.id; });
+    if (current && current.id !== item.id && !itemSection.hidden && queuedItems().indexOf(current.id) === -1) {
+      upcoming.unshift(current);
+    }
+    waitingForNext = false;
+    refusedShown = true;
+    show(item);
+    entry.fields.forEach(function (pair) {
+      var input = form.querySelector("textarea[name=" + pair[0] + "], input[type=text][name=" + pair[0] + "]");
+      if (input) { input.value = pair[1]; }
+    });
+    if (mode === "translate") {
+      var fromPairs = {};
+      entry.fields.forEach(function (pair) { fromPairs[pair[0]] = pair[1]; });
+      pasted = fromPairs.pasted === "True";
+      typed = Number(fromPairs.typed) || 0;
+      if (progress) { showProgress(Math.max(0, Number(progress.getAttribute("data-count")) - 1)); }
+    }
+    var errors = document.createElement("ul");
+    errors.className = "errorlist nonfield";
+    errors.setAttribute("role", "alert");
+    var line = document.createElement("li");
+    line.textContent = refusal;
+    errors.appendChild(line);
+    var input = form.querySelector("textarea");
+    var anchor = input ? input.closest("p") || input : form.firstChild;
+    anchor.parentNode.insertBefore(errors, anchor);
+    if (input) { input.focus(); }
+    return true;
   }
 
   function fieldsOf(target, submitter) {
@@ -342,7 +391,8 @@
       field("comment").focus();
       return;
     }
-    enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current.id);
+    refusedShown = false;
+    enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current);
     if (progress) { showProgress(Number(progress.getAttribute("data-count")) + 1); }
     say(gettext("Kept on this device; sending…"));
     next();
@@ -356,7 +406,8 @@
         say(gettext("Choose why you skip it."));
         return;
       }
-      enqueue(skipForm.getAttribute("action"), fieldsOf(skipForm, null), current.id);
+      refusedShown = false;
+      enqueue(skipForm.getAttribute("action"), fieldsOf(skipForm, null), current);
       skipForm.closest("details").open = false;
       next();
     });
