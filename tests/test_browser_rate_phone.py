@@ -64,6 +64,15 @@ def open_rating_page(page, base_url: str, campaign: Campaign) -> None:  # noqa: 
     expect(walkthrough).to_be_hidden()
 
 
+# An element's text: the lines it takes on screen, and its words (more lines than words: a word was cut).
+LINES_AND_WORDS = """e => {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    const tops = new Set(Array.from(range.getClientRects(), rect => Math.round(rect.top)));
+    return [tops.size, e.textContent.trim().split(/\\s+/).length];
+}"""
+
+
 def inside_viewport(page, locator) -> bool:  # noqa: F811 - a page, not the fixture
     box = locator.bounding_box()
     viewport = page.viewport_size
@@ -264,7 +273,7 @@ def test_tapping_undo_while_the_rating_is_still_on_the_phone_takes_it_back(live_
     page.context.set_offline(True)
     page.get_by_role("button", name=re.compile("Reject")).tap()
     expect(page.locator("[data-pending]")).to_contain_text("1 rating kept on this device")
-    expect(page.locator("[data-save-status]")).to_contain_text("kept on this device")
+    expect(page.locator("[data-save-status]")).to_contain_text(re.compile("kept on this device|No connection"))
     page.locator("details.extras > summary").tap()
     page.get_by_role("button", name="Undo last rating").tap()
     expect(page.locator(".text.source")).to_have_text(first_source)
@@ -377,7 +386,26 @@ def test_a_larger_text_size_is_remembered_on_the_device_and_the_page_still_fits(
     for index in range(4):
         box = page.locator("button.rating").nth(index).bounding_box()
         assert box["width"] <= PHONES["360x740"]["width"] and box["height"] >= 48
+    # Every rating's name whole (one column at this size on a phone), the back link never cut inside a word.
+    assert page.locator("button.rating .name").evaluate_all("names => names.every(n => n.scrollWidth <= n.clientWidth)")
+    for link in (".rate-back", "details.rate-instructions > summary"):
+        lines, words = page.locator(link).evaluate(LINES_AND_WORDS)
+        assert lines <= words, f"{link}: a word cut across lines"
     screenshot(page, "rate-text-larger-360", PHONES["360x740"])
+    # Offline, with a rating kept on the phone: the save status at the bottom takes at most a quarter of the screen,
+    # so the next item's ratings show above it.
+    page.context.set_offline(True)
+    page.locator("button.rating").first.tap()
+    expect(page.locator("[data-pending]")).to_be_visible()
+    expect(page.locator("[data-save-status]")).to_contain_text("No connection", timeout=10_000)
+    status = page.locator("[data-rate-status]").bounding_box()
+    assert status["height"] <= PHONES["360x740"]["height"] / 4 + 1
+    page.locator("button.rating").first.scroll_into_view_if_needed()
+    first = page.locator("button.rating").first.bounding_box()
+    assert first["y"] + first["height"] <= status["y"] or first["y"] + first["height"] <= page.locator(
+        "[data-rate-status]").bounding_box()["y"]
+    screenshot(page, "rate-text-larger-360-offline", PHONES["360x740"])
+    page.context.set_offline(False)
 
 
 def test_a_community_languages_longer_words_never_push_the_top_bar_off_a_phone(live_server, touch_page, steward,

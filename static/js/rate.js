@@ -406,10 +406,11 @@
     }
     attempt += 1;
     var seconds = Core.retrySeconds(attempt);
+    // Short: the line below it already says how many ratings this device keeps (the bar must not cover the item).
     var texts = {
-      offline: gettext("No connection: your ratings are kept on this device and are sent when it returns (next try in %(seconds)s s)."),
-      server: gettext("Not sent yet: the server had a problem. Your ratings are kept on this device (next try in %(seconds)s s)."),
-      silent: gettext("Not sent yet: no answer from the server. Your ratings are kept on this device (next try in %(seconds)s s).")
+      offline: gettext("No connection. Next try in %(seconds)s s."),
+      server: gettext("Not sent yet: the server had a problem. Next try in %(seconds)s s."),
+      silent: gettext("Not sent yet: no answer from the server. Next try in %(seconds)s s.")
     };
     say(interpolate(texts[why], { seconds: seconds }, true), why === "offline" ? "" : "warning");
     clearTimeout(retryTimer);
