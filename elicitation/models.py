@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from corpus.models import Dataset, DatasetVersion, Domain, Entry, Register, Segment
 from ledger.models import CURRENCY_PATTERN
@@ -27,9 +27,10 @@ class Batch(models.Model):
     """Source texts a curator asks the community to translate into one variety, for one dataset."""
 
     class Status(models.TextChoices):
-        OPEN = "open", gettext_lazy("Open")
-        PAUSED = "paused", gettext_lazy("Paused")
-        CLOSED = "closed", gettext_lazy("Closed")
+        # A batch is "un lot" in French: its states agree with it, not with a campaign's.
+        OPEN = "open", pgettext_lazy("batch status", "Open")
+        PAUSED = "paused", pgettext_lazy("batch status", "Paused")
+        CLOSED = "closed", pgettext_lazy("batch status", "Closed")
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="elicitation_batches")

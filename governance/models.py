@@ -83,6 +83,10 @@ class Decision(models.Model):
     executed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="+")
     outcome_note = models.TextField(blank=True)
+    counted_signers = models.JSONField(
+        default=list, blank=True,
+        help_text="The user ids of the members whose approvals executed it, as counted then: the record keeps them "
+                  "whatever roles those members hold later.")
 
     class Meta:
         ordering = ["-opened_at", "-pk"]

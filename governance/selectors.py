@@ -109,6 +109,8 @@ class Board:
     approvals: int
     rejections: int
     threshold: int
+    # A closed decision's board is its record: who signed, and the approvals counted when it closed.
+    closed: bool = False
 
     @property
     def n(self) -> int:
@@ -116,6 +118,8 @@ class Board:
 
 
 def board(decision: Decision) -> Board:
+    if decision.state != DecisionState.OPEN:
+        return closed_board(decision)
     members = governance_member_ids(decision.organization_id)
     excluded = exclusions(decision.organization, decision.kind, decision.payload, decision.proposer_id)
     users = {user.pk: user for user in User.objects.filter(pk__in=members | set(excluded))}
@@ -136,6 +140,34 @@ def board(decision: Decision) -> Board:
         eligible=list(rows.values()), excluded=excluded_rows, approvals=len(counted_approvals(decision)),
         rejections=len([s for s in signatures if s.revision == decision.revision and s.verdict == Verdict.REJECT]),
         threshold=decision.threshold)
+
+
+def closed_board(decision: Decision) -> Board:
+    """What a closed decision was closed on, whatever roles its signers hold now: everyone who signed it (the final
+    revision's signature, earlier ones stale), the approvals counted when it executed (`counted_signers`), else the
+    final revision's approvals; the proposer among those excluded unless their proposal was the one signature."""
+    signatures = list(decision.signatures.select_related("signer").order_by("signed_at", "pk"))
+    rows: dict[int, SignerRow] = {}
+    for signature in signatures:
+        row = rows.setdefault(signature.signer_id, SignerRow(signature.signer))
+        if signature.revision == decision.revision:
+            row.signature = signature
+        else:
+            row.stale.append(signature)
+    final = [s for s in signatures if s.revision == decision.revision]
+    if decision.state == DecisionState.EXECUTED:
+        approvals = len(decision.counted_signers)
+    else:
+        approvals = len([s for s in final if s.verdict == Verdict.APPROVE
+                         and (s.signer_id != decision.proposer_id or s.as_proposer)])
+    proposer_row = rows.get(decision.proposer_id)
+    excluded = []
+    if proposer_row is None or (proposer_row.signature is None or not proposer_row.signature.as_proposer):
+        rows.pop(decision.proposer_id, None)
+        excluded.append(SignerRow(decision.proposer, reason=gettext("proposed the decision")))
+    return Board(eligible=list(rows.values()), excluded=excluded, approvals=approvals,
+                 rejections=len([s for s in final if s.verdict == Verdict.REJECT]), threshold=decision.threshold,
+                 closed=True)
 
 
 def decisions_of(organization: Organization, state: str = "") -> QuerySet[Decision]:

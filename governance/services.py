@@ -21,6 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from common import errors
@@ -273,10 +274,10 @@ def _execute(decision: Decision, actor: User, *, contain_refusal: bool) -> None:
     decision.state = DecisionState.EXECUTED
     decision.closed_at = timezone.now()
     decision.outcome_note = (note or "")[:2000]
-    decision.save(update_fields=["executed_by", "state", "closed_at", "outcome_note"])
+    decision.counted_signers = [signature.signer_id for signature in selectors.counted_approvals(decision)]
+    decision.save(update_fields=["executed_by", "state", "closed_at", "outcome_note", "counted_signers"])
     record_event(AuditAction.DECISION_EXECUTED, actor=actor, organization=decision.organization, obj=decision,
-                 details=_details(decision, signers=[s.signer_id for s in selectors.counted_approvals(decision)],
-                                  **({"note": note} if note else {})))
+                 details=_details(decision, signers=decision.counted_signers, **({"note": note} if note else {})))
 
 
 def settle(*, decision: Decision, now=None) -> str:
@@ -373,10 +374,14 @@ def check_policy(organization: Organization, payload: dict) -> None:
                                "threshold")
     staff = len(selectors.governance_member_ids(organization.pk))
     if threshold > 1 and (threshold > staff - 1 or threshold > MAX_THRESHOLD):
-        raise DecisionConflict(_(
+        signers = max(staff - 1, 1)
+        raise DecisionConflict(ngettext(
+            "k = %(k)s is more than n: %(organization)s has %(staff)s governance staff, so at most %(n)s member "
+            "other than the proposer can sign a decision. Choose k between 1 and %(n)s, or add governance staff "
+            "first.",
             "k = %(k)s is more than n: %(organization)s has %(staff)s governance staff, so at most %(n)s members "
             "other than the proposer can sign a decision. Choose k between 1 and %(n)s, or add governance staff "
-            "first.") % {"k": threshold, "organization": organization.name, "staff": staff, "n": max(staff - 1, 1)},
+            "first.", signers) % {"k": threshold, "organization": organization.name, "staff": staff, "n": signers},
             "threshold")
     hours = payload.get("min_open_hours")
     if hours is not None and (isinstance(hours, bool) or not isinstance(hours, int)
@@ -398,8 +403,8 @@ def execute_policy(decision: Decision, actor: User) -> str:
                           "min_open_hours": {"before": before.min_open_hours,
                                              "after": payload.get("min_open_hours")},
                           "decision": str(decision.public_id)})
-    return _("%(kind)s now needs %(k)s signature(s).") % {"kind": kinds.label_of(payload["kind"]),
-                                                          "k": payload["threshold"]}
+    return ngettext("%(kind)s now needs %(k)s signature.", "%(kind)s now needs %(k)s signatures.",
+                    payload["threshold"]) % {"kind": kinds.label_of(payload["kind"]), "k": payload["threshold"]}
 
 
 def propose_policy(*, actor: User, organization: Organization, kind: str, threshold: int,
@@ -407,6 +412,9 @@ def propose_policy(*, actor: User, organization: Organization, kind: str, thresh
     """Change k (and the least open time) of one kind: a decision of the kind `governance.policy`, under the k that
     kind has now."""
     payload = {"kind": kind, "threshold": threshold, "min_open_hours": min_open_hours}
+    # A k that is no number is refused by check_policy, within propose; the summary only needs a count to agree with.
+    count = threshold if isinstance(threshold, int) else 0
     return propose(actor=actor, organization=organization, kind=POLICY_KIND, subject=kind,
-                   summary=_("%(kind)s needs %(k)s signature(s)") % {"kind": kinds.label_of(kind), "k": threshold},
+                   summary=ngettext("%(kind)s needs %(k)s signature", "%(kind)s needs %(k)s signatures", count)
+                   % {"kind": kinds.label_of(kind), "k": threshold},
                    payload=payload)

@@ -69,7 +69,7 @@ def test_a_method_approval_signed_2_of_3(live_server, page, steward, governance_
     page.get_by_label("Least open time in hours (empty: the kind's default)").fill("0")
     page.get_by_role("button", name="Propose").click()
     expect(page.locator("#decision-state")).to_have_text("Executed")
-    expect(page.get_by_role("status").first).to_contain_text("now needs 2 signature(s)")
+    expect(page.get_by_role("status").first).to_contain_text("now needs 2 signatures")
 
     # The proposer moves the submission to "Approved": a decision opens instead.
     page.goto(f"{base}/submissions/{submission.public_id}/")

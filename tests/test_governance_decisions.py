@@ -261,6 +261,34 @@ def test_signers_who_left_the_governance_staff_no_longer_count(steward, staff, d
     assert decision.state == "executed"
 
 
+def test_an_executed_decision_keeps_the_signatures_it_was_executed_on_when_a_signer_leaves(client, steward, staff,
+                                                                                          dataset):
+    """The record of an executed decision does not change with roles: after one of its two signers left the
+    governance staff, its page still says 2 of the 2 needed, with both under "Who signed"; a decision of one
+    signature shows its proposer as its signer."""
+    set_k(steward, PUBLICATION, 2)
+    decision = corpus_decisions.propose_publication(actor=staff[0], dataset=dataset, is_public=True)
+    approve(decision, staff[1])
+    approve(decision, staff[2])
+    decision.refresh_from_db()
+    assert decision.state == "executed" and decision.counted_signers == [staff[1].pk, staff[2].pk]
+    remove_member(actor=None, membership=Membership.objects.get(user=staff[2], organization=steward))
+    record = selectors.board(decision)
+    assert (record.closed, record.approvals) == (True, 2)
+    assert [row.user for row in record.eligible] == [staff[1], staff[2]]
+    assert [row.user for row in record.excluded] == [staff[0]]
+    client.force_login(staff[1])
+    page = client.get(f"/decisions/{decision.public_id}/").content.decode()
+    assert "2 of the 2 needed" in page and "may sign" not in page and "Who signed" in page
+    assert staff[2].email in page.split("Who signed")[1] and "not signed yet" not in page
+
+    withdrawal = corpus_decisions.propose_publication(actor=staff[1], dataset=dataset, is_public=False)
+    assert withdrawal.state == "executed" and withdrawal.counted_signers == [staff[1].pk]
+    alone = selectors.board(withdrawal)
+    assert [row.user for row in alone.eligible] == [staff[1]] and alone.excluded == [] and alone.approvals == 1
+    assert "1 of 1 needed" in client.get(f"/decisions/{withdrawal.public_id}/").content.decode()
+
+
 @pytest.mark.django_db
 def test_an_expired_decision_refuses_signatures_and_is_closed_by_the_worker(steward, staff, dataset):
     set_k(steward, PUBLICATION, 2)
@@ -336,6 +364,13 @@ def test_k_out_of_range_is_a_conflict(steward, staff, threshold, message):
         governance.propose_policy(actor=staff[0], organization=steward, kind=PUBLICATION, threshold=threshold)
     assert refused.value.kind == ErrorKind.CONFLICT and refused.value.field == "threshold"
     assert not DecisionPolicy.objects.exists() and not Decision.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_k_that_is_no_number_is_refused_on_its_field(steward, staff):
+    with pytest.raises(governance.GovernanceError, match="whole number") as refused:
+        governance.propose_policy(actor=staff[0], organization=steward, kind=PUBLICATION, threshold=None)
+    assert refused.value.field == "threshold" and not Decision.objects.exists()
 
 
 @pytest.mark.django_db
