@@ -14,6 +14,7 @@ from django.utils.translation import ngettext
 
 from common.errors import ApplicationError
 from common.json_reader import JsonObjectReader, NotStreamed
+from common.problems import grouped
 
 from .language_pairs import pair_key
 from .models import Context, Domain, FileLayout, Register, Segment
@@ -27,6 +28,15 @@ ENVELOPE_REQUIRED = (
 OPTIONAL_TEXT_FIELDS = ("morphological_analysis", "notes", "variant_class", "document_id")
 # Short identifiers among them: a variant class, the text (story, conversation) an entry belongs to.
 SHORT_TEXT_LIMIT = 200
+# A source, reference or note is a sentence or a paragraph: 10,000 characters is far beyond one, and keeps a page
+# of entries light on a phone (a single text of megabytes would freeze the entry list).
+ENTRY_TEXT_LIMIT = 10_000
+
+
+def text_too_long(count: int) -> str:
+    """Why a text of `count` characters is refused (more than ENTRY_TEXT_LIMIT)."""
+    return _("expected at most %(limit)s characters, found %(count)s") % {"limit": grouped(ENTRY_TEXT_LIMIT),
+                                                                          "count": grouped(count)}
 CHOICE_FIELDS = {"segment": Segment, "register": Register, "context": Context, "domain": Domain}
 # Django recomputes `Choices.values` on every access; entries look them up per field, so once here.
 CHOICE_VALUES = {name: frozenset(choices.values) for name, choices in CHOICE_FIELDS.items()}
@@ -639,6 +649,8 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
             problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
         elif not value.strip():
             problem(name, _("expected non-empty text, found an empty string"))
+        elif len(value) > ENTRY_TEXT_LIMIT:
+            problem(name, text_too_long(len(value)))
     values: dict[str, str] = {}
     for name, allowed in CHOICE_VALUES.items():
         value = mode.mapped(raw.get(name)) if name == "segment" else raw.get(name)
@@ -663,6 +675,8 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
         value = raw.get(name)
         if value is not None and not isinstance(value, str):
             problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
+        elif isinstance(value, str) and len(value) > ENTRY_TEXT_LIMIT:
+            problem(name, text_too_long(len(value)))
     for name in ("variant_class", "document_id"):
         if isinstance(raw.get(name), str) and len(raw[name]) > SHORT_TEXT_LIMIT:
             problem(name, _("expected at most %(limit)s characters") % {"limit": SHORT_TEXT_LIMIT})

@@ -362,6 +362,18 @@ def test_long_integer_ids_are_refused(steward):
     assert any("field 'id': expected a non-empty identifier of at most 200 characters" in m for m in messages)
 
 
+def test_a_text_longer_than_ten_thousand_characters_is_refused_at_its_entry_and_field(steward):
+    """One source of megabytes would freeze every page listing the version's entries."""
+    longest = "ê" * 10_000
+    messages = problems_of(corpus_bytes([entry(1, source=longest), entry(2, source=longest + "x"),
+                                         entry(3, notes="n" * 10_001)]), steward)
+    assert messages == ["entry #1, id 2, field 'source': expected at most 10,000 characters, found 10,001",
+                        "entry #2, id 3, field 'notes': expected at most 10,000 characters, found 10,001"], messages
+    assert_nothing_stored()
+    import_corpus(data=corpus_bytes([entry(1, source=longest)]), organization=steward, actor=None)
+    assert Entry.objects.get().source == longest
+
+
 def test_reimporting_an_exported_copy_is_recognised(steward, governance_user):
     original = corpus_bytes([entry(1, notes="niwâpamâw"), entry(2, "gold_standard")])
     version = import_corpus(data=original, organization=steward, actor=None).version
