@@ -432,3 +432,30 @@ def test_a_community_languages_longer_words_never_push_the_top_bar_off_a_phone(l
     line = page.locator("[data-progress-text]").evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
     assert page.locator("[data-progress-text]").bounding_box()["height"] <= 2.2 * line, "the count wraps to 3 lines"
     screenshot(page, "rate-community-language-360", PHONES["360x740"])
+
+
+def test_a_new_rating_of_a_rated_item_given_offline_no_longer_shows_the_old_one_as_given(  # noqa: F811
+        live_server, page, steward, governance_user):
+    """From the end screen a speaker opens an item rated Excellent and, offline, taps Reject: the page must not go on
+    saying "You rated this Excellent" with Excellent chosen while the new rating waits on the phone; back online,
+    Reject is the current rating."""
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=2)
+    sign_in(page, live_server.url, speaker)
+    page.set_viewport_size(PHONES["360x740"])
+    open_rating_page(page, live_server.url, campaign)
+    for _ in range(2):
+        page.get_by_role("button", name=re.compile("Excellent")).click()
+    expect(page).to_have_url(re.compile(r"/done/$"), timeout=20_000)
+    first = Assignment.objects.filter(campaign=campaign, speaker=speaker).order_by("position").first()
+    with page.expect_response(re.compile(r"/upcoming/$")):
+        page.goto(f"{live_server.url}/review/items/{first.public_id}/")
+    expect(page.locator("[data-current-notice]")).to_contain_text("Excellent")
+    page.context.set_offline(True)
+    page.get_by_role("button", name=re.compile("Reject")).click()
+    expect(page.locator("[data-current-notice]")).to_have_count(0)
+    expect(page.locator("button.rating.chosen")).to_have_count(0)
+    screenshot(page, "rate-offline-rerated", PHONES["360x740"])
+    page.context.set_offline(False)
+    expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
+    assert Rating.objects.get(assignment=first, is_current=True).value == "reject"

@@ -278,12 +278,7 @@
     itemSection.setAttribute("data-item-url", item.url);
     itemSection.hidden = false;
     waiting.hidden = true;
-    var notice = document.querySelector("[data-current-notice]");
-    if (notice) { notice.remove(); }
-    Array.prototype.forEach.call(form.querySelectorAll(".chosen"), function (button) {
-      button.classList.remove("chosen");
-    });
-    Array.prototype.forEach.call(form.querySelectorAll("[data-chosen-mark]"), function (mark) { mark.remove(); });
+    forgetShownRating();
     var errors = form.querySelector(".errorlist");
     if (errors) { errors.remove(); }
     var flags = entry ? entry.flags : [];
@@ -307,9 +302,21 @@
     window.scrollTo(0, 0);
   }
 
+  /* The rating the server page showed as given to its item ("You rated this …", the chosen button): it no longer
+     holds once the page shows another item, or once a new rating of this one is kept on the device. */
+  function forgetShownRating() {
+    var notice = document.querySelector("[data-current-notice]");
+    if (notice) { notice.remove(); }
+    Array.prototype.forEach.call(form.querySelectorAll(".chosen"), function (button) {
+      button.classList.remove("chosen");
+    });
+    Array.prototype.forEach.call(form.querySelectorAll("[data-chosen-mark]"), function (mark) { mark.remove(); });
+  }
+
   /* Nothing more to show here yet: say why, and go on once the ratings are sent or the next items arrive. */
   function wait(text) {
     current = null;
+    forgetShownRating();
     itemSection.hidden = true;
     setButtons(true);
     waiting.hidden = false;
