@@ -255,12 +255,16 @@ def test_undo_withdraws_the_last_rating_and_returns_to_its_item(client, campaign
                                                                     comment="a dog, not a cat",
                                                                     correction="niwâpamâw atim"))
     response = client.post(f"/review/c/{campaign.public_id}/undo/")
-    assert response.status_code == 302 and response["Location"] == f"/review/items/{assignment.public_id}/?restore"
+    assert response.status_code == 302 and response["Location"] == f"/review/items/{assignment.public_id}/"
     assert Rating.objects.get(assignment=assignment).withdrawn_at is not None
     # The item comes back with the flags, comment and translation that were given with the withdrawn rating.
     html = client.get(response["Location"]).content.decode()
     assert re.search(r'<input[^>]*value="hallucination"[^>]*checked', html)
     assert "a dog, not a cat</textarea>" in html and "niwâpamâw atim</textarea>" in html
+    # And again when the speaker comes back to it later (the phone closed the tab): nothing they wrote is lost.
+    client.get(f"/review/c/{campaign.public_id}/")
+    again = client.get(f"/review/items/{assignment.public_id}/").content.decode()
+    assert "a dog, not a cat</textarea>" in again and "niwâpamâw atim</textarea>" in again
 
 
 def test_withdrawn_consent_stops_serving_items_and_regranting_restores_them(client, campaign, pool, governance_user,

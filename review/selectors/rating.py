@@ -120,9 +120,12 @@ ITEM_PAGE_RELATED = ("item__entry", "item__result")
 ITEM_PAGE_DEFERRED = ("item__result__data",)
 
 
+# `undone`: a rating of the item was taken back by an undo (withdrawn_rating brings its flags, comment and
+# translation back, whenever the item is opened again).
 _ITEM_PAGE_ASSIGNMENT = CompiledQuery(
     lambda item, speaker: Assignment.objects.filter(public_id=item, speaker=speaker)
     .exclude(state=Assignment.State.RELEASED).select_related(*ITEM_PAGE_RELATED).defer(*ITEM_PAGE_DEFERRED)
+    .annotate(undone=Exists(Rating.objects.filter(assignment=OuterRef("pk"), withdrawn_at__isnull=False)))
     .order_by()[:1],
     item=uuid.UUID, speaker=int)
 _ITEM_PAGE_CAMPAIGN = CompiledQuery(
@@ -306,8 +309,8 @@ def has_rated_in(user, campaign: Campaign) -> bool:
 
 def withdrawn_rating(assignment: Assignment) -> Rating | None:
     """The rating last withdrawn from an open assignment (by an undo): its flags, comment and translation come
-    back with the item."""
-    if assignment.state != Assignment.State.OPEN:
+    back with the item. None without a query for an item page's assignment that has none (`undone`)."""
+    if assignment.state != Assignment.State.OPEN or not getattr(assignment, "undone", True):
         return None
     return assignment.ratings.filter(withdrawn_at__isnull=False).order_by("-withdrawn_at", "-pk").first()
 

@@ -161,9 +161,9 @@ def rate(request, public_id):
     if not assignment.campaign.serving_when_read:
         return not_serving(request, assignment.campaign)
     current = current_rating(assignment)
-    # After an undo the item comes back with the flags, comment and translation that were given with it.
-    given = current if current is not None else (
-        withdrawn_rating(assignment) if "restore" in request.GET else None)
+    # After an undo the item comes back with the flags, comment and translation that were given with it, whenever
+    # it is opened again.
+    given = current if current is not None else withdrawn_rating(assignment)
     initial = {}
     if given is not None:
         initial = {"flags": given.flags, "comment": given.comment, "correction": given.correction}
@@ -308,7 +308,7 @@ def undo(request, public_id):
         messages.info(request, _("There is no rating to undo."))
         return redirect("review:campaign_start", public_id=campaign.public_id)
     messages.success(request, _("Your last rating was withdrawn (it stays in the history). Rate this item again."))
-    return redirect(address("review:rate", assignment.public_id) + "?restore")
+    return redirect(address("review:rate", assignment.public_id))
 
 
 @login_required
