@@ -92,6 +92,22 @@ def test_the_decision_page_offers_no_confirmation_for_a_pass(client, card, gover
         f"/review/campaigns/{campaign.public_id}/decision/").content.decode()
 
 
+def test_the_decision_page_says_an_approval_of_a_card_not_on_gold_standard_alone_validates_nothing(
+        client, card, thin_campaign, governance_user):
+    """Approving a mixed card records the approval but leaves its tier: the page says so before anyone decides."""
+    from leaderboard.models import RunCard
+
+    client.force_login(governance_user)
+    url = f"/review/campaigns/{thin_campaign.public_id}/decision/"
+    assert card.segment == "gold_standard" and 'id="decision-tier-note"' not in client.get(url).content.decode()
+    RunCard.objects.filter(pk=card.pk).update(segment="mixed")
+    page = client.get(url).content.decode()
+    assert 'id="decision-tier-note"' in page and "<strong>mixed</strong>" in page
+    decide(thin_campaign, governance_user, "approve", against_recommendation=True)
+    card.refresh_from_db()
+    assert card.community_validated_at is None
+
+
 def leaderboard_row(client, card):
     rows = client.get(LEGACY_API).json()["results"]
     return next(row for row in rows if row["id"] == str(card.public_id))
