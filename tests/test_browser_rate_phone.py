@@ -434,8 +434,8 @@ def test_a_community_languages_longer_words_never_push_the_top_bar_off_a_phone(l
     screenshot(page, "rate-community-language-360", PHONES["360x740"])
 
 
-def test_a_new_rating_of_a_rated_item_given_offline_no_longer_shows_the_old_one_as_given(  # noqa: F811
-        live_server, page, steward, governance_user):
+def test_a_new_rating_of_a_rated_item_given_offline_no_longer_shows_the_old_one_as_given(
+        live_server, page, steward, governance_user):  # noqa: F811
     """From the end screen a speaker opens an item rated Excellent and, offline, taps Reject: the page must not go on
     saying "You rated this Excellent" with Excellent chosen while the new rating waits on the phone; back online,
     Reject is the current rating."""

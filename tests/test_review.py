@@ -98,6 +98,29 @@ def test_bad_settings_are_refused_naming_the_field_and_store_nothing(card, gover
     assert not Campaign.objects.exists() and not Item.objects.exists()
 
 
+def test_every_field_problem_is_named_at_once(client, card, governance_user, pool):
+    """A form with four mistakes is corrected in one go: the service names each field's problem, in the form's
+    order, and the page shows each beside its field; nothing is stored."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    with pytest.raises(services.SettingsRefused) as refused:
+        open_campaign(card, governance_user, pool, speaker_title=f"Round of {card.model_slug}", sample_size=999,
+                      ratings_per_item=5, deadline=timezone.now() - timedelta(days=1))
+    assert [field for field, _ in refused.value.problems] == ["speaker_title", "sample_size", "speakers", "deadline"]
+    assert refused.value.field == "speaker_title" and not Campaign.objects.exists()
+
+    client.force_login(governance_user)
+    answer = client.post(f"/review/campaigns/new/{card.public_id}/", {
+        "title": "Spring", "speaker_title": f"Round of {card.model_slug}", "sample_size": "999",
+        "ratings_per_item": "3", "seed": "1", "control_count": "0", "speakers": [user.pk for user in pool],
+        "deadline": "2020-01-01T10:00"})
+    form = answer.context["form"]
+    assert answer.status_code == 400 and not Campaign.objects.exists()
+    assert set(form.errors) == {"speaker_title", "sample_size", "deadline"}, form.errors
+
+
 def test_only_the_stewards_governance_staff_open_campaigns_with_their_own_speakers(card, governance_user, curator,
                                                                                   pool, outsider):
     with pytest.raises(services.NotAllowed):

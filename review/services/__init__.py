@@ -15,7 +15,7 @@ from .campaigns import (
     with_repeats,
 )
 from .decisions import exclude_speaker, include_speaker, record_decision, set_gate_policy, update_community_review
-from .errors import NotAllowed, ReviewError
+from .errors import NotAllowed, ReviewError, SettingsRefused
 from .figures import FIGURES_REQUESTED_PER_VIEW, refresh_summary, request_fresh_figures
 from .pay import set_campaign_rate
 from .pool import (
@@ -33,7 +33,8 @@ from .speaker_rights import withdraw_ratings
 
 __all__ = [
     "CampaignSettings", "FIGURES_REQUESTED_PER_VIEW", "INLINE_ASSIGNMENT_LIMIT", "NOT_IN_POOL", "NotAllowed",
-    "RATING_VALUES", "REASON_LIMIT", "ReviewError", "SET_ASSIGNMENT_STATE", "Submission", "add_speaker",
+    "RATING_VALUES", "REASON_LIMIT", "ReviewError", "SET_ASSIGNMENT_STATE", "SettingsRefused", "Submission",
+    "add_speaker",
     "exclude_speaker", "include_speaker", "items_short_of_ratings", "leave_pool", "open_campaign",
     "prepare_campaign", "record_decision", "record_rating", "record_ratings_export",
     "refresh_summary", "remove_speaker", "request_fresh_figures", "set_campaign_rate", "set_campaign_status",

@@ -1,6 +1,6 @@
 """Opening and running campaigns: their settings, sample and assignments, status, guidance and reminders."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -34,7 +34,7 @@ from ..models import (
 )
 from ..sampling import Candidate, choose_controls, stratified_sample
 from ..selectors.pool import pool_refusals
-from .errors import NotAllowed, ReviewError
+from .errors import NotAllowed, ReviewError, SettingsRefused
 from .figures import refresh_summary_after_commit
 
 # Campaigns needing more assignments than this are sampled by a Celery task, not in the request.
@@ -88,7 +88,9 @@ def check_speaker_title(run_card: RunCard, speaker_title: str) -> None:
 
 
 def check_settings(run_card: RunCard, values: CampaignSettings, organization: Organization) -> None:
-    """Every setting refused with the field it belongs to, before anything is stored."""
+    """Every setting refused with the field it belongs to, before anything is stored: what stops any campaign of
+    this card (its state, a pause, consent) at once, then every field's problem together (SettingsRefused), so that
+    a form with four mistakes is corrected in one go."""
     if run_card.status != RunCard.Status.READY:
         raise ReviewError(_("Only a verified run card can be reviewed; this one is still being verified or failed."),
                           "run_card")
@@ -99,49 +101,74 @@ def check_settings(run_card: RunCard, values: CampaignSettings, organization: Or
     if not has_consent(run_card.dataset_version.dataset, ConsentUse.HUMAN_REVIEW):
         raise ReviewError(_("The community has not consented to human review of this dataset (or withdrew consent)."),
                           "run_card")
-    if not values.title.strip():
-        raise ReviewError(_("Give the campaign a title (governance staff see it; speakers never do)."), "title")
-    check_speaker_title(run_card, values.speaker_title)
+    problems = [(error.field, error.message) for error in field_problems(run_card, values, organization)]
+    if problems:
+        raise SettingsRefused(problems)
+
+
+def field_problems(run_card: RunCard, values: CampaignSettings, organization: Organization) -> Iterator[ReviewError]:
+    """Each field's problem, in the form's order; a check that needs a valid earlier field waits for it."""
     from ..selectors.decisions import review_trigger, stored_gate_policy
 
+    if not values.title.strip():
+        yield ReviewError(_("Give the campaign a title (governance staff see it; speakers never do)."), "title")
+    try:
+        check_speaker_title(run_card, values.speaker_title)
+    except ReviewError as error:
+        yield error
     trigger = review_trigger(run_card, stored_gate_policy(organization))
     if not trigger.met and not values.below_threshold_reason.strip():
-        raise ReviewError(trigger.message, "below_threshold_reason")
-    if not 1 <= values.ratings_per_item <= 10:
-        raise ReviewError(_("Ratings per item must be between 1 and 10."), "ratings_per_item")
+        yield ReviewError(trigger.message, "below_threshold_reason")
+    ratings_valid = 1 <= values.ratings_per_item <= 10
+    if not ratings_valid:
+        yield ReviewError(_("Ratings per item must be between 1 and 10."), "ratings_per_item")
     outputs = run_card.results.count()
     if not 1 <= values.sample_size <= outputs:
-        raise ReviewError(_("The sample size must be between 1 and %(outputs)s, the number of outputs in this run "
+        yield ReviewError(_("The sample size must be between 1 and %(outputs)s, the number of outputs in this run "
                             "card.") % {"outputs": outputs}, "sample_size")
-    spare = outputs - values.sample_size
-    if not 0 <= values.control_count <= spare:
-        raise ReviewError(_("Control items are drawn from outputs outside the sample so that no speaker sees a source "
-                            "twice: between 0 and %(spare)s here.") % {"spare": spare}, "control_count")
-    if values.control_count and values.show_reference:
-        raise ReviewError(_("A control item shows the reference as if it were a candidate; with the reference shown "
-                            "beside it, speakers would recognise it. Use control items or show the reference, "
-                            "not both."), "control_count")
+    else:
+        spare = outputs - values.sample_size
+        if not 0 <= values.control_count <= spare:
+            yield ReviewError(_("Control items are drawn from outputs outside the sample so that no speaker sees a "
+                                "source twice: between 0 and %(spare)s here.") % {"spare": spare}, "control_count")
+        elif values.control_count and values.show_reference:
+            yield ReviewError(_("A control item shows the reference as if it were a candidate; with the reference "
+                                "shown beside it, speakers would recognise it. Use control items or show the "
+                                "reference, not both."), "control_count")
+    yield from pool_problems(run_card, values, organization, ratings_valid)
+    if values.deadline is not None and values.deadline <= timezone.now():
+        yield ReviewError(_("The deadline must be in the future."), "deadline")
+    if not 0 <= values.repeat_count <= MAX_REPEATS:
+        yield ReviewError(_("Repeated items per speaker must be between 0 and %(maximum)s.")
+                          % {"maximum": MAX_REPEATS}, "repeat_count")
+
+
+def pool_problems(run_card: RunCard, values: CampaignSettings, organization: Organization,
+                  ratings_valid: bool) -> Iterator[ReviewError]:
+    """The speaker pool's problem (at most one: each check needs the ones before it, the qualification check a
+    valid variety) and the variety's."""
     pool_ids = [user.pk for user in values.speakers]
+    pool_valid = False
     if len(set(pool_ids)) != len(pool_ids):
-        raise ReviewError(_("A speaker is listed twice."), "speakers")
-    if not set(pool_ids) <= speaker_ids_of(organization):
-        raise ReviewError(_("Only speakers of %(organization)s can join this campaign.") % {
+        yield ReviewError(_("A speaker is listed twice."), "speakers")
+    elif not set(pool_ids) <= speaker_ids_of(organization):
+        yield ReviewError(_("Only speakers of %(organization)s can join this campaign.") % {
             "organization": organization.name}, "speakers")
+    else:
+        pool_valid = True
     try:
         values.variety = checked_variety(values.variety)[0]  # stored as checked: whitespace folded
     except SpeakerError as error:
-        raise ReviewError(error.message, "variety") from error
+        yield ReviewError(error.message, "variety")
+        return
+    if not pool_valid:
+        return
     refusals = pool_refusals(run_card, organization, pool_ids, values.variety)
     if refusals:
-        raise ReviewError(refused_speakers(values.speakers, refusals), "speakers")
-    if len(pool_ids) < values.ratings_per_item:
-        raise ReviewError(_("Each item needs %(needed)s different speakers, but the pool has %(pool)s.") % {
+        yield ReviewError(refused_speakers(values.speakers, refusals), "speakers")
+    elif ratings_valid and len(pool_ids) < values.ratings_per_item:
+        yield ReviewError(_("Each item needs %(needed)s different speakers, but the pool has %(pool)s.") % {
             "needed": values.ratings_per_item, "pool": len(pool_ids)}, "speakers")
-    if values.deadline is not None and values.deadline <= timezone.now():
-        raise ReviewError(_("The deadline must be in the future."), "deadline")
-    if not 0 <= values.repeat_count <= MAX_REPEATS:
-        raise ReviewError(_("Repeated items per speaker must be between 0 and %(maximum)s.")
-                          % {"maximum": MAX_REPEATS}, "repeat_count")
 
 
 REFUSALS_NAMED = 10

@@ -39,7 +39,7 @@ from ..services.campaigns import (
     set_campaign_status,
     set_rating_examples,
 )
-from ..services.errors import ReviewError
+from ..services.errors import ReviewError, SettingsRefused
 from ..services.figures import request_fresh_figures
 from ..services.pool import NOT_IN_POOL, add_speaker, remove_speaker
 from .shared import CONTENT_TYPES, governed_or_404, governed_organization_or_404
@@ -88,7 +88,9 @@ def campaign_new(request, public_id):
         try:
             campaign = open_campaign(run_card=run_card, actor=request.user, values=values)
         except ReviewError as error:
-            form.add_error(error.field if error.field in form.fields else None, str(error))
+            problems = error.problems if isinstance(error, SettingsRefused) else [(error.field, error.message)]
+            for field, message in problems:
+                form.add_error(field if field in form.fields else None, message)
         else:
             messages.success(request, _("Campaign opened.") if campaign.status == Campaign.Status.OPEN else
                              _("Campaign recorded; the sample is being drawn and assigned in the background."))
