@@ -557,9 +557,10 @@ def validate_envelope(document: Any, problems: list[Problem], supplied: dict[str
 
 
 def unknown_segment_message(name: str, count: int = 0) -> str:
-    """What to do with a segment name that is none of the four: map it (it is never guessed)."""
+    """What to do with a segment name that is none of the four: map it (it is never guessed). The example maps it
+    to a secret segment: copied as it is, it keeps the entries hidden rather than publishing them."""
     values = {"name": describe(name), "count": count, "choices": CHOICE_LISTS["segment"],
-              "example": f"{name[:40]}=development"}
+              "example": f"{name[:40]}=held_out"}
     if not count:
         return _("unknown segment %(name)s; map it to one of %(choices)s with segment_map (a field of the import page, "
                  "the option --segment-map of the import_corpus command, or the API's parameter segment_map, e.g. "
