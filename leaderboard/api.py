@@ -181,7 +181,8 @@ LEADERBOARD_PARAMETERS = [
                      "development/diagnostic cards. By default the official ranking when it has rows, else the open "
                      "one (`rankings` in the answer gives every ranking's count)."),
     OpenApiParameter("standard", enum=list(selectors.STANDARDS),
-                     description="Ranking standard (never mixed); standard/1, ranked by corpus chrF++, by default."),
+                     description="Ranking standard (never mixed). By default standard/1, ranked by corpus chrF++, "
+                     "when it has rows, else the standard that has (legacy-composite)."),
     OpenApiParameter("scope", enum=list(selectors.SCOPES),
                      description="version (default): one dataset version — the one `dataset` and `version` name, else "
                      "the one with the most verified cards among those the filters allow; pair: every version of "
@@ -230,6 +231,13 @@ class LeaderboardView(APIView):
         counted = selectors.ranking_counts(request.user, view, number, per_page=api_settings.PAGE_SIZE, stamp=stamp)
         counts = counted.counts
         shown = view.query
+        if "standard" not in request.query_params and not any(counts[(kind, shown.standard)]
+                                                              for kind in selectors.RANKINGS):
+            # As the page shows every standard that has rows: without a standard asked for, one that has some.
+            other = next((standard for standard in selectors.STANDARDS
+                          if any(counts[(kind, standard)] for kind in selectors.RANKINGS)), None)
+            if other is not None:
+                shown = shown.but(standard=other)
         if not shown.ranking:
             shown = shown.but(ranking="official" if counts[("official", shown.standard)] else "open")
         try:

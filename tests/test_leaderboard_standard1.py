@@ -170,6 +170,17 @@ def test_the_default_leaderboard_is_standard_1_by_chrf_and_each_standard_ranks_a
     assert [row["model"] for row in rows(client, standard="legacy-composite")] == ["legacy-2026"]
 
 
+def test_without_standard_1_rows_the_api_answers_the_legacy_ranking_the_page_shows(client, version, speaker):
+    """A version whose cards are all legacy-composite: the page shows their ranking, and the API without a `standard`
+    answers it too instead of an empty standard/1 ranking; asked for standard/1, it answers that, empty."""
+    submit(make_card(version, entries_of(version), composite=0.9, model_slug="legacy"), speaker)
+    answer = client.get("/api/v1/leaderboard/").json()
+    assert answer["ranking"]["standard"] == "legacy-composite"
+    assert [row["model"] for row in answer["results"]] == ["legacy-2026"]
+    assert "legacy-2026" in client.get("/leaderboard/").content.decode()
+    assert client.get("/api/v1/leaderboard/?standard=standard/1").json()["results"] == []
+
+
 def test_the_cards_own_interval_and_signature_are_shown(client, version, speaker):
     card = card_for(version, predict=worse)
     score = card["scores"]["chrf_plus_plus"]
