@@ -149,6 +149,18 @@ def test_revoking_consent_pauses_pages_on_the_next_request(client, steward, batc
     assert not TranslationVersion.objects.exists()
 
 
+def test_the_curators_list_says_an_open_batch_without_consent_takes_no_work(client, steward, batch, curator,
+                                                                           governance_user):
+    client.force_login(curator)
+    paused = "Paused: its community's consent to corpus creation is no longer in force"
+    page = client.get(reverse("elicitation:home")).content.decode()
+    assert batch.title in page and paused not in page
+    for record in active_consents(batch.dataset):
+        revoke_consent(actor=governance_user, record=record, reason="Paused by council")
+    page = client.get(reverse("elicitation:home")).content.decode()
+    assert paused in page and "<td>Open</td>" not in page
+
+
 def test_the_api_adds_sources_all_or_none(client, batch, curator, speaker):
     from accounts.services import create_api_token
 

@@ -3,12 +3,14 @@ pay per batch, and taking back what no frozen version holds."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 from django.shortcuts import redirect, render
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from common.responses import private
+from corpus.models import ConsentUse
+from corpus.selectors import consent_filter
 from organizations.permissions import permitted
 
 from ..models import Batch, Translation
@@ -21,8 +23,11 @@ from .shared import curated_datasets
 @login_required
 def home(request):
     """Elicitation's start page: the batches the person translates and verifies in, and the ones they curate."""
+    # `consented`: an open batch of a dataset whose consent to corpus creation was revoked takes no work; its row
+    # says so instead of "Open".
     curated = Batch.objects.filter(dataset__in=curated_datasets(request)).select_related("dataset").annotate(
-        source_count=Count("sources", distinct=True))
+        source_count=Count("sources", distinct=True),
+        consented=ExpressionWrapper(consent_filter(ConsentUse.CORPUS_CREATION, "dataset"), BooleanField()))
     batches = batches_for(request.user)
     counts = work_counts(request.user, batches)
     rows = [{"batch": batch, **counts[batch.pk]} for batch in batches]
