@@ -4,10 +4,11 @@ releasing is slow). Registered with governance from `CorpusConfig.ready`."""
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from accounts.models import User
 from common.errors import ApplicationError, ErrorKind
+from common.sentences import Sentence
 from governance import kinds
 from governance import services as governance
 from organizations.models import Organization
@@ -41,11 +42,11 @@ def _check(organization: Organization, payload: dict) -> None:
         raise LabelReleaseRequired(block.message, "labels")
 
 
-def _execute(decision, actor: User) -> str:
+def _execute(decision, actor: User) -> Sentence:
     dataset = _dataset(decision.organization, decision.payload)
     services.set_dataset_public(actor=actor, dataset=dataset, is_public=decision.payload["is_public"] is True)
-    return (_("%(dataset)s is public.") if decision.payload["is_public"] is True
-            else _("%(dataset)s is withdrawn from public view.")) % {"dataset": dataset.identifier}
+    return Sentence(gettext_noop("%(dataset)s is public.") if decision.payload["is_public"] is True
+                    else gettext_noop("%(dataset)s is withdrawn from public view."), {"dataset": dataset.identifier})
 
 
 PUBLICATION_KIND = kinds.DecisionKind(
@@ -61,12 +62,12 @@ def _check_release(organization: Organization, payload: dict) -> None:
     label_services.check_release(_dataset(organization, payload), payload)
 
 
-def _execute_release(decision, actor: User) -> str:
+def _execute_release(decision, actor: User) -> Sentence:
     dataset = _dataset(decision.organization, decision.payload)
     label_services.release_labels(actor=actor, dataset=dataset, payload=decision.payload,
                                   decision_id=str(decision.public_id))
-    return _("%(dataset)s may be exported and released publicly under its restrictive labels, as long as they stay "
-             "the ones this decision names.") % {"dataset": dataset.identifier}
+    return Sentence(gettext_noop("%(dataset)s may be exported and released publicly under its restrictive labels, as "
+                                 "long as they stay the ones this decision names."), {"dataset": dataset.identifier})
 
 
 LABEL_RELEASE_DECISION_KIND = kinds.DecisionKind(
@@ -88,7 +89,8 @@ def propose_label_release(*, actor: User, dataset: Dataset):
     signatures and the least open time; at once where k = 1)."""
     return governance.propose(
         actor=actor, organization=dataset.organization, kind=LABEL_RELEASE, subject=release_subject(dataset),
-        summary=_("Release %(dataset)s under its restrictive labels") % {"dataset": dataset.identifier},
+        summary=Sentence(gettext_noop("Release %(dataset)s under its restrictive labels"),
+                         {"dataset": dataset.identifier}),
         payload=release_payload(dataset))
 
 
@@ -96,6 +98,6 @@ def propose_publication(*, actor: User, dataset: Dataset, is_public: bool):
     """Release (k signatures, after the wait) or withdraw (at once) a dataset's public segments."""
     return governance.propose(
         actor=actor, organization=dataset.organization, kind=PUBLICATION, subject=f"dataset:{dataset.identifier}",
-        summary=(_("Release %(dataset)s publicly") if is_public else _("Withdraw %(dataset)s from public view")) % {
-            "dataset": dataset.identifier},
+        summary=Sentence(gettext_noop("Release %(dataset)s publicly") if is_public
+                         else gettext_noop("Withdraw %(dataset)s from public view"), {"dataset": dataset.identifier}),
         payload={"dataset": dataset.identifier, "is_public": bool(is_public)})

@@ -7,10 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext
 
 from common.errors import ApplicationError, ErrorKind
+from common.sentences import Sentence
 
 
 class UnknownKind(ApplicationError):
@@ -38,7 +40,8 @@ class DecisionKind:
     """One kind of decision.
 
     * `execute(decision, actor)` performs the action (the owning app's service, acting for `actor`: the signer whose
-      approval completed k, or the proposer where one signature decides) and returns a short note; it raises an
+      approval completed k, or the proposer where one signature decides) and returns a short note (a Sentence,
+      shown in each reader's language); it raises an
       `ApplicationError` to refuse, and the decision is then marked failed;
     * `check(organization, payload)` refuses a proposal (or an amendment) that could not execute;
     * `conflicts(organization, payload)` names the members who may not sign, each with why;
@@ -49,7 +52,7 @@ class DecisionKind:
 
     name: str
     label: str | Promise
-    execute: Callable[[Any, Any], str]
+    execute: Callable[[Any, Any], "str | Sentence"]
     checks: tuple[tuple[str, str | Promise], ...] = ()
     check: Callable[[Any, dict], None] = _nothing
     conflicts: Callable[[Any, dict], dict[int, str]] = _no_conflicts
@@ -89,3 +92,10 @@ def registered() -> list[DecisionKind]:
 def label_of(name: str) -> str:
     kind = _KINDS.get(name)
     return str(kind.label) if kind is not None else name
+
+
+def english_label_of(name: str) -> str:
+    """A kind's label as the catalog knows it (its English text), to be stored in a sentence and translated when
+    shown (common.sentences)."""
+    with translation.override("en"):
+        return label_of(name)

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from common.append_only import AppendOnlyModel
+from common.sentences import shown
 from organizations.models import Organization
 
 MAX_THRESHOLD = 50
@@ -83,10 +84,22 @@ class Decision(models.Model):
     executed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="+")
     outcome_note = models.TextField(blank=True)
+    # The summary and the outcome as sentences (common.sentences), shown in the reader's language; the texts above
+    # are the same sentences as their writer read them, for the admin, the audit log and older rows.
+    summary_sentence = models.JSONField(null=True, blank=True)
+    outcome_sentence = models.JSONField(null=True, blank=True)
     counted_signers = models.JSONField(
         default=list, blank=True,
         help_text="The user ids of the members whose approvals executed it, as counted then: the record keeps them "
                   "whatever roles those members hold later.")
+
+    @property
+    def shown_summary(self) -> str:
+        return shown(self.summary_sentence, self.summary)
+
+    @property
+    def shown_outcome(self) -> str:
+        return shown(self.outcome_sentence, self.outcome_note)
 
     class Meta:
         ordering = ["-opened_at", "-pk"]

@@ -98,6 +98,20 @@ class SignerRow:
     signature: Signature | None = None
     stale: list[Signature] = field(default_factory=list)
     reason: str = ""
+    checks: list[str] = field(default_factory=list)  # what the signature says was checked, in the reader's language
+
+
+def with_checks(decision: Decision, rows: list[SignerRow]) -> list[SignerRow]:
+    """Each row's checks as its kind words them in the reader's language (a signature stores them in its
+    signer's), the stored wording for a check the kind no longer offers."""
+    try:
+        labels = dict(kinds.get(decision.kind).checks)
+    except kinds.UnknownKind:
+        labels = {}
+    for row in rows:
+        if row.signature is not None:
+            row.checks = [str(labels.get(item.get("key"), item.get("label", ""))) for item in row.signature.checked]
+    return rows
 
 
 @dataclass
@@ -137,7 +151,8 @@ def board(decision: Decision) -> Board:
     excluded_rows = [SignerRow(users[user_id], reason=reason) for user_id, reason in excluded.items()
                      if user_id in users and (user_id in members or user_id == decision.proposer_id)]
     return Board(
-        eligible=list(rows.values()), excluded=excluded_rows, approvals=len(counted_approvals(decision)),
+        eligible=with_checks(decision, list(rows.values())), excluded=excluded_rows,
+        approvals=len(counted_approvals(decision)),
         rejections=len([s for s in signatures if s.revision == decision.revision and s.verdict == Verdict.REJECT]),
         threshold=decision.threshold)
 
@@ -165,7 +180,7 @@ def closed_board(decision: Decision) -> Board:
     if proposer_row is None or (proposer_row.signature is None or not proposer_row.signature.as_proposer):
         rows.pop(decision.proposer_id, None)
         excluded.append(SignerRow(decision.proposer, reason=gettext("proposed the decision")))
-    return Board(eligible=list(rows.values()), excluded=excluded, approvals=approvals,
+    return Board(eligible=with_checks(decision, list(rows.values())), excluded=excluded, approvals=approvals,
                  rejections=len([s for s in final if s.verdict == Verdict.REJECT]), threshold=decision.threshold,
                  closed=True)
 

@@ -21,11 +21,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from accounts.models import User
 from common import errors
 from common.errors import ApplicationError, ErrorKind
+from common.sentences import Sentence
 from organizations.audit import record_event
 from organizations.models import AuditAction, Organization
 from organizations.permissions import require
@@ -91,10 +92,11 @@ def _names(user_ids) -> list[str]:
 
 
 @transaction.atomic
-def propose(*, actor: User, organization: Organization, kind: str, subject: str, summary: str,
+def propose(*, actor: User, organization: Organization, kind: str, subject: str, summary: Sentence,
             payload: dict) -> Decision:
     """Open a decision, or — where one signature decides — take it at once (the returned decision is then
-    executed, and a refusal of the action rolls everything back, as the one-click action did)."""
+    executed, and a refusal of the action rolls everything back, as the one-click action did). `summary` is shown
+    to each reader in their language."""
     definition = kinds.get(kind)
     require(actor, "organization.govern", organization, error=NotAllowed)
     payload = _canonical_payload(payload)
@@ -114,7 +116,7 @@ def propose(*, actor: User, organization: Organization, kind: str, subject: str,
                 "proposer": already.proposer.email, "date": f"{already.opened_at:%Y-%m-%d}"}, "subject")
         # A restriction (or k = 1) overtakes the open decision on the same subject.
         _close(already, DecisionState.WITHDRAWN, actor, AuditAction.DECISION_WITHDRAWN,
-               _("Overtaken by a decision taken at once."))
+               Sentence(gettext_noop("Overtaken by a decision taken at once.")))
     now = timezone.now()
     excluded = selectors.exclusions(organization, kind, payload, actor.pk)
     eligible = selectors.governance_member_ids(organization.pk) - set(excluded)
@@ -126,7 +128,8 @@ def propose(*, actor: User, organization: Organization, kind: str, subject: str,
                                    "excluded": "; ".join(f"{email}" for email in _names(excluded)) or "—"},
             "threshold")
     decision = Decision.objects.create(
-        organization=organization, kind=kind, subject=subject[:200], summary=summary[:300], payload=payload,
+        organization=organization, kind=kind, subject=subject[:200], summary=str(summary)[:300],
+        summary_sentence=summary.as_json(), payload=payload,
         payload_hash=payload_digest(kind=kind, organization_id=organization.pk, subject=subject[:200],
                                     payload=payload),
         proposer=actor, threshold=1 if alone else policy.threshold, eligible_count=len(eligible), fast=fast,
@@ -248,13 +251,20 @@ def sign(*, actor: User, decision: Decision, verdict: str, payload_hash: str, ch
     return signature
 
 
-def _close(decision: Decision, state: str, actor, action: AuditAction, note: str = "", **details) -> None:
+def _close(decision: Decision, state: str, actor, action: AuditAction, note: Sentence | str = "", **details) -> None:
+    """Close the decision with its outcome (a sentence shown in each reader's language; a refusal's message, already
+    written in the language of the request that met it, as it is)."""
     decision.state = state
     decision.closed_at = timezone.now()
-    decision.outcome_note = note[:2000]
-    decision.save(update_fields=["state", "closed_at", "outcome_note"])
+    _set_outcome(decision, note)
+    decision.save(update_fields=["state", "closed_at", "outcome_note", "outcome_sentence"])
     record_event(action, actor=actor, organization=decision.organization, obj=decision,
-                 details=_details(decision, **({"note": note} if note else {}), **details))
+                 details=_details(decision, **({"note": decision.outcome_note} if note else {}), **details))
+
+
+def _set_outcome(decision: Decision, note: Sentence | str | None) -> None:
+    decision.outcome_note = str(note or "")[:2000]
+    decision.outcome_sentence = note.as_json() if isinstance(note, Sentence) else None
 
 
 def _execute(decision: Decision, actor: User, *, contain_refusal: bool) -> None:
@@ -273,11 +283,13 @@ def _execute(decision: Decision, actor: User, *, contain_refusal: bool) -> None:
     decision.executed_by = actor
     decision.state = DecisionState.EXECUTED
     decision.closed_at = timezone.now()
-    decision.outcome_note = (note or "")[:2000]
+    _set_outcome(decision, note)
     decision.counted_signers = [signature.signer_id for signature in selectors.counted_approvals(decision)]
-    decision.save(update_fields=["executed_by", "state", "closed_at", "outcome_note", "counted_signers"])
+    decision.save(update_fields=["executed_by", "state", "closed_at", "outcome_note", "outcome_sentence",
+                                 "counted_signers"])
     record_event(AuditAction.DECISION_EXECUTED, actor=actor, organization=decision.organization, obj=decision,
-                 details=_details(decision, signers=decision.counted_signers, **({"note": note} if note else {})))
+                 details=_details(decision, signers=decision.counted_signers,
+                                  **({"note": decision.outcome_note} if note else {})))
 
 
 def settle(*, decision: Decision, now=None) -> str:
@@ -299,9 +311,9 @@ def settle(*, decision: Decision, now=None) -> str:
     still_possible = selectors.eligible_ids(decision.organization, decision.kind, decision.payload,
                                             decision.proposer_id) - rejected_by
     if len(still_possible) < decision.threshold:
-        _close(decision, DecisionState.REJECTED, None, AuditAction.DECISION_REJECTED,
-               _("%(count)s of the members who may sign rejected it: %(k)s approvals can no longer be reached.") % {
-                   "count": len(rejected_by), "k": decision.threshold})
+        _close(decision, DecisionState.REJECTED, None, AuditAction.DECISION_REJECTED, Sentence(
+            gettext_noop("%(count)s of the members who may sign rejected it: %(k)s approvals can no longer be "
+                         "reached."), {"count": len(rejected_by), "k": decision.threshold}))
     return decision.state
 
 
@@ -390,7 +402,7 @@ def check_policy(organization: Organization, payload: dict) -> None:
             "max": MAX_WAIT_HOURS}, "min_open_hours")
 
 
-def execute_policy(decision: Decision, actor: User) -> str:
+def execute_policy(decision: Decision, actor: User) -> Sentence:
     payload = decision.payload
     before = selectors.policy_of(decision.organization, payload["kind"])
     DecisionPolicy.objects.update_or_create(
@@ -403,8 +415,9 @@ def execute_policy(decision: Decision, actor: User) -> str:
                           "min_open_hours": {"before": before.min_open_hours,
                                              "after": payload.get("min_open_hours")},
                           "decision": str(decision.public_id)})
-    return ngettext("%(kind)s now needs %(k)s signature.", "%(kind)s now needs %(k)s signatures.",
-                    payload["threshold"]) % {"kind": kinds.label_of(payload["kind"]), "k": payload["threshold"]}
+    return Sentence(gettext_noop("%(kind)s now needs %(k)s signature.") if payload["threshold"] == 1
+                    else gettext_noop("%(kind)s now needs %(k)s signatures."),
+                    {"kind": kinds.english_label_of(payload["kind"]), "k": payload["threshold"]}, translated=("kind",))
 
 
 def propose_policy(*, actor: User, organization: Organization, kind: str, threshold: int,
@@ -412,9 +425,9 @@ def propose_policy(*, actor: User, organization: Organization, kind: str, thresh
     """Change k (and the least open time) of one kind: a decision of the kind `governance.policy`, under the k that
     kind has now."""
     payload = {"kind": kind, "threshold": threshold, "min_open_hours": min_open_hours}
-    # A k that is no number is refused by check_policy, within propose; the summary only needs a count to agree with.
-    count = threshold if isinstance(threshold, int) else 0
-    return propose(actor=actor, organization=organization, kind=POLICY_KIND, subject=kind,
-                   summary=ngettext("%(kind)s needs %(k)s signature", "%(kind)s needs %(k)s signatures", count)
-                   % {"kind": kinds.label_of(kind), "k": threshold},
+    # One signature or several (k is at least 1: any other k is refused by check_policy, within propose).
+    summary = Sentence(gettext_noop("%(kind)s needs %(k)s signature") if threshold == 1
+                       else gettext_noop("%(kind)s needs %(k)s signatures"),
+                       {"kind": kinds.english_label_of(kind), "k": threshold}, translated=("kind",))
+    return propose(actor=actor, organization=organization, kind=POLICY_KIND, subject=kind, summary=summary,
                    payload=payload)

@@ -35,7 +35,7 @@ def notify_signers(decision_id: int, event: str = "opened") -> int:
     for user in User.objects.filter(pk__in=ids, is_active=True).order_by("pk"):
         with translation.override(_language_of(user)):
             subject = (_("Your signature is asked: %(summary)s") if event == "opened" else
-                       _("A decision you may sign changed: %(summary)s")) % {"summary": decision.summary}
+                       _("A decision you may sign changed: %(summary)s")) % {"summary": decision.shown_summary}
             message = render_to_string("governance/decision_email.txt", {
                 "decision": decision, "event": event, "link": f"{base}/decisions/{decision.public_id}/"})
         send_mail(subject, message, None, [user.email])

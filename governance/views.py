@@ -60,7 +60,7 @@ def decision_list(request, slug: str):
             error, status = refusal, refusal.http_status
         else:
             if decision.state == DecisionState.EXECUTED:
-                messages.success(request, decision.outcome_note)
+                messages.success(request, decision.shown_outcome)
             else:
                 messages.success(request, _("The change of k is proposed: it waits for %(k)s signatures.") % {
                     "k": decision.threshold})
@@ -122,7 +122,7 @@ def _act(request, public_id, action, done: str):
         decision.refresh_from_db()
         return _render_decision(request, decision, refusal, refusal.http_status, request.POST)
     decision.refresh_from_db()
-    messages.success(request, decision.outcome_note if decision.state == DecisionState.EXECUTED
+    messages.success(request, decision.shown_outcome if decision.state == DecisionState.EXECUTED
                      and decision.outcome_note else done)
     return redirect("governance:decision", public_id=decision.public_id)
 

@@ -4,10 +4,11 @@ Registered with governance from `LeaderboardConfig.ready`."""
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from accounts.models import User
 from common.errors import ApplicationError, ErrorKind
+from common.sentences import Sentence
 from governance import kinds
 from governance import services as governance
 from organizations.models import Organization
@@ -41,10 +42,10 @@ def _conflicts(organization: Organization, payload: dict) -> dict[int, str]:
     return conflicts_of(card) if card is not None else {}
 
 
-def _execute(decision, actor: User) -> str:
+def _execute(decision, actor: User) -> Sentence:
     card = _card(decision.organization, decision.payload)
     services.disqualify(actor=actor, run_card=card, reason=decision.payload["reason"])
-    return _("The run card is disqualified: it left every ranking.")
+    return Sentence(gettext_noop("The run card is disqualified: it left every ranking."))
 
 
 DISQUALIFY_KIND = kinds.DecisionKind(
@@ -67,7 +68,8 @@ def propose_disqualification(*, actor: User, run_card: RunCard, reason: str):
     return governance.propose(
         actor=actor, organization=run_card.dataset_version.dataset.organization, kind=DISQUALIFY,
         subject=f"run_card:{run_card.public_id}",
-        summary=_("Disqualify the run card of %(model)s") % {"model": run_card.model_slug or run_card.run_id},
+        summary=Sentence(gettext_noop("Disqualify the run card of %(model)s"),
+                         {"model": run_card.model_slug or str(run_card.run_id)}),
         payload={"run_card": str(run_card.public_id), "run_id": str(run_card.run_id), "reason": reason})
 
 

@@ -4,10 +4,11 @@ rejects, or revokes) is recorded at once as before. Registered with governance f
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from accounts.models import User
 from common.errors import ApplicationError, ErrorKind
+from common.sentences import Sentence
 from governance import kinds
 from governance import services as governance
 from leaderboard.selectors import conflicts_of
@@ -46,11 +47,11 @@ def _conflicts(organization: Organization, payload: dict) -> dict[int, str]:
     return conflicts_of(campaign.run_card) if campaign is not None else {}
 
 
-def _execute(decision, actor: User) -> str:
+def _execute(decision, actor: User) -> Sentence:
     campaign = _campaign(decision.organization, decision.payload)
     record_decision(actor=actor, campaign=campaign, outcome="approve", rationale=decision.payload["rationale"],
                     against_recommendation=True)
-    return _("The approval against the gate's recommendation is recorded.")
+    return Sentence(gettext_noop("The approval against the gate's recommendation is recorded."))
 
 
 GATE_OVERRIDE_KIND = kinds.DecisionKind(
@@ -77,7 +78,8 @@ def record_or_propose(*, actor: User, campaign: Campaign, outcome: str, rational
             return governance.propose(
                 actor=actor, organization=campaign.organization, kind=GATE_OVERRIDE,
                 subject=f"campaign:{campaign.public_id}",
-                summary=_("Approve %(campaign)s against the gate's recommendation") % {"campaign": campaign.title},
+                summary=Sentence(gettext_noop("Approve %(campaign)s against the gate's recommendation"),
+                                 {"campaign": campaign.title}),
                 payload={"campaign": str(campaign.public_id), "run_id": str(campaign.run_card.run_id),
                          "recommendation": result.outcome, "rationale": rationale.strip()})
     record_decision(actor=actor, campaign=campaign, outcome=outcome, rationale=rationale,

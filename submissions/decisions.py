@@ -5,9 +5,10 @@ app's, or the leaderboard's for the A1 run approval, which run-card intake consu
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from accounts.models import User
+from common.sentences import Sentence
 from corpus.models import DatasetVersion
 from governance import kinds
 from governance import services as governance
@@ -49,11 +50,11 @@ def _check_approval(organization: Organization, payload: dict) -> None:
     services.check_approval(_submission(organization, payload))
 
 
-def _execute_approval(decision, actor: User) -> str:
+def _execute_approval(decision, actor: User) -> Sentence:
     submission = _submission(decision.organization, decision.payload)
     services.advance_submission(actor=actor, submission=submission, to_state=services.State.APPROVED,
                                 note=decision.payload.get("note", ""))
-    return _("%(method)s is approved.") % {"method": submission.method_name}
+    return Sentence(gettext_noop("%(method)s is approved."), {"method": submission.method_name})
 
 
 def _lines(value) -> list[str]:
@@ -67,13 +68,13 @@ def _check_transfer(organization: Organization, payload: dict) -> None:
                             _lines(payload.get("governance_gets")))
 
 
-def _execute_transfer(decision, actor: User) -> str:
+def _execute_transfer(decision, actor: User) -> Sentence:
     submission = _submission(decision.organization, decision.payload)
     transfer = services.record_ownership_transfer(
         actor=actor, submission=submission, developer_keeps=_lines(decision.payload.get("developer_keeps")),
         governance_gets=_lines(decision.payload.get("governance_gets")), notes=decision.payload.get("notes", ""))
-    return _("The transfer of %(method)s is recorded (%(transfer)s).") % {
-        "method": transfer.method_name, "transfer": transfer.public_id}
+    return Sentence(gettext_noop("The transfer of %(method)s is recorded (%(transfer)s)."), {
+        "method": transfer.method_name, "transfer": str(transfer.public_id)})
 
 
 APPROVE_KIND = kinds.DecisionKind(
@@ -123,7 +124,7 @@ def _check_a1_run(organization: Organization, payload: dict) -> None:
                              segments=payload.get("segments"), method_id=submission.method_id)
 
 
-def _execute_a1_run(decision, actor: User) -> str:
+def _execute_a1_run(decision, actor: User) -> Sentence:
     _check_a1_run(decision.organization, decision.payload)
     version = _a1_version(decision.organization, decision.payload)
     assert version is not None  # _check_a1_run refused a missing one
@@ -131,9 +132,9 @@ def _execute_a1_run(decision, actor: User) -> str:
         actor=actor, decision=decision, dataset_version=version, segments=decision.payload["segments"],
         method_id=decision.payload["method_id"], submission=decision.payload["submission"],
         note=decision.payload.get("note", ""))
-    return _("One A1 run of %(method)s on %(segments)s of %(dataset)s %(version)s is approved.") % {
+    return Sentence(gettext_noop("One A1 run of %(method)s on %(segments)s of %(dataset)s %(version)s is approved."), {
         "method": approval.method_id, "segments": ", ".join(approval.segments),
-        "dataset": version.dataset.identifier, "version": version.version}
+        "dataset": version.dataset.identifier, "version": version.version})
 
 
 A1_RUN_KIND = kinds.DecisionKind(
@@ -162,7 +163,8 @@ def propose_approval(*, actor: User, submission: MethodSubmission, note: str = "
                "note": note.strip()}
     return governance.propose(actor=actor, organization=submission.organization, kind=APPROVE,
                               subject=f"submission:{submission.public_id}",
-                              summary=_("Approve %(method)s") % {"method": submission.method_name}, payload=payload)
+                              summary=Sentence(gettext_noop("Approve %(method)s"), {"method": submission.method_name}),
+                              payload=payload)
 
 
 def propose_transfer(*, actor: User, submission: MethodSubmission, developer_keeps: list[str] | None = None,
@@ -177,7 +179,8 @@ def propose_transfer(*, actor: User, submission: MethodSubmission, developer_kee
                "notes": notes.strip()}
     return governance.propose(actor=actor, organization=submission.organization, kind=TRANSFER,
                               subject=f"submission:{submission.public_id}",
-                              summary=_("Transfer the ownership of %(method)s") % {"method": submission.method_name},
+                              summary=Sentence(gettext_noop("Transfer the ownership of %(method)s"),
+                                               {"method": submission.method_name}),
                               payload=payload)
 
 
@@ -196,5 +199,5 @@ def propose_a1_run(*, actor: User, submission: MethodSubmission, dataset_version
                "segments": sorted(set(segments)), "gateway": gateway, "note": note.strip()}
     return governance.propose(actor=actor, organization=submission.organization, kind=A1_RUN,
                               subject=f"a1_run:{submission.public_id}:{payload['dataset_version']}",
-                              summary=_("Approve one A1 run of %(method)s on secret sources") % {
-                                  "method": submission.method_name}, payload=payload)
+                              summary=Sentence(gettext_noop("Approve one A1 run of %(method)s on secret sources"),
+                                               {"method": submission.method_name}), payload=payload)

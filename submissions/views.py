@@ -47,7 +47,7 @@ def _moved_on(request, decision: Decision | None, done: str, then):
     """After a one-click action that is a decision: where one signature decided, it is done (as before);
     otherwise the proposer goes to the decision others now sign."""
     if decision is None or decision.state == DecisionState.EXECUTED:
-        messages.success(request, done or decision.outcome_note)
+        messages.success(request, done or decision.shown_outcome)
         return then
     messages.success(request, _("Proposed: the decision waits for %(k)s signatures of other governance staff.") % {
         "k": decision.threshold})

@@ -289,6 +289,31 @@ def test_an_executed_decision_keeps_the_signatures_it_was_executed_on_when_a_sig
     assert "1 of 1 needed" in client.get(f"/decisions/{withdrawal.public_id}/").content.decode()
 
 
+def test_a_decision_reads_in_each_readers_language_whoever_wrote_it(client, steward, staff, dataset):
+    """Proposed and signed by members reading French, executed, then read in English (and the other way round): the
+    summary, the checks signed and the outcome are each reader's language, not the writer's."""
+    from django.utils import translation
+
+    set_k(steward, PUBLICATION, 2)
+    with translation.override("fr-ca"):
+        decision = corpus_decisions.propose_publication(actor=staff[0], dataset=dataset, is_public=True)
+        approve(decision, staff[1])
+        approve(decision, staff[2])
+    decision.refresh_from_db()
+    assert decision.state == "executed" and decision.summary == f"Publier {dataset.identifier}"
+    client.force_login(staff[1])
+    english = client.get(f"/decisions/{decision.public_id}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert f"<h1>Release {dataset.identifier} publicly</h1>" in english
+    assert "I read the community&#x27;s consent record for public release" in english
+    assert f"{dataset.identifier} is public." in english and "Publier" not in english
+    french = client.get(f"/decisions/{decision.public_id}/", HTTP_ACCEPT_LANGUAGE="fr-CA").content.decode()
+    assert f"<h1>Publier {dataset.identifier}</h1>" in french and f"{dataset.identifier} est public." in french
+
+    policy = governance.propose_policy(actor=staff[0], organization=steward, kind=PUBLICATION, threshold=1)
+    with translation.override("fr-ca"):
+        assert policy.shown_summary.endswith("1 signature") and "Release a dataset" not in policy.shown_summary
+
+
 @pytest.mark.django_db
 def test_an_expired_decision_refuses_signatures_and_is_closed_by_the_worker(steward, staff, dataset):
     set_k(steward, PUBLICATION, 2)
