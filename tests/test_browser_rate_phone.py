@@ -457,3 +457,26 @@ def test_a_new_rating_of_a_rated_item_given_offline_no_longer_shows_the_old_one_
     page.context.set_offline(False)
     expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
     assert Rating.objects.get(assignment=first, is_current=True).value == "reject"
+
+
+def test_the_instructions_close_with_their_button_or_escape(live_server, page, steward,  # noqa: F811
+                                                             governance_user):
+    """On a phone the instructions cover the item: a button at their end and Escape close them, focus back on their
+    title; the controls only the script works show once it runs."""
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=2)
+    sign_in(page, live_server.url, speaker)
+    page.set_viewport_size(PHONES["360x740"])
+    open_rating_page(page, live_server.url, campaign)
+    instructions = page.locator("details[data-instructions]")
+    summary = instructions.locator("summary")
+    summary.click()
+    expect(instructions).to_have_attribute("open", "")
+    expect(instructions.get_by_role("button", name="Keyboard shortcuts")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(instructions).not_to_have_attribute("open", "")
+    expect(summary).to_be_focused()
+    summary.click()
+    instructions.get_by_role("button", name="Close the instructions").click()
+    expect(instructions).not_to_have_attribute("open", "")
+    expect(summary).to_be_focused()

@@ -57,6 +57,11 @@ def test_instructions_come_before_the_first_item_then_stay_one_tap_away(client, 
     assert f'href="/review/items/{first.public_id}/"' in html and ">Start</a>" in html
     page = client.get(f"/review/items/{first.public_id}/").content.decode()
     assert "Accept both SRO and syllabics." in page and "<summary>Instructions</summary>" in page
+    # Without the page's script nothing offers what only the script does (shortcuts, the walkthrough, closing).
+    for control in ("data-open-help", "data-show-walkthrough", "data-close-instructions"):
+        tag = re.search(rf"<[^<>]*{control}[^<>]*>", page).group()
+        opening = page.rfind("<p", 0, page.index(tag))
+        assert "hidden" in tag or "data-needs-script hidden" in page[opening:page.index(tag)], control
     client.post(f"/review/items/{first.public_id}/", post())
     after = client.get(f"/review/c/{public_campaign.public_id}/")
     assert after.status_code == 302, "once the speaker has rated, the start goes straight to the next item"

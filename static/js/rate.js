@@ -603,6 +603,22 @@
   Array.prototype.forEach.call(document.querySelectorAll("[data-open-help]"), function (button) {
     button.addEventListener("click", openHelp);
   });
+  /* The instructions cover the item on a phone: a button at their end and Escape close them, back on their title. */
+  var instructions = document.querySelector("[data-instructions]");
+  function closeInstructions() {
+    instructions.open = false;
+    instructions.querySelector("summary").focus();
+  }
+  if (instructions) {
+    instructions.querySelector("[data-close-instructions]").addEventListener("click", closeInstructions);
+    instructions.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && instructions.open) { event.preventDefault(); closeInstructions(); }
+    });
+  }
+  // The controls that only this script works (the page without it does not offer them).
+  Array.prototype.forEach.call(document.querySelectorAll("[data-needs-script]"), function (element) {
+    element.hidden = false;
+  });
 
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) { return; }
