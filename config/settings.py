@@ -158,7 +158,9 @@ LANGUAGE_CODE = "en"
 # The interface languages shipped with the code, named in their own language; a community adds its own in the app
 # (docs/i18n.md). French is written by hand, never machine-translated.
 LANGUAGES = [("en", "English"), ("fr-ca", "Français (Canada)")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+# The project's catalog first, then its corrections of django-allauth's French for Canada (locale_allauth/: the
+# account pages' wording and typography; makemessages leaves it alone, compilemessages compiles it).
+LOCALE_PATHS = [BASE_DIR / "locale", BASE_DIR / "locale_allauth"]
 LANGUAGE_COOKIE_NAME = "champollion_language"
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
