@@ -178,6 +178,8 @@ def test_each_person_sees_only_their_own_pay(client, batch, worked, governance_u
     client.force_login(translator)
     page = client.get("/elicit/me/").content.decode()
     assert "data-my-pay" in page and "2.00 CAD" in page
+    # On a phone each translation is a block of labelled lines, not a table wider than the screen.
+    assert '<table class="stack" data-my-translations>' in page and 'data-label="In a frozen version"' in page
     client.force_login(verifier)
     page = client.get("/elicit/me/").content.decode()
     assert "data-my-pay" in page and "2.00 CAD" not in page
