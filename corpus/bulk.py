@@ -19,7 +19,7 @@ import json
 import re
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -366,10 +366,14 @@ def preview_bulk_import(version: DatasetVersion, data: bytes, file_format: str) 
                     preview.add_problem(RowProblem(number, shown_id, name, gettext(KEPT_FIELDS[name])))
         found: list[Problem] = []
         valid = validate_entry(number, document, found, {}, scan_text=True)
+        if valid is not None and current is not None and "segment" not in document:
+            # An entry with no segment of its own took its file's whole-file segment when imported: it keeps it
+            # (read alone, the object would fall back to development).
+            valid = replace(valid, segment=current.columns["segment"])
         for problem in found:
             preview.add_problem(RowProblem(number, problem.entry_id, problem.field, problem.message))
         refusal = (declassification_problem(current.columns["segment"], valid.segment)
-                   if valid is not None and current is not None and "segment" in raw else None)
+                   if valid is not None and current is not None else None)
         if refusal:
             preview.add_problem(RowProblem(number, shown_id, "segment", refusal))
         if valid is None or preview.total_problems > before:

@@ -120,7 +120,8 @@ class EntryForm(forms.Form):
     """One entry; new entries default to `elicited` provenance, the usual origin of curated entries."""
 
     entry_id = forms.CharField(label=gettext_lazy("Id"), max_length=200,
-                               help_text=gettext_lazy("An integer, or an identifier such as tatoeba_11207167; unique in this version."))
+                               help_text=gettext_lazy("An integer, or an identifier such as tatoeba_11207167; unique "
+                                                      "in this version."))
     source = forms.CharField(label=gettext_lazy("Source"), widget=forms.Textarea(attrs={"rows": 3}))
     reference = forms.CharField(label=gettext_lazy("Reference"), widget=forms.Textarea(attrs={"rows": 3}))
     segment = forms.ChoiceField(label=gettext_lazy("Segment"), choices=SEGMENT_CHOICES, initial=Segment.DEVELOPMENT)

@@ -626,3 +626,23 @@ def test_the_entry_form_may_not_publish_a_secret_entry(client, curator, public_v
     assert answer.status_code == 400 and "would publish its text" in answer.content.decode()
     gold.refresh_from_db()
     assert gold.segment == "gold_standard"
+
+
+def test_an_entry_secret_by_its_files_whole_file_segment_stays_secret_whatever_a_row_does(client, curator, steward):
+    """Entries without a segment of their own, in a file whose envelope files them all under gold_standard: a row
+    that changes their notes, one that empties or repeats the segment cell, or one that names development, never
+    files them under a public segment."""
+    gold = [{key: value for key, value in entry(n, "gold_standard").items() if key != "segment"} for n in (1, 2, 3)]
+    version = import_corpus(data=corpus_bytes(gold, segment="gold_standard"), organization=steward, actor=None).version
+    assert set(version.entries.values_list("segment", flat=True)) == {"gold_standard"}
+    client.force_login(curator)
+    kept = upload(client, version, b"id,notes,segment\n1,checked,\n2,checked,gold_standard\n3,checked,held_out\n")
+    preview = kept.context["preview"]
+    assert preview.is_valid, preview.problems
+    assert confirm(client, version, preview.staged.pk).status_code == 302
+    assert dict(version.entries.values_list("entry_id", "segment")) == {
+        "1": "gold_standard", "2": "gold_standard", "3": "held_out"}
+    assert version.entries.get(entry_id="1").notes == "checked"
+    refused = upload(client, version, b"id,segment\n1,development\n").context["preview"]
+    assert [(problem.row, problem.field) for problem in refused.problems] == [(2, "segment")]
+    assert set(version.entries.values_list("segment", flat=True)) == {"gold_standard", "held_out"}
