@@ -1,22 +1,26 @@
 """Names and labels a page shows inside its own sentences: what they may not hold."""
 
-import re
+import unicodedata
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-# Invisible characters (controls, zero-width ones, the byte-order mark) and those that change the direction of the
-# text after them (bidirectional marks, embeddings, overrides and isolates, U+200E–U+200F, U+202A–U+202E,
-# U+2066–U+2069): in a name shown inline, they could hide part of it or reverse the page's own words beside it.
-HIDDEN_OR_DIRECTIONAL = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Invisible characters and those that change the direction of the text after them: controls (Cc), format characters
+# (Cf: zero-width ones, the byte-order mark, soft hyphens, bidirectional marks, embeddings, overrides and isolates,
+# tag characters), line and paragraph separators, surrogates and private-use characters, and the blank letters of
+# Hangul and the combining grapheme joiner. In a name shown inline they could hide part of it, make it look like
+# another, or reverse the page's own words beside it.
+HIDDEN_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co"}
+BLANK_LETTERS = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"}
 
 
 def hidden_or_directional(value: str) -> str | None:
     """The first invisible or direction-changing character of `value`, written as its code point ("U+202E"), or
     None when it has none."""
-    found = HIDDEN_OR_DIRECTIONAL.search(value)
-    return None if found is None else f"U+{ord(found.group()):04X}"
+    for character in value:
+        if character in BLANK_LETTERS or unicodedata.category(character) in HIDDEN_CATEGORIES:
+            return f"U+{ord(character):04X}"
+    return None
 
 
 def refusal_of_hidden_or_directional(value: str) -> str | None:

@@ -231,8 +231,7 @@ class LeaderboardView(APIView):
         counted = selectors.ranking_counts(request.user, view, number, per_page=api_settings.PAGE_SIZE, stamp=stamp)
         counts = counted.counts
         shown = view.query
-        if "standard" not in request.query_params and not any(counts[(kind, shown.standard)]
-                                                              for kind in selectors.RANKINGS):
+        if not shown.standard_given and not any(counts[(kind, shown.standard)] for kind in selectors.RANKINGS):
             # As the page shows every standard that has rows: without a standard asked for, one that has some.
             other = next((standard for standard in selectors.STANDARDS
                           if any(counts[(kind, standard)] for kind in selectors.RANKINGS)), None)

@@ -399,7 +399,8 @@ def test_html_escaped_text_is_read_decoded():
 # --- labels that would hide part of themselves or turn the page's own words around ---------------------------------
 
 @pytest.mark.parametrize("field, character", [("model_slug", "\u202e"), ("condition", "\u2067"), ("model_id", "\u200b"),
-                                              ("run_id", "\x85")])
+                                              ("run_id", "\x85"), ("model_slug", "\U000e0041"), ("condition", "\u00ad"),
+                                              ("model_id", "\u3164")])
 def test_a_label_with_an_invisible_or_direction_changing_character_is_refused_at_its_path(
         client, version, speaker, field, character):
     """A right-to-left override in a model's name would show the rest of the card's heading reversed."""

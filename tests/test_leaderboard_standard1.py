@@ -176,6 +176,7 @@ def test_without_standard_1_rows_the_api_answers_the_legacy_ranking_the_page_sho
     submit(make_card(version, entries_of(version), composite=0.9, model_slug="legacy"), speaker)
     answer = client.get("/api/v1/leaderboard/").json()
     assert answer["ranking"]["standard"] == "legacy-composite"
+    assert client.get("/api/v1/leaderboard/?standard=").json()["ranking"]["standard"] == "legacy-composite"
     assert [row["model"] for row in answer["results"]] == ["legacy-2026"]
     assert "legacy-2026" in client.get("/leaderboard/").content.decode()
     assert client.get("/api/v1/leaderboard/?standard=standard/1").json()["results"] == []
