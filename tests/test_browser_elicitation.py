@@ -355,3 +355,36 @@ def test_a_translation_the_server_refuses_comes_back_with_what_was_written(live_
     assert sorted(t.source.text for t in stored) == sorted([first, second])
     assert {v.text for v in TranslationVersion.objects.filter(author=translator)} == {TRANSLATIONS[first],
                                                                                       TRANSLATIONS[second]}
+
+
+def test_a_refusal_never_takes_the_place_of_what_is_being_written(live_server, page, steward,  # noqa: F811
+                                                                  curator):
+    """Offline, a translation the server will refuse, then the next source half translated when the connection
+    returns: the refusal waits — the status line says so — and the refused source comes next, with its text."""
+    batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
+    translator = member("deferred@steward.example", steward, "speaker")
+    sign_in(page, live_server.url, translator)
+    page.set_viewport_size(PHONE)
+    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
+        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
+    page.context.set_offline(True)
+    first = page.locator("[data-text=source]").inner_text().strip()
+    page.locator("[data-text-input]").fill(first)
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("[data-text=source]")).not_to_have_text(first)
+    second = page.locator("[data-text=source]").inner_text().strip()
+    page.locator("[data-text-input]").fill(TRANSLATIONS[second][:5])
+    page.context.set_offline(False)
+    expect(page.locator("[data-save-status]")).to_contain_text("It comes back next, with what you wrote.",
+                                                               timeout=20_000)
+    expect(page.locator("[data-text=source]")).to_have_text(second)
+    expect(page.locator("[data-text-input]")).to_have_value(TRANSLATIONS[second][:5])
+    page.locator("[data-text-input]").fill(TRANSLATIONS[second])
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("[data-text=source]")).to_have_text(first)
+    expect(page.locator("[data-text-input]")).to_have_value(first)
+    expect(page.locator(".errorlist[role=alert]")).to_contain_text("The translation is the source text itself")
+    assert translate_shown(page) == first
+    expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
+    assert sorted(t.source.text for t in Translation.objects.filter(translator=translator).select_related(
+        "source")) == sorted([first, second])

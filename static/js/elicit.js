@@ -4,7 +4,8 @@
    the server stores it under once), then sent, in order, as soon as there is a connection; the next items are
    fetched ahead so that the next one shows at once, and work goes on without a connection while items are held.
    The page says how many submissions wait. A submission the server refuses (the translation is the source itself,
-   say) brings its item back on screen, with what was written and why, while the page still holds it in memory.
+   say) brings its item back, with what was written and why, while the page still holds it in memory: at once when
+   nothing is written yet on the item shown, else as the next one.
    When the server says the batch stopped taking work (paused, closed,
    consent withdrawn), the waiting ones are discarded and the page says so. Keys: Ctrl+Enter saves (translate) or
    accepts (verify). The translate page notes whether text was pasted into the translation and how many characters
@@ -111,14 +112,16 @@
         var refusal = interpolate(gettext("Not saved. %(reason)s"), { reason: answer.data.error || answer.status },
           true);
         // Brought back, the refusal is said beside the text it is about (an alert); otherwise in the status line.
-        say(bringBack(entry, refusal) ? "" : refusal);
+        var back = bringBack(entry, refusal);
+        say(back === "shown" ? "" : back === "next" ? refusal + " " + gettext("It comes back next, with what you wrote.")
+          : refusal);
       } else if (answer.data.suspected) {
         say(gettext("Saved. It resembles a machine translation: a verifier will look at it closely."));
       } else {
         say(answer.data.duplicate ? gettext("Already saved.") : gettext("Saved."));
       }
       send();
-      if (!queue.length && waitingForNext && !refusedShown) { window.location.assign(nextUrl); }
+      if (!queue.length && waitingForNext) { window.location.assign(nextUrl); }
     }).catch(function () {
       clearTimeout(timer);
       sending = false;
@@ -157,8 +160,8 @@
   var current = shell ? null : pageItem();
   var pasted = false;
   var typed = 0;
-  var shownFor = {};  // the item each submission of this page was for, by client id
-  var refusedShown = false;  // an item refused by the server is on screen again: the page does not leave it
+  var shownFor = {};  // the item (and the kind: translate, skip, verify) each submission of this page was for
+  var refusedOf = {};  // what was written for an item the server refused, and why, until it shows again
 
   /* The item the page came with: all of it when the device may hold it (a source of the public segments, or a
      translation of one). */
@@ -288,6 +291,10 @@
       if (conflict) { conflict.setAttribute("action", item.conflict_url); }
     }
     if (window.history && history.replaceState) { history.replaceState(null, "", item.url); }
+    if (refusedOf[item.id]) {
+      restoreRefused(refusedOf[item.id]);
+      delete refusedOf[item.id];
+    }
     persistHeld();
     refill();
   }
@@ -308,54 +315,83 @@
     if (!queue.length) { window.location.assign(nextUrl); }
   }
 
-  function enqueue(url, fields, item) {
+  function enqueue(url, fields, item, kind) {
     submitted.push(item.id);
     var id = fields.filter(function (pair) { return pair[0] === "client_id"; })[0][1];
     // The item itself stays in this page's memory only (a secret source is never written to the device): a refusal
-    // brings it back on screen with what was written.
-    shownFor[id] = item;
+    // brings it back with what was written.
+    shownFor[id] = { item: item, kind: kind };
     queue.push({ id: id, url: url, fields: fields, batch: batch, item: item.id });
     persist();
     send();
   }
 
-  /* The server refused a submission this page sent (the translation is the source itself, say): the page had moved
-     on, so it shows that item again, with what was written and why it was refused, and the item it showed goes
-     first among those ahead. False when the item is not in this page's memory (sent after a reload). */
+  /* Whether the item on screen holds nothing the person wrote yet (the page's own text aside): a refused item may
+     take its place without losing anything. */
+  function untouched() {
+    if (!current || itemSection.hidden) { return true; }
+    var names = mode === "translate" ? ["text", "analysis"] : ["comment"];
+    return names.every(function (name) {
+      var input = field(name);
+      var given = mode === "translate" && name === "text" && current.revision ? current.revision.text : "";
+      return !input || input.value.trim() === given.trim();
+    });
+  }
+
+  /* The server refused a submission this page sent (the translation is the source itself, say) after the page had
+     moved on: that item comes back with what was written and why it was refused — at once when the item on screen
+     holds nothing written yet (which then goes first among those ahead), else next. Returns "shown", "next", or ""
+     when the item is not in this page's memory (sent after a reload). */
   function bringBack(entry, refusal) {
-    var item = shownFor && shownFor[entry.id];
-    if (!item || !form || stopped) { return false; }
+    var held = shownFor && shownFor[entry.id];
+    if (!held || !form || stopped) { return ""; }
     delete shownFor[entry.id];
+    var item = held.item;
+    refusedOf[item.id] = { fields: entry.fields, refusal: refusal, kind: held.kind };
     submitted = submitted.filter(function (id) { return id !== item.id; });
     upcoming = upcoming.filter(function (other) { return other.id !== item.id; });
+    if (held.kind === "translate" && progress) {
+      showProgress(Math.max(0, Number(progress.getAttribute("data-count")) - 1));
+    }
+    if (!untouched()) {
+      upcoming.unshift(item);
+      return "next";
+    }
     if (current && current.id !== item.id && !itemSection.hidden && queuedItems().indexOf(current.id) === -1) {
       upcoming.unshift(current);
     }
     waitingForNext = false;
-    refusedShown = true;
     show(item);
-    entry.fields.forEach(function (pair) {
-      var input = form.querySelector("textarea[name=" + pair[0] + "], input[type=text][name=" + pair[0] + "]");
-      if (input) { input.value = pair[1]; }
-    });
-    if (mode === "translate") {
-      var fromPairs = {};
-      entry.fields.forEach(function (pair) { fromPairs[pair[0]] = pair[1]; });
-      pasted = fromPairs.pasted === "True";
-      typed = Number(fromPairs.typed) || 0;
-      if (progress) { showProgress(Math.max(0, Number(progress.getAttribute("data-count")) - 1)); }
+    return "shown";
+  }
+
+  /* Put back what was written for a refused item, and why it was refused beside it. */
+  function restoreRefused(refused) {
+    var values = {};
+    refused.fields.forEach(function (pair) { values[pair[0]] = pair[1]; });
+    var target = form;
+    if (refused.kind === "skip" && skipForm) {
+      target = skipForm;
+      skipForm.closest("details").open = true;
+      var reason = skipForm.querySelector("[name=reason][value=\"" + values.reason + "\"]");
+      if (reason) { reason.checked = true; }
+    } else if (mode === "translate") {
+      pasted = values.pasted === "True";
+      typed = Number(values.typed) || 0;
     }
+    Array.prototype.forEach.call(target.querySelectorAll("textarea[name], input[type=text][name]"), function (input) {
+      if (values[input.name] !== undefined) { input.value = values[input.name]; }
+    });
     var errors = document.createElement("ul");
     errors.className = "errorlist nonfield";
     errors.setAttribute("role", "alert");
     var line = document.createElement("li");
-    line.textContent = refusal;
+    line.textContent = refused.refusal;
     errors.appendChild(line);
-    var input = form.querySelector("textarea");
-    var anchor = input ? input.closest("p") || input : form.firstChild;
+    var input = target.querySelector("textarea");
+    var anchor = input ? input.closest("p") || input : target.firstElementChild;
     anchor.parentNode.insertBefore(errors, anchor);
     if (input) { input.focus(); }
-    return true;
   }
 
   function fieldsOf(target, submitter) {
@@ -391,8 +427,7 @@
       field("comment").focus();
       return;
     }
-    refusedShown = false;
-    enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current);
+    enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current, mode);
     if (progress) { showProgress(Number(progress.getAttribute("data-count")) + 1); }
     say(gettext("Kept on this device; sending…"));
     next();
@@ -406,8 +441,7 @@
         say(gettext("Choose why you skip it."));
         return;
       }
-      refusedShown = false;
-      enqueue(skipForm.getAttribute("action"), fieldsOf(skipForm, null), current);
+      enqueue(skipForm.getAttribute("action"), fieldsOf(skipForm, null), current, "skip");
       skipForm.closest("details").open = false;
       next();
     });
