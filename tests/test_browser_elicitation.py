@@ -388,3 +388,33 @@ def test_a_refusal_never_takes_the_place_of_what_is_being_written(live_server, p
     expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
     assert sorted(t.source.text for t in Translation.objects.filter(translator=translator).select_related(
         "source")) == sorted([first, second])
+
+
+def test_a_skip_says_so_and_the_count_survives_a_reload_after_the_last_source(live_server, page, steward,  # noqa: F811
+                                                                              curator):
+    """A skip's answer says it was a skip; offline, the last held source translated and the page reloaded without a
+    connection, the count is still every translation given."""
+    batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
+    translator = member("skipper@steward.example", steward, "speaker")
+    sign_in(page, live_server.url, translator)
+    page.set_viewport_size(PHONE)
+    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
+        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
+    expect(page.locator("[data-elicit-form][data-offline-ready]")).to_have_count(1)
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    skipped = page.locator("[data-text=source]").inner_text().strip()
+    page.locator("[data-skip-panel] summary").click()
+    page.locator("[data-skip-form] [name=reason]").first.check()
+    page.locator("[data-skip-form] button").click()
+    expect(page.locator("[data-save-status]")).to_have_text("Skipped; your reason is recorded.", timeout=10_000)
+    page.context.set_offline(True)
+    for _ in range(4):
+        translate_shown(page)
+    expect(page.locator("[data-progress]")).to_have_text("4 translated in this batch")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.reload()
+    expect(page.locator("[data-progress]")).to_have_text("4 translated in this batch")
+    page.context.set_offline(False)
+    expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
+    assert Translation.objects.filter(translator=translator).count() == 4
+    assert not Translation.objects.filter(translator=translator, source__text=skipped).exists()

@@ -117,9 +117,12 @@
           : refusal);
       } else if (answer.data.suspected) {
         say(gettext("Saved. It resembles a machine translation: a verifier will look at it closely."));
+      } else if (shownFor && shownFor[entry.id] && shownFor[entry.id].kind === "skip") {
+        say(gettext("Skipped; your reason is recorded."));
       } else {
         say(answer.data.duplicate ? gettext("Already saved.") : gettext("Saved."));
       }
+      if (shownFor) { delete shownFor[entry.id]; }
       send();
       if (!queue.length && waitingForNext) { window.location.assign(nextUrl); }
     }).catch(function () {
@@ -429,6 +432,7 @@
     }
     enqueue(form.getAttribute("action"), fieldsOf(form, submitter), current, mode);
     if (progress) { showProgress(Number(progress.getAttribute("data-count")) + 1); }
+    persistHeld();  // the count a reload without a connection shows, also when no item follows
     say(gettext("Kept on this device; sending…"));
     next();
   });
