@@ -37,3 +37,15 @@ def validate_visible_label(value: str) -> None:
     refusal = refusal_of_hidden_or_directional(value)
     if refusal:
         raise ValidationError(refusal, code="hidden_or_directional")
+
+
+def hidden_characters(value: str) -> list[str]:
+    """Each distinct character of `value` that cannot be seen or that changes the direction of the text, as its code
+    point and Unicode name ("U+202E RIGHT-TO-LEFT OVERRIDE"), in order of appearance: what a curator cannot see on
+    the page though the text holds it (a text keeps them: a right-to-left mark has its place in Arabic script)."""
+    found: dict[str, str] = {}
+    for character in value:
+        if character not in found and (character in BLANK_LETTERS
+                                       or unicodedata.category(character) in HIDDEN_CATEGORIES):
+            found[character] = f"U+{ord(character):04X} {unicodedata.name(character, '')}".strip()
+    return list(found.values())

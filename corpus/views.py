@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from common.downloads import as_download
 from common.errors import ApplicationError, NotAllowed
 from common.responses import private
+from common.text import hidden_characters
 from governance.models import DecisionState
 from organizations.mfa import mfa_explains_not_found, secret_holder_required
 from organizations.models import SECRET_READER_ROLES, Role
@@ -183,11 +184,16 @@ def entry_list(request, pk: int):
 @gone_when_withdrawn
 def entry_detail(request, pk: int):
     [entry] = selectors.shown_entries(request.user, [get_visible_entry(request.user, pk)], where=request.path)
+    can_curate = permitted(request.user, "dataset.curate", entry.version.dataset)
+    # Curators see what the page cannot show: a right-to-left override turning "evil" into "live", a zero-width space.
+    hidden = [(label, found) for label, text in ((_("Source"), entry.source), (_("Reference"), entry.reference),
+                                                 (_("Morphological analysis"), entry.morphological_analysis),
+                                                 (_("Notes"), entry.notes))
+              if can_curate and (found := hidden_characters(text or ""))]
     return render(
         request,
         "corpus/entry_detail.html",
-        {"entry": entry, "version": entry.version,
-         "can_curate": permitted(request.user, "dataset.curate", entry.version.dataset)},
+        {"entry": entry, "version": entry.version, "can_curate": can_curate, "hidden": hidden},
     )
 
 

@@ -20,7 +20,7 @@ from corpus.services import (
 )
 from corpus.validation import CorpusFileError
 
-from .conftest import corpus_bytes, entry
+from .conftest import corpus_bytes, entry, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -163,6 +163,26 @@ def test_hostile_strings_are_stored_verbatim(steward):
     hostile = "<script>alert('x')</script> '; DROP TABLE corpus_entry; -- \u202eRTL override"
     import_corpus(data=corpus_bytes([entry(1, notes=hostile)]), organization=steward, actor=None)
     assert Entry.objects.get().notes == hostile
+
+
+def test_a_curator_is_told_what_characters_an_entry_holds_that_the_page_cannot_show(client, steward, curator,
+                                                                                     speaker):
+    """A right-to-left override shows "live" for "evil"; a zero-width space cannot be seen at all: the entry keeps
+    them, and its page names them to curators, not to other readers."""
+    import_corpus(data=corpus_bytes([entry(1, source="\u202elive", reference="ni\u200bwâpamâw")]),
+                  organization=steward, actor=None)
+    stored = Entry.objects.get()
+    assert stored.source == "\u202elive"
+    client.force_login(curator)
+    page = client.get(f"/datasets/entries/{stored.pk}/").content.decode()
+    assert 'id="hidden-characters"' in page
+    assert "Source: <code>U+202E RIGHT-TO-LEFT OVERRIDE</code>" in page
+    assert "Reference: <code>U+200B ZERO WIDTH SPACE</code>" in page
+    publish(stored.version.dataset)
+    client.force_login(speaker)
+    other = client.get(f"/datasets/entries/{stored.pk}/")
+    assert other.status_code == 200 and "live" in other.content.decode()
+    assert 'id="hidden-characters"' not in other.content.decode()
 
 
 def test_same_file_twice_is_already_imported(steward):
