@@ -1,7 +1,8 @@
 """The service worker of the pages that work without a connection (the rating, translate and verify pages): one
 script (templates/includes/service_worker.js), served by each app under its own part of the site so that its scope
 covers that app's item pages, with the app's cache and addresses. It holds no data of its own: the page's script decides
-what is stored (static/js/device-store.js)."""
+what is stored (static/js/device-store.js). Beside it, `offline/`: the page it answers any other page of its part of
+the site with when there is no connection (offline_notice)."""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -15,5 +16,13 @@ def service_worker(request: HttpRequest, *, cache: str, item_page: str, submissi
     response = render(request, "includes/service_worker.js",
                       {"cache": cache, "item_page": item_page, "submission": submission},
                       content_type="text/javascript; charset=utf-8")
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def offline_notice(request: HttpRequest) -> HttpResponse:
+    """What a page of the app that needs a connection shows without one (the service worker answers with the copy the
+    page's script stored, in the reader's language): their work is kept on the device, Back returns to it."""
+    response = render(request, "includes/offline_notice.html")
     patch_cache_control(response, no_cache=True)
     return response

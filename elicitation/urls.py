@@ -1,5 +1,7 @@
 from django.urls import path
 
+from common import offline
+
 from .views.curation import (
     batch_detail,
     batch_guideline,
@@ -34,6 +36,7 @@ urlpatterns = [
     path("b/<uuid:public_id>/upcoming/", upcoming, name="upcoming"),
     path("b/<uuid:public_id>/shell/", offline_shell, name="offline_shell"),
     path("sw.js", service_worker, name="service_worker"),
+    path("offline/", offline.offline_notice, name="offline_notice"),
     path("b/<uuid:public_id>/verify/", verify_start, name="verify_start"),
     path("b/<uuid:public_id>/verify/upcoming/", verify_upcoming, name="verify_upcoming"),
     path("b/<uuid:public_id>/verify/shell/", verify_shell, name="verify_shell"),

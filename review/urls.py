@@ -1,5 +1,7 @@
 from django.urls import path
 
+from common import offline
+
 from . import calibration_views
 from .views.campaigns import (
     campaign_detail,
@@ -26,6 +28,7 @@ urlpatterns = [
     path("c/<uuid:public_id>/upcoming/", upcoming, name="upcoming"),
     path("c/<uuid:public_id>/shell/", offline_shell, name="offline_shell"),
     path("sw.js", service_worker, name="service_worker"),
+    path("offline/", offline.offline_notice, name="offline_notice"),
     path("items/<uuid:public_id>/", rate, name="rate"),
     path("campaigns/", campaigns, name="campaigns"),
     path("campaigns/new/<uuid:public_id>/", campaign_new, name="campaign_new"),

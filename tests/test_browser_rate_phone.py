@@ -480,3 +480,29 @@ def test_the_instructions_close_with_their_button_or_escape(live_server, page, s
     instructions.get_by_role("button", name="Close the instructions").click()
     expect(instructions).not_to_have_attribute("open", "")
     expect(summary).to_be_focused()
+
+
+def test_another_review_page_without_a_connection_says_the_ratings_are_kept(live_server, page, steward,  # noqa: F811
+                                                                            governance_user):
+    """Offline, with a rating kept on the phone, the speaker goes to their reviews: instead of the browser's own
+    error, the notice the page stored (in their language) says their ratings are kept; Back returns to the item."""
+    speaker = speakers(steward, 1)[0]
+    campaign = long_text_campaign(steward, governance_user, [speaker], count=3)
+    sign_in(page, live_server.url, speaker)
+    page.set_viewport_size(PHONES["360x740"])
+    open_rating_page(page, live_server.url, campaign)
+    expect(page.locator("[data-rating-form][data-offline-ready]")).to_have_count(1)
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.get_by_role("button", name=re.compile("Acceptable")).click()
+    second = page.locator(".text.source").inner_text()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{live_server.url}/review/")
+    expect(page.locator("h1")).to_have_text("No connection")
+    expect(page.locator("main")).to_contain_text("stays on it, and is sent as soon as the connection returns")
+    screenshot(page, "rate-offline-notice", PHONES["360x740"])
+    page.go_back()
+    expect(page.locator(".text.source")).to_have_text(second)
+    page.context.set_offline(False)
+    expect(page.locator("[data-pending]")).to_be_hidden(timeout=20_000)
+    assert Rating.objects.filter(speaker=speaker).count() == 1

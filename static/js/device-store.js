@@ -37,18 +37,30 @@
 
   /* A page that reloads without a connection (the rating, translate and verify pages): register its service worker
      (common/offline.py, served under the page's part of the site), keep the page's stylesheets and scripts in the
-     worker's cache, and fetch the page's shell (the page without its item). The promise gives the shell's HTML, or
-     null where there is no service worker (the queue still survives a reload, the page does not). */
+     worker's cache with the notice the worker shows for the part's other pages without a connection (`offline/`
+     beside the worker, in the reader's language), and fetch the page's shell (the page without its item). The
+     promise gives the shell's HTML, or null where there is no service worker (the queue still survives a reload,
+     the page does not). */
   function prepareOffline(workerUrl, shellUrl, cacheName) {
     if (!window.caches || !navigator.serviceWorker || !window.Response || !window.URL) { return Promise.resolve(null); }
+    var noticeUrl = new URL("offline/", new URL(workerUrl, window.location.href)).href;
+    var opened;
     return navigator.serviceWorker.register(workerUrl).then(function () {
       return caches.open(cacheName);
     }).then(function (cache) {
+      opened = cache;
       var assets = Array.prototype.map.call(document.querySelectorAll("link[rel=stylesheet][href], script[src]"),
         function (element) { return element.href || element.src; });
       return Promise.all(assets.map(function (url) {
         return cache.match(url).then(function (hit) { return hit || cache.add(url); });
       }));
+    }).then(function () {
+      return fetch(noticeUrl, { credentials: "same-origin" });
+    }).then(function (notice) {
+      // Stored as a plain page (the server's Vary headers would keep the worker from matching it).
+      return notice.ok ? notice.text().then(function (html) {
+        return opened.put(noticeUrl, new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } }));
+      }) : null;
     }).then(function () {
       return fetch(shellUrl, { credentials: "same-origin" });
     }).then(function (response) {

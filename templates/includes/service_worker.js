@@ -3,11 +3,14 @@
    verify pages' from /elicit/sw.js. Only for a reload without a connection: an item's page that cannot be fetched
    is answered with its page's shell, which the page's script (rate.js, elicit.js) stored under that item's address
    and fills with the item held on the device; the stylesheet, the scripts and the translations come from the copies
-   stored beside it. With a connection, everything comes from the server as usual. */
+   stored beside it. Any other page of the worker's part of the site that cannot be fetched is answered with the
+   notice stored under `offline/` beside the worker (common.offline.offline_notice): the work is kept on the device,
+   Back returns to it. With a connection, everything comes from the server as usual. */
 "use strict";
 var CACHE = "{{ cache|escapejs }}";
 var ITEM_PAGE = new RegExp("{{ item_page|escapejs }}");
 var SUBMISSION = new RegExp("{{ submission|escapejs }}");
+var OFFLINE_NOTICE = new URL("offline/", self.location.href).href;
 
 self.addEventListener("install", function () { self.skipWaiting(); });
 self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
@@ -23,12 +26,14 @@ self.addEventListener("fetch", function (event) {
     if (SUBMISSION.test(url.pathname)) { event.respondWith(fetch(request)); }
     return;
   }
-  var itemPage = request.mode === "navigate" && ITEM_PAGE.test(url.pathname);
+  var navigation = request.mode === "navigate";
+  var itemPage = navigation && ITEM_PAGE.test(url.pathname);
   var asset = url.pathname.indexOf("/static/") === 0 || /\/jsi18n\/$/.test(url.pathname);
-  if (!itemPage && !asset) { return; }
+  if (!navigation && !asset) { return; }
   event.respondWith(fetch(request).catch(function (error) {
     return caches.open(CACHE).then(function (cache) {
-      return cache.match(itemPage ? url.origin + url.pathname : request, { ignoreSearch: itemPage });
+      if (itemPage) { return cache.match(url.origin + url.pathname, { ignoreSearch: true }); }
+      return navigation ? cache.match(OFFLINE_NOTICE) : cache.match(request);
     }).then(function (stored) {
       if (stored) { return stored; }
       throw error;
