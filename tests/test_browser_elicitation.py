@@ -57,6 +57,18 @@ def translate_shown(page) -> str:  # noqa: F811 - a page, not the fixture
     return source
 
 
+def open_translate_page(page, base_url: str, batch, translator, *, offline_ready: bool = False) -> None:  # noqa: F811
+    """The translator's translate page on a 360-pixel phone, the sources ahead fetched; with `offline_ready`, once it
+    stored its shell and its service worker controls it."""
+    sign_in(page, base_url, translator)
+    page.set_viewport_size(PHONE)
+    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
+        page.goto(f"{base_url}/elicit/b/{batch.public_id}/translate/")
+    if offline_ready:
+        expect(page.locator("[data-elicit-form][data-offline-ready]")).to_have_count(1)
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
 def test_elicitation_from_csv_to_a_frozen_version(live_server, page, steward, curator, tmp_path):  # noqa: F811
     dataset = consented_dataset(steward).dataset
     first, second, verifier = (qualify(member(f"{name}@steward.example", steward, "speaker"), steward,
@@ -210,12 +222,7 @@ def test_the_translate_and_verify_pages_reload_without_a_connection_and_store_ea
     verdicts, each stored once."""
     batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
     translator = member("offline@steward.example", steward, "speaker")
-    sign_in(page, live_server.url, translator)
-    page.set_viewport_size(PHONE)
-    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
-        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
-    expect(page.locator("[data-elicit-form][data-offline-ready]")).to_have_count(1)
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    open_translate_page(page, live_server.url, batch, translator, offline_ready=True)
 
     page.context.set_offline(True)
     done = [translate_shown(page)]
@@ -328,10 +335,7 @@ def test_a_translation_the_server_refuses_comes_back_with_what_was_written(live_
     source it had moved on to comes next, and the counter goes back. Corrected, it is stored once."""
     batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
     translator = member("refused@steward.example", steward, "speaker")
-    sign_in(page, live_server.url, translator)
-    page.set_viewport_size(PHONE)
-    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
-        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
+    open_translate_page(page, live_server.url, batch, translator)
     first = page.locator("[data-text=source]").inner_text().strip()
     page.locator("[data-text-input]").fill(first)
     with page.expect_response(lambda response: response.request.method == "POST" and response.status == 400):
@@ -363,10 +367,7 @@ def test_a_refusal_never_takes_the_place_of_what_is_being_written(live_server, p
     returns: the refusal waits — the status line says so — and the refused source comes next, with its text."""
     batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
     translator = member("deferred@steward.example", steward, "speaker")
-    sign_in(page, live_server.url, translator)
-    page.set_viewport_size(PHONE)
-    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
-        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
+    open_translate_page(page, live_server.url, batch, translator)
     page.context.set_offline(True)
     first = page.locator("[data-text=source]").inner_text().strip()
     page.locator("[data-text-input]").fill(first)
@@ -396,12 +397,7 @@ def test_a_skip_says_so_and_the_count_survives_a_reload_after_the_last_source(li
     connection, the count is still every translation given."""
     batch = make_batch(curator, consented_dataset(steward).dataset, CSV)
     translator = member("skipper@steward.example", steward, "speaker")
-    sign_in(page, live_server.url, translator)
-    page.set_viewport_size(PHONE)
-    with page.expect_response(re.compile(r"/elicit/b/[0-9a-f-]+/upcoming/$")):
-        page.goto(f"{live_server.url}/elicit/b/{batch.public_id}/translate/")
-    expect(page.locator("[data-elicit-form][data-offline-ready]")).to_have_count(1)
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    open_translate_page(page, live_server.url, batch, translator, offline_ready=True)
     skipped = page.locator("[data-text=source]").inner_text().strip()
     page.locator("[data-skip-panel] summary").click()
     page.locator("[data-skip-form] [name=reason]").first.check()

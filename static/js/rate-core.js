@@ -49,6 +49,13 @@
     return this.waiting.some(function (entry) { return entry.item === itemId; });
   };
 
+  /* Whether a rating of the item was given on this page (and not taken back), sent or not: an answer about the items
+     ahead that the server read before that rating was stored may still list the item, which is not to be shown
+     again. */
+  RatingQueue.prototype.ratedHere = function (itemId) {
+    return this.given.some(function (given) { return given.item.id === itemId; });
+  };
+
   RatingQueue.prototype.counted = function () {
     return this.waiting.filter(function (entry) { return entry.counted; }).length;
   };

@@ -334,7 +334,8 @@
   }
 
   function held(id) {
-    return ratings.holds(id) || upcoming.some(function (item) { return item.id === id; }) || (current && current.id === id);
+    return ratings.holds(id) || ratings.ratedHere(id) || upcoming.some(function (item) { return item.id === id; }) ||
+      (current && current.id === id);
   }
 
   function fetchUpcoming() {

@@ -22,6 +22,16 @@ test("only this campaign's stored ratings are this page's; the others are kept a
   assert.ok(ratings.holds("item-d") && !ratings.holds("item-b"));
 });
 
+test("an item rated on this page stays known once its rating is sent, until the rating is taken back", () => {
+  const ratings = new Core.RatingQueue("c1", []);
+  ratings.give({ id: "item-1" }, entry("a", { item: "item-1" }));
+  ratings.answered(ratings.next(), true);
+  assert.ok(!ratings.holds("item-1") && ratings.ratedHere("item-1"), "sent, still rated here");
+  ratings.give({ id: "item-2" }, entry("b", { item: "item-2" }));
+  ratings.takeBack();
+  assert.ok(!ratings.ratedHere("item-2") && ratings.ratedHere("item-1"));
+});
+
 test("ratings are sent one at a time, oldest first, and a failed one is sent again", () => {
   const ratings = new Core.RatingQueue("c1", []);
   ratings.give({ id: "1" }, entry("a"));
