@@ -14,13 +14,16 @@ HIDDEN_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co"}
 BLANK_LETTERS = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"}
 
 
+def is_hidden(character: str) -> bool:
+    """Whether a character cannot be seen or changes the direction of the text after it."""
+    return character in BLANK_LETTERS or unicodedata.category(character) in HIDDEN_CATEGORIES
+
+
 def hidden_or_directional(value: str) -> str | None:
     """The first invisible or direction-changing character of `value`, written as its code point ("U+202E"), or
     None when it has none."""
-    for character in value:
-        if character in BLANK_LETTERS or unicodedata.category(character) in HIDDEN_CATEGORIES:
-            return f"U+{ord(character):04X}"
-    return None
+    found = next((character for character in value if is_hidden(character)), None)
+    return None if found is None else f"U+{ord(found):04X}"
 
 
 def refusal_of_hidden_or_directional(value: str) -> str | None:
@@ -43,9 +46,5 @@ def hidden_characters(value: str) -> list[str]:
     """Each distinct character of `value` that cannot be seen or that changes the direction of the text, as its code
     point and Unicode name ("U+202E RIGHT-TO-LEFT OVERRIDE"), in order of appearance: what a curator cannot see on
     the page though the text holds it (a text keeps them: a right-to-left mark has its place in Arabic script)."""
-    found: dict[str, str] = {}
-    for character in value:
-        if character not in found and (character in BLANK_LETTERS
-                                       or unicodedata.category(character) in HIDDEN_CATEGORIES):
-            found[character] = f"U+{ord(character):04X} {unicodedata.name(character, '')}".strip()
-    return list(found.values())
+    found = dict.fromkeys(character for character in value if is_hidden(character))
+    return [f"U+{ord(character):04X} {unicodedata.name(character, '')}".strip() for character in found]

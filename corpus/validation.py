@@ -28,6 +28,7 @@ ENVELOPE_REQUIRED = (
 OPTIONAL_TEXT_FIELDS = ("morphological_analysis", "notes", "variant_class", "document_id")
 # Short identifiers among them: a variant class, the text (story, conversation) an entry belongs to.
 SHORT_TEXT_LIMIT = 200
+SHORT_TEXT_FIELDS = ("variant_class", "document_id")
 # A source, reference or note is a sentence or a paragraph: 10,000 characters is far beyond one, and keeps a page
 # of entries light on a phone (a single text of megabytes would freeze the entry list).
 ENTRY_TEXT_LIMIT = 10_000
@@ -676,11 +677,10 @@ def check_entry(position: int, raw: Any, problems: list[Problem], seen_ids: dict
         value = raw.get(name)
         if value is not None and not isinstance(value, str):
             problem(name, _("expected a string, found %(found)s") % {"found": describe(value)})
+        elif isinstance(value, str) and name in SHORT_TEXT_FIELDS and len(value) > SHORT_TEXT_LIMIT:
+            problem(name, _("expected at most %(limit)s characters") % {"limit": SHORT_TEXT_LIMIT})
         elif isinstance(value, str) and len(value) > ENTRY_TEXT_LIMIT:
             problem(name, text_too_long(len(value)))
-    for name in ("variant_class", "document_id"):
-        if isinstance(raw.get(name), str) and len(raw[name]) > SHORT_TEXT_LIMIT:
-            problem(name, _("expected at most %(limit)s characters") % {"limit": SHORT_TEXT_LIMIT})
     found = unstorable_text(raw) if scan_text else None
     if found:
         problem(*found)

@@ -131,6 +131,17 @@ class Board:
         return len(self.eligible)
 
 
+def file_signatures(decision: Decision, signatures: list[Signature], rows: dict[int, SignerRow]) -> None:
+    """Each signature on its signer's row (made when missing): the current revision's as the row's signature, an
+    earlier one's among its stale ones."""
+    for signature in signatures:
+        row = rows.setdefault(signature.signer_id, SignerRow(signature.signer))
+        if signature.revision == decision.revision:
+            row.signature = signature
+        else:
+            row.stale.append(signature)
+
+
 def board(decision: Decision) -> Board:
     if decision.state != DecisionState.OPEN:
         return closed_board(decision)
@@ -140,14 +151,7 @@ def board(decision: Decision) -> Board:
     signatures = list(decision.signatures.select_related("signer").order_by("signed_at", "pk"))
     rows = {user_id: SignerRow(users[user_id]) for user_id in sorted(members - set(excluded),
                                                                      key=lambda pk: users[pk].email)}
-    for signature in signatures:
-        row = rows.get(signature.signer_id)
-        if row is None:
-            continue
-        if signature.revision == decision.revision:
-            row.signature = signature
-        else:
-            row.stale.append(signature)
+    file_signatures(decision, [s for s in signatures if s.signer_id in rows], rows)
     excluded_rows = [SignerRow(users[user_id], reason=reason) for user_id, reason in excluded.items()
                      if user_id in users and (user_id in members or user_id == decision.proposer_id)]
     return Board(
@@ -163,12 +167,7 @@ def closed_board(decision: Decision) -> Board:
     final revision's approvals; the proposer among those excluded unless their proposal was the one signature."""
     signatures = list(decision.signatures.select_related("signer").order_by("signed_at", "pk"))
     rows: dict[int, SignerRow] = {}
-    for signature in signatures:
-        row = rows.setdefault(signature.signer_id, SignerRow(signature.signer))
-        if signature.revision == decision.revision:
-            row.signature = signature
-        else:
-            row.stale.append(signature)
+    file_signatures(decision, signatures, rows)
     final = [s for s in signatures if s.revision == decision.revision]
     if decision.state == DecisionState.EXECUTED:
         approvals = len(decision.counted_signers)
@@ -177,7 +176,7 @@ def closed_board(decision: Decision) -> Board:
                          and (s.signer_id != decision.proposer_id or s.as_proposer)])
     proposer_row = rows.get(decision.proposer_id)
     excluded = []
-    if proposer_row is None or (proposer_row.signature is None or not proposer_row.signature.as_proposer):
+    if not (proposer_row and proposer_row.signature and proposer_row.signature.as_proposer):
         rows.pop(decision.proposer_id, None)
         excluded.append(SignerRow(decision.proposer, reason=gettext("proposed the decision")))
     return Board(eligible=with_checks(decision, list(rows.values())), excluded=excluded, approvals=approvals,

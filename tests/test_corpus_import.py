@@ -388,9 +388,10 @@ def test_a_text_longer_than_ten_thousand_characters_is_refused_at_its_entry_and_
     """One source of megabytes would freeze every page listing the version's entries."""
     longest = "ê" * 10_000
     messages = problems_of(corpus_bytes([entry(1, source=longest), entry(2, source=longest + "x"),
-                                         entry(3, notes="n" * 10_001)]), steward)
+                                         entry(3, notes="n" * 10_001), entry(4, document_id="d" * 10_001)]), steward)
     assert messages == ["entry #1, id 2, field 'source': expected at most 10,000 characters, found 10,001",
-                        "entry #2, id 3, field 'notes': expected at most 10,000 characters, found 10,001"], messages
+                        "entry #2, id 3, field 'notes': expected at most 10,000 characters, found 10,001",
+                        "entry #3, id 4, field 'document_id': expected at most 200 characters"], messages
     assert_nothing_stored()
     import_corpus(data=corpus_bytes([entry(1, source=longest)]), organization=steward, actor=None)
     assert Entry.objects.get().source == longest

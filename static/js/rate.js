@@ -611,7 +611,8 @@
     instructions.querySelector("summary").focus();
   }
   if (instructions) {
-    instructions.querySelector("[data-close-instructions]").addEventListener("click", closeInstructions);
+    var closeButton = instructions.querySelector("[data-close-instructions]");
+    if (closeButton) { closeButton.addEventListener("click", closeInstructions); }
     instructions.addEventListener("keydown", function (event) {
       if (event.key === "Escape" && instructions.open) { event.preventDefault(); closeInstructions(); }
     });
